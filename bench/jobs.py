@@ -1,0 +1,232 @@
+"""Benchmarks for translation jobs against the fake model, over real HTTP on 127.0.0.1.
+
+    .venv/bin/python bench/jobs.py
+
+1. Throughput: paragraphs per second with a zero-latency model (aim ≥ 1,000/s).
+2. Scheduling: wall time against the critical-path ideal with 200 ms per reply at
+   concurrency 8 (aim ≤ 1.05×). The ideal is the larger of the longest chapter's chain of
+   replies and the total replies spread over 8 workers.
+3. Cost: requests per chunk, and input characters a provider could not serve from its prefix
+   cache (not shared with any earlier request) per source character (aim ≤ 1.2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from honyaku.domain import BookDraft, ChapterDraft, JobKind
+from honyaku.jobs.events import JobEvent, RequestFinished
+from honyaku.jobs.runner import JobRequest, JobRunner
+from honyaku.llm.openai_compat import OpenAICompatibleProvider
+from honyaku.llm.retry import RetryingProvider
+from honyaku.store import Database, JobStore, Library
+from honyaku.testing import FakeLLMServer
+
+DIALOGUE = (
+    "「そうだね」と彼女は笑った。",
+    "「行こうか」",
+    "「待って、まだ話は終わってないよ！」",
+    "「……本当に、それでいいの？」",
+)
+NARRATION = (
+    "山路を登りながら、こう考えた。智に働けば角が立つ。情に棹させば流される。",
+    "雨はまだ止まない。窓の外では、濡れた石畳が街灯の光を鈍く返していた。",
+    "意地を通せば窮屈だ。とかくに人の世は住みにくい。住みにくさが高じると、安い所へ引き越したくなる。"
+    "どこへ越しても住みにくいと悟った時、詩が生れて、画が出来る。",
+    "彼は鞄を肩に掛け直し、誰もいない駅のホームをゆっくりと歩き出した。",
+)
+
+
+def light_novel(chapters: int, paragraphs: int, *, vary: bool = False) -> BookDraft:
+    """Dialogue and narration with blank lines between scenes, as in web novels (about 35
+    characters a paragraph); ``vary`` makes chapter lengths uneven."""
+    drafts = []
+    for c in range(chapters):
+        count = paragraphs * (1 + c % 4) // 2 if vary else paragraphs
+        lines = tuple(_line(c, i) for i in range(count))
+        drafts.append(ChapterDraft(f"第{c + 1}話", lines))
+    return BookDraft("ベンチマーク", tuple(drafts))
+
+
+def _line(chapter: int, index: int) -> str:
+    if index % 12 == 11:
+        return ""
+    pool = DIALOGUE if (chapter + index) % 3 else NARRATION
+    return pool[(chapter * 7 + index) % len(pool)]
+
+
+@contextmanager
+def model_process(latency_s: float, delta_chars: int = 256) -> Iterator[str]:
+    """The fake model in a process of its own, as a real model server would be."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        sys.executable,
+        "-m",
+        "honyaku.testing.fake_llm",
+        "--port",
+        str(port),
+        "--latency",
+        str(latency_s),
+        "--delta-chars",
+        str(delta_chars),
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(200):
+            try:
+                httpx.get(f"{url}/models", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        process.wait()
+
+
+async def _run(
+    library: Library,
+    jobs: JobStore,
+    url: str,
+    book_id: str,
+    concurrency: int,
+    report: Callable[[JobEvent], None] = lambda event: None,
+) -> float:
+    provider = RetryingProvider(OpenAICompatibleProvider(model="fake", base_url=url))
+    runner = JobRunner(library, jobs, provider, report=report)
+    started = time.perf_counter()
+    try:
+        outcome = await runner.run(
+            JobRequest(book_id, JobKind.TRANSLATION, concurrency=concurrency)
+        )
+    finally:
+        await provider.aclose()
+    assert outcome.ok, outcome.failures
+    return time.perf_counter() - started
+
+
+def _fresh(home: Path, draft: BookDraft) -> tuple[Library, JobStore, str]:
+    database = Database.open(home)
+    library = Library(database)
+    return (
+        library,
+        JobStore(database),
+        library.add_book(draft, source_lang="ja", target_lang="zh-CN"),
+    )
+
+
+def throughput(home: Path) -> dict[str, float]:
+    draft = light_novel(chapters=24, paragraphs=600)
+    library, jobs, book_id = _fresh(home / "throughput", draft)
+    work = sum(1 for c in draft.chapters for p in c.paragraphs if p)
+    with model_process(latency_s=0) as url:
+        seconds = asyncio.run(_run(library, jobs, url, book_id, concurrency=4))
+    return {"paragraphs": work, "seconds": seconds, "paragraphs_per_s": work / seconds}
+
+
+def scheduling(home: Path, chunk_chars: int) -> dict[str, float]:
+    latency_s, concurrency = 0.2, 8
+    draft = light_novel(chapters=20, paragraphs=240, vary=True)
+    library, jobs, book_id = _fresh(home / f"scheduling-{chunk_chars}", draft)
+    library.update_settings(book_id, chunk_chars=chunk_chars)
+    replies: Counter[int] = Counter()
+
+    def count(event: JobEvent) -> None:
+        if isinstance(event, RequestFinished):
+            replies[event.chapter] += 1
+
+    with model_process(latency_s) as url:
+        seconds = asyncio.run(_run(library, jobs, url, book_id, concurrency, count))
+    chains = list(replies.values())
+    ideal = latency_s * max(max(chains), math.ceil(sum(chains) / concurrency))
+    return {
+        "requests": sum(chains),
+        "seconds": seconds,
+        "ideal_seconds": ideal,
+        "ratio": seconds / ideal,
+    }
+
+
+def cost(home: Path) -> dict[str, float]:
+    draft = light_novel(chapters=8, paragraphs=600)
+    library, jobs, book_id = _fresh(home / "cost", draft)
+    with FakeLLMServer() as server:
+        asyncio.run(_run(library, jobs, server.url, book_id, concurrency=1))
+        requests = server.requests
+    source_chars = sum(len(p) for c in draft.chapters for p in c.paragraphs)
+    chunks = len({body["messages"][1]["content"] for body in requests})
+    return {
+        "requests_per_chunk": len(requests) / chunks,
+        "new_input_chars_per_source_char": _new_input_chars(requests) / source_chars,
+    }
+
+
+def _new_input_chars(requests: list[dict]) -> int:
+    """Characters of each request past its longest prefix shared with an earlier request."""
+    seen: list[str] = []
+    new = 0
+    for body in requests:
+        text = _as_text(body)
+        shared = max((_common_prefix(text, earlier) for earlier in seen[-50:]), default=0)
+        new += len(text) - shared
+        seen.append(text)
+    return new
+
+
+def _as_text(body: dict) -> str:
+    """The request as the model reads it: tool schemas, then each message's content."""
+    parts = [json.dumps(body.get("tools"), ensure_ascii=False)]
+    for message in body["messages"]:
+        calls = (
+            json.dumps(message.get("tool_calls"), ensure_ascii=False)
+            if message.get("tool_calls")
+            else ""
+        )
+        parts.append(f"{message['role']}\n{message.get('content') or ''}{calls}")
+    return "\n".join(parts)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        rows = {
+            "throughput (zero latency, concurrency 4)": throughput(home),
+            "scheduling, 8000-char chunks (200 ms replies, concurrency 8)": scheduling(home, 8000),
+            "scheduling, 2000-char chunks (200 ms replies, concurrency 8)": scheduling(home, 2000),
+            "cost (one chunk after another)": cost(home),
+        }
+    for name, figures in rows.items():
+        print(name)
+        for key, value in figures.items():
+            print(f"  {key:34} {value:10.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+from honyaku.cli import main
+
+main()

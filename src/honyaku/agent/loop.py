@@ -1,0 +1,107 @@
+"""The conversation loop: request, collect calls, run them one by one, feed results back.
+
+It is an async iterator of typed events, so progress bars, logs, SSE and tests consume it
+without reaching in. The history only ever grows at its end: the system prompt, the tool
+schemas and the first user message are never edited, so provider prompt caches keep hitting
+the prefix. Turns and nudges have hard caps; a conversation that reaches one raises
+``LoopError`` with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from honyaku.agent.registry import Result, ToolRegistry
+from honyaku.errors import LoopError
+from honyaku.llm.events import ChatProvider, ReasoningDelta, Response, Retry, TextDelta
+from honyaku.llm.messages import (
+    AssistantMessage,
+    ChatRequest,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+MAX_TURNS = 16
+MAX_NUDGES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class LoopLimits:
+    max_turns: int = MAX_TURNS
+    max_nudges: int = MAX_NUDGES
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    call: ToolCall
+    result: Result
+
+
+@dataclass(frozen=True, slots=True)
+class Nudged:
+    text: str
+
+
+LoopEvent = TextDelta | ReasoningDelta | Retry | Response | ToolStarted | ToolFinished | Nudged
+
+
+class Goal(Protocol):
+    """What the conversation is for, as the loop needs to know it."""
+
+    def is_reached(self) -> bool: ...
+
+    def nudge(self, reply: AssistantMessage) -> str | None:
+        """What to tell a model that stopped calling tools; ``None`` lets it stop."""
+        ...
+
+
+async def run_loop(
+    provider: ChatProvider,
+    history: list[Message],
+    registry: ToolRegistry,
+    context: Any,
+    goal: Goal,
+    limits: LoopLimits = LoopLimits(),
+) -> AsyncIterator[LoopEvent]:
+    """Drive one conversation to its goal, appending every message to ``history``."""
+    nudges = 0
+    for _turn in range(limits.max_turns):
+        reply: AssistantMessage | None = None
+        async for event in provider.stream(ChatRequest(tuple(history), registry.specs)):
+            yield event
+            if isinstance(event, Response):
+                reply = event.message
+        assert reply is not None, "a provider stream ends with a Response"
+        history.append(reply)
+        for call in reply.tool_calls:
+            yield ToolStarted(call)
+            result = await registry.run(call, context)
+            history.append(ToolResultMessage(call.id, call.name, result_json(result)))
+            yield ToolFinished(call, result)
+        if goal.is_reached():
+            return
+        if reply.tool_calls:
+            continue
+        nudge = goal.nudge(reply)
+        if nudge is None:
+            return
+        nudges += 1
+        if nudges > limits.max_nudges:
+            raise LoopError(f"the model stopped {nudges} times without finishing: {nudge}")
+        history.append(UserMessage(nudge))
+        yield Nudged(nudge)
+    raise LoopError(f"not finished after {limits.max_turns} turns")
+
+
+def result_json(result: Result) -> str:
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))

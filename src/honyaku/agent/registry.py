@@ -1,0 +1,187 @@
+"""Tools as typed functions, and the executor that runs a model's call on one of them.
+
+A tool is a plain function whose first parameter is its context (the chunk's task, the chat
+session…) and whose other parameters are what the model sends. Name, description and JSON
+schema come from the signature and the docstring. Whatever happens, ``ToolRegistry.run``
+returns a JSON object with ``success``: a wrong call is a result the model reads and fixes,
+never an exception out of the loop. Error codes are those of seed 002.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic_core import ErrorDetails
+
+from honyaku.errors import StoreError, ToolError
+from honyaku.llm.messages import ToolCall, ToolSpec
+
+TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
+MISSING_PARAMETER = "MISSING_PARAMETER"
+INVALID_PARAMETER = "INVALID_PARAMETER"
+EXECUTION_FAILED = "EXECUTION_FAILED"
+API_ERROR = "API_ERROR"
+
+Result = dict[str, Any]
+Handler = Callable[..., Result] | Callable[..., Awaitable[Result]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    description: str
+    parameters: type[BaseModel]
+    handler: Handler
+    needs_approval: bool = False
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, inline_schema(self.parameters))
+
+
+def tool(*, needs_approval: bool = False) -> Callable[[Handler], Tool]:
+    """Make a ``Tool`` of a function: ``@tool()`` above ``def name(context, ...) -> dict``."""
+
+    def wrap(handler: Handler) -> Tool:
+        return Tool(
+            name=handler.__name__,
+            description=inspect.getdoc(handler) or "",
+            parameters=_parameters_model(handler),
+            handler=handler,
+            needs_approval=needs_approval,
+        )
+
+    return wrap
+
+
+def _parameters_model(handler: Handler) -> type[BaseModel]:
+    hints = get_type_hints(handler, include_extras=True)
+    fields: dict[str, Any] = {}
+    for parameter in list(inspect.signature(handler).parameters.values())[1:]:
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[parameter.name] = (hints[parameter.name], default)
+    name = "".join(part.title() for part in handler.__name__.split("_"))
+    return create_model(f"{name}Parameters", __config__=ConfigDict(extra="ignore"), **fields)
+
+
+def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema with ``$ref`` resolved and titles dropped.
+
+    Gemini and many local servers reject ``$ref``; titles only cost tokens.
+    """
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return resolve(definitions[node["$ref"].rsplit("/", 1)[-1]])
+            # A "title" string is schema metadata; a "title" dict is a property of that name.
+            return {
+                k: resolve(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))
+            }
+        if isinstance(node, list):
+            return [resolve(item) for item in node]
+        return node
+
+    resolved = resolve(schema)
+    resolved.pop("additionalProperties", None)
+    return resolved
+
+
+def failure(code: str, message: str, **details: Any) -> Result:
+    return {"success": False, "error": message, "error_code": code, **details}
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool]) -> None:
+        self._tools = {t.name: t for t in tools}
+        self.specs: tuple[ToolSpec, ...] = tuple(t.spec for t in self._tools.values())
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    async def run(self, call: ToolCall, context: Any) -> Result:
+        """Run one call; every outcome is a JSON-ready result with ``success``."""
+        if call.error is not None:
+            return failure(call.error.code, call.error.message)
+        found = self._tools.get(call.name)
+        if found is None:
+            return failure(
+                TOOL_NOT_FOUND,
+                f"there is no tool named {call.name!r}",
+                available_tools=self.names,
+            )
+        try:
+            arguments = found.parameters.model_validate(call.arguments)
+        except ValidationError as exc:
+            return _validation_failure(exc)
+        return await _execute(found, context, arguments)
+
+
+async def _execute(found: Tool, context: Any, arguments: BaseModel) -> Result:
+    values = {name: getattr(arguments, name) for name in type(arguments).model_fields}
+    try:
+        if inspect.iscoroutinefunction(found.handler):
+            result = await found.handler(context, **values)
+        else:
+            # Sync tools write to the database: off the event loop, the other conversations
+            # keep streaming meanwhile.
+            result = await asyncio.to_thread(found.handler, context, **values)
+    except ToolError as exc:
+        return failure(exc.code, str(exc), **exc.details)
+    except StoreError as exc:
+        return failure(API_ERROR, f"the library could not do it: {exc}")
+    except Exception as exc:  # a bug in a tool must not end the conversation
+        return failure(EXECUTION_FAILED, f"{found.name} failed: {type(exc).__name__}: {exc}")
+    return {"success": True, **result}
+
+
+def _validation_failure(exc: ValidationError) -> Result:
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0]
+    code = _error_code(first)
+    messages = [_describe(error) for error in errors]
+    return failure(code, "; ".join(messages))
+
+
+def _error_code(error: ErrorDetails) -> str:
+    if error["type"] == "missing":
+        return MISSING_PARAMETER
+    if error["type"].isupper():
+        return error["type"]
+    return INVALID_PARAMETER
+
+
+def _describe(error: ErrorDetails) -> str:
+    where = _path(error["loc"])
+    if error["type"] == "missing":
+        return f"missing parameter {where}"
+    if error["type"] == "extra_forbidden":
+        return f"unknown parameter {where}"
+    if error["type"].isupper():
+        return f"{where}: {error['msg']}"
+    return f"parameter {where}: {error['msg']}"
+
+
+def _path(location: Iterable[int | str]) -> str:
+    path = ""
+    for part in location:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "(arguments)"
+
+
+def result_summary(result: Mapping[str, Any]) -> str:
+    """One short line for logs and progress: ``ok`` or the error code and message."""
+    if result.get("success"):
+        return "ok"
+    return f"{result.get('error_code', 'ERROR')}: {result.get('error', '')}"[:200]

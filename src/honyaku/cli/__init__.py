@@ -1,0 +1,49 @@
+"""The ``honyaku`` command."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from honyaku import __version__
+from honyaku.cli import jobs, library
+from honyaku.cli.console import error_boundary
+
+app = typer.Typer(
+    help="Translate books with large language models, through checked tool calls.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.command("import")(library.import_)
+app.command()(library.books)
+app.command()(library.show)
+app.command()(library.export)
+app.command()(library.settings)
+app.command("translate")(jobs.translate)
+app.command("polish")(jobs.polish)
+app.command("proofread")(jobs.proofread)
+app.command()(jobs.demo)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"honyaku {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    pass
+
+
+def main() -> None:
+    with error_boundary():
+        app()

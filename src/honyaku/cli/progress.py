@@ -1,0 +1,108 @@
+"""A job's progress as a rich bar, and its summary when it ends."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from honyaku.jobs.events import (
+    ChunkFinished,
+    JobEvent,
+    JobStarted,
+    ParagraphsDone,
+    RequestFinished,
+    RetryScheduled,
+)
+from honyaku.jobs.runner import JobOutcome
+
+
+class JobProgressView:
+    """The ``report`` callback of a job runner, drawn as a progress bar."""
+
+    def __init__(self, console: Console, title: str) -> None:
+        self.console = console
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(
+                "paragraphs · {task.fields[requests]} requests · "
+                "{task.fields[tokens]} tokens · {task.fields[retries]} retries"
+            ),
+            TimeElapsedColumn(),
+            console=console,
+        )
+        self._task = self._progress.add_task(title, total=None, requests=0, tokens=0, retries=0)
+        self._counts = {"requests": 0, "tokens": 0, "retries": 0}
+
+    def __enter__(self) -> JobProgressView:
+        self._progress.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._progress.stop()
+
+    def __call__(self, event: JobEvent) -> None:
+        match event:
+            case JobStarted():
+                self._started(event)
+            case ParagraphsDone(count=count):
+                self._progress.advance(self._task, count)
+            case RequestFinished(usage=usage):
+                self._count("requests", 1)
+                tokens = (usage.input_tokens or 0) + (usage.output_tokens or 0)
+                self._count("tokens", tokens or (usage.input_chars + usage.output_chars) // 2)
+            case RetryScheduled():
+                self._count("retries", 1)
+                self.console.print(
+                    f"[yellow]retry[/] chapter {event.chapter} chunk {event.chunk} in "
+                    f"{event.delay_s:.1f}s: {escape(event.reason)}"
+                )
+            case ChunkFinished(error=str() as error):
+                self.console.print(
+                    f"[red]failed[/] chapter {event.chapter} chunk {event.chunk}: {escape(error)}"
+                )
+
+    def _started(self, event: JobStarted) -> None:
+        verb = "Resuming" if event.resumed else "Starting"
+        self.console.print(
+            f"{verb} {event.job.kind} job [bold]{event.job.id}[/] with {escape(event.job.model)}: "
+            f"{event.paragraphs_total - event.paragraphs_done} paragraphs to do in "
+            f"{event.chunks} chunks"
+        )
+        self._progress.update(
+            self._task, total=event.paragraphs_total, completed=event.paragraphs_done
+        )
+
+    def _count(self, name: str, amount: int) -> None:
+        self._counts[name] += amount
+        self._progress.update(self._task, **self._counts)
+
+
+def print_summary(console: Console, outcome: JobOutcome) -> None:
+    cost = outcome.job.cost
+    table = Table.grid(padding=(0, 2))
+    table.add_row("paragraphs", f"{outcome.paragraphs_done}/{outcome.paragraphs_total}")
+    table.add_row("requests", f"{cost.requests} ({cost.retries} retries)")
+    table.add_row(
+        "input",
+        f"{cost.input_tokens} tokens ({cost.cached_tokens} cached), {cost.input_chars} chars",
+    )
+    table.add_row("output", f"{cost.output_tokens} tokens, {cost.output_chars} chars")
+    console.print(table)
+    for failure in outcome.failures:
+        console.print(
+            f"[red]failed[/] chapter {failure.chapter} chunk {failure.chunk}: "
+            f"{escape(failure.reason)}"
+        )
+    if outcome.failures:
+        console.print("Run the same command again to retry the failed chunks.")

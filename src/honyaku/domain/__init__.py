@@ -1,0 +1,40 @@
+"""Pure rules: ids, books, chunking, the workflow table and batch validation. No I/O."""
+
+from honyaku.domain.batch import MAX_BATCH_ITEMS, BatchItem, BatchProblem, validate_batch
+from honyaku.domain.book import (
+    CHUNK_CHARS,
+    Book,
+    BookDraft,
+    BookSettings,
+    Chapter,
+    ChapterDraft,
+    Paragraph,
+    TranslationKind,
+)
+from honyaku.domain.chunking import Chunk, render_chunk, split_into_chunks
+from honyaku.domain.ids import is_id, new_id
+from honyaku.domain.workflow import JobKind, TaskStatus, allowed_moves, is_allowed
+
+__all__ = [
+    "CHUNK_CHARS",
+    "MAX_BATCH_ITEMS",
+    "BatchItem",
+    "BatchProblem",
+    "Book",
+    "BookDraft",
+    "BookSettings",
+    "Chapter",
+    "ChapterDraft",
+    "Chunk",
+    "JobKind",
+    "Paragraph",
+    "TaskStatus",
+    "TranslationKind",
+    "allowed_moves",
+    "is_allowed",
+    "is_id",
+    "new_id",
+    "render_chunk",
+    "split_into_chunks",
+    "validate_batch",
+]

@@ -1,0 +1,133 @@
+"""Checking an ``add_translation_batch`` call before anything is written (seeds 000, 001, 004).
+
+A batch is accepted whole or rejected whole. The rejection names every offending paragraph id,
+so the model can fix all of its mistakes in one more call.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from honyaku.domain.book import Paragraph
+
+MAX_BATCH_ITEMS = 400
+
+INDEX_HINT = (
+    "Items are keyed by paragraph_id, not index: copy the 8-character id from the "
+    '[ID: …] marker of each line, e.g. {"paragraph_id": "1a2b3c4d", ...}. '
+    "The [n] number is for reading only."
+)
+
+
+class BatchItem(BaseModel):
+    """One paragraph's result in an ``add_translation_batch`` call."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    paragraph_id: str = Field(description="The 8-character id from the paragraph's [ID: …] marker.")
+    original_text_prefix: str = Field(
+        default="",
+        description="The first few characters of the source paragraph, copied as they are.",
+    )
+    translated_text: str = Field(description="The paragraph's new text, on one line.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_index(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "paragraph_id" not in data and "index" in data:
+            raise PydanticCustomError("INDEX_NOT_ALLOWED", INDEX_HINT)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class BatchProblem:
+    code: str
+    message: str
+    paragraph_id: str | None = None
+
+
+def validate_batch(
+    items: Sequence[BatchItem], assigned: Mapping[str, Paragraph]
+) -> list[BatchProblem]:
+    """Every reason to reject the batch; an empty list means it may be written."""
+    if not items:
+        return [BatchProblem("EMPTY_BATCH", "The batch is empty: send at least one paragraph.")]
+    if len(items) > MAX_BATCH_ITEMS:
+        return [
+            BatchProblem(
+                "BATCH_TOO_LARGE",
+                f"The batch has {len(items)} items; send at most {MAX_BATCH_ITEMS} per call "
+                "and the rest in another call.",
+            )
+        ]
+    counts = Counter(item.paragraph_id for item in items)
+    problems = [
+        BatchProblem(
+            "DUPLICATE_PARAGRAPH_ID", f"Paragraph {pid} appears {n} times in the batch.", pid
+        )
+        for pid, n in counts.items()
+        if n > 1
+    ]
+    for item in items:
+        problems.extend(_item_problems(item, assigned.get(item.paragraph_id)))
+    return problems
+
+
+def _item_problems(item: BatchItem, paragraph: Paragraph | None) -> list[BatchProblem]:
+    pid = item.paragraph_id
+    if paragraph is None:
+        return [
+            BatchProblem(
+                "PARAGRAPH_NOT_ASSIGNED",
+                f"段落 {pid} 不在当前任务分配范围内 (paragraph {pid} is not assigned to this "
+                "task; submit only ids shown as [ID: …] in this chunk).",
+                pid,
+            )
+        ]
+    problems = []
+    text = item.translated_text.strip()
+    if not text:
+        problems.append(
+            BatchProblem("BLANK_TEXT", f"Paragraph {pid}: translated_text is blank.", pid)
+        )
+    elif "\n" in text:
+        problems.append(
+            BatchProblem(
+                "LINE_BREAK_IN_TEXT",
+                f"Paragraph {pid}: translated_text holds a line break; each item is one "
+                "paragraph on one line.",
+                pid,
+            )
+        )
+    if item.original_text_prefix and not prefix_matches(item.original_text_prefix, paragraph.text):
+        problems.append(
+            BatchProblem(
+                "PREFIX_MISMATCH",
+                f"Paragraph {pid}: original_text_prefix {item.original_text_prefix!r} does not "
+                f"start its text, which begins {paragraph.text[:20]!r}. Check the id.",
+                pid,
+            )
+        )
+    return problems
+
+
+_ELLIPSES = ("……", "…", "...")
+
+
+def prefix_matches(prefix: str, text: str) -> bool:
+    """Whether ``prefix`` starts ``text``, ignoring width, spacing and a trailing ellipsis."""
+    wanted = _normalized(prefix)
+    for ellipsis in _ELLIPSES:
+        wanted = wanted.removesuffix(ellipsis)
+    return _normalized(text).startswith(wanted)
+
+
+def _normalized(text: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", text).split())

@@ -1,0 +1,80 @@
+"""Books as honyaku sees them: drafts read from files, and stored books with their ids."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterDraft:
+    """A chapter read from a file; empty strings are kept as empty paragraphs."""
+
+    title: str
+    paragraphs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BookDraft:
+    """A book read from a file, before it has ids."""
+
+    title: str
+    chapters: tuple[ChapterDraft, ...]
+    author: str | None = None
+    language: str | None = None
+
+
+class TranslationKind(StrEnum):
+    TRANSLATION = "translation"
+    POLISH = "polish"
+    PROOFREADING = "proofreading"
+    MANUAL = "manual"
+
+
+CHUNK_CHARS = 8000
+
+
+class BookSettings(BaseModel):
+    """Per-book settings, stored with the book."""
+
+    chunk_chars: int = Field(default=CHUNK_CHARS, ge=200, le=200_000)
+    skip_ask_user: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    id: str
+    index: int
+    """Position in the chapter, empty paragraphs counted (seed 004)."""
+    text: str
+    translation: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.text.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Chapter:
+    id: str
+    order: int
+    title: str
+    translated_title: str | None
+    paragraphs: tuple[Paragraph, ...] = ()
+
+    @property
+    def work_paragraphs(self) -> tuple[Paragraph, ...]:
+        return tuple(p for p in self.paragraphs if not p.is_empty)
+
+
+@dataclass(frozen=True, slots=True)
+class Book:
+    id: str
+    title: str
+    author: str | None
+    source_lang: str
+    target_lang: str
+    settings: BookSettings = field(default_factory=BookSettings)
+    chapters: tuple[Chapter, ...] = ()

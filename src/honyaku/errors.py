@@ -1,0 +1,80 @@
+"""Every error honyaku raises on purpose.
+
+    HonyakuError
+    ├── UserError                the person can fix it: a bad file, an unknown book, a bad flag
+    │   ├── BookFormatError      a file that cannot be read as a book
+    │   ├── NotFoundError        no book, chapter or job with that id
+    │   └── ConfigError          missing API key, unknown protocol, bad setting
+    ├── ProviderError            the model's server failed or refused
+    │   ├── TransientProviderError   worth retrying: 429, 5xx, timeouts, dropped or cut streams
+    │   │   ├── RateLimitedError     429, may carry the server's Retry-After
+    │   │   └── CutStreamError       the stream ended before a finish reason
+    │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
+    ├── StoreError               the database refused a write
+    ├── ToolError                the model's call was wrong; becomes a result the model reads
+    └── LoopError                a conversation could not finish (caps reached, retries exhausted)
+
+Third-party exceptions are translated where they enter: SDK and HTTP errors in ``llm/``,
+zip and XML errors in ``formats/``, SQLAlchemy errors in ``store/``.
+"""
+
+from __future__ import annotations
+
+
+class HonyakuError(Exception):
+    """Base of all honyaku errors; ``str()`` is one readable line."""
+
+
+class UserError(HonyakuError):
+    pass
+
+
+class BookFormatError(UserError):
+    pass
+
+
+class NotFoundError(UserError):
+    pass
+
+
+class ConfigError(UserError):
+    pass
+
+
+class ProviderError(HonyakuError):
+    pass
+
+
+class TransientProviderError(ProviderError):
+    def __init__(self, message: str, *, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class RateLimitedError(TransientProviderError):
+    pass
+
+
+class CutStreamError(TransientProviderError):
+    pass
+
+
+class FatalProviderError(ProviderError):
+    pass
+
+
+class StoreError(HonyakuError):
+    pass
+
+
+class ToolError(HonyakuError):
+    """Raised by a tool handler; the executor turns it into ``{"success": false, ...}``."""
+
+    def __init__(self, code: str, message: str, **details: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.details = details
+
+
+class LoopError(HonyakuError):
+    pass

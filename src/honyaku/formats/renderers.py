@@ -1,0 +1,100 @@
+"""Books rendered as text: the JSON export, plain text and Markdown.
+
+Text and Markdown show each paragraph's translation where one exists and its source
+otherwise, one paragraph per line (TXT) or per block (Markdown), empty paragraphs kept.
+Bilingual output shows the source and then the translation, titles included.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+from honyaku.domain.book import Book, Chapter, Paragraph
+
+JSON_INDENT = 2
+MARKDOWN_EMPTY_PARAGRAPH = "&nbsp;"
+
+# What Markdown would read as syntax at the start of a line: headings, quotes, lists,
+# thematic breaks, fences, tables, setext underlines, numbered lists.
+_MARKDOWN_LINE_START = re.compile(r"^([#>+\-*=|~`]|\d+[.)])")
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<])")
+_TRAILING_HASH = re.compile(r"#$")  # a closing sequence would vanish from the heading
+
+
+def render_json(book: Book) -> str:
+    """The export contract: book fields, then chapters with their paragraphs."""
+    document = {
+        "book": {
+            "id": book.id,
+            "title": book.title,
+            "source_lang": book.source_lang,
+            "target_lang": book.target_lang,
+        },
+        "chapters": [
+            {
+                "id": chapter.id,
+                "title": chapter.title,
+                "translated_title": chapter.translated_title,
+                "paragraphs": [
+                    {"id": p.id, "index": p.index, "text": p.text, "translation": p.translation}
+                    for p in chapter.paragraphs
+                ],
+            }
+            for chapter in book.chapters
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=JSON_INDENT) + "\n"
+
+
+def render_text(book: Book, *, bilingual: bool = False) -> str:
+    """Plain text: the book title, then each chapter's title and paragraphs."""
+    lines = [book.title, ""]
+    for chapter in book.chapters:
+        lines += [*_titles(chapter, bilingual), ""]
+        for paragraph in chapter.paragraphs:
+            lines += _versions(paragraph, bilingual)
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(book: Book, *, bilingual: bool = False) -> str:
+    """Markdown: a front-matter title, ``#`` per chapter, one block per paragraph."""
+    blocks = [f"---\ntitle: {json.dumps(book.title, ensure_ascii=False)}\n---"]
+    for chapter in book.chapters:
+        titles = _titles(chapter, bilingual)
+        blocks.append("# " + _TRAILING_HASH.sub(r"\\#", escape_markdown(titles[0])))
+        blocks += [f"*{escape_markdown(title)}*" for title in titles[1:]]
+        for paragraph in chapter.paragraphs:
+            blocks += [
+                escape_markdown(v) or MARKDOWN_EMPTY_PARAGRAPH
+                for v in _versions(paragraph, bilingual)
+            ]
+    return "\n\n".join(blocks) + "\n"
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` as a Markdown paragraph that renders as itself."""
+    text = _MARKDOWN_INLINE.sub(r"\\\1", text.strip(" \t"))
+    return _MARKDOWN_LINE_START.sub(lambda m: _escape_start(m.group(1)), text)
+
+
+def _escape_start(token: str) -> str:
+    if token[0].isdigit():
+        return token[:-1] + "\\" + token[-1]  # 1. -> 1\. keeps the number, drops the list
+    return "\\" + token
+
+
+def _titles(chapter: Chapter, bilingual: bool) -> list[str]:
+    if bilingual and chapter.translated_title:
+        return [chapter.title, chapter.translated_title]
+    return [chapter.translated_title or chapter.title]
+
+
+def _versions(paragraph: Paragraph, bilingual: bool) -> Iterator[str]:
+    if bilingual and paragraph.translation and not paragraph.is_empty:
+        yield paragraph.text
+        yield paragraph.translation
+    else:
+        yield paragraph.translation or paragraph.text

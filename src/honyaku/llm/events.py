@@ -1,0 +1,65 @@
+"""What a provider's stream yields. Progress bars, logs, SSE and tests all consume these."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from honyaku.llm.messages import AssistantMessage, ChatRequest
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """The attempt so far is discarded; another starts after ``delay_s``."""
+
+    attempt: int
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_chars: int
+    output_chars: int
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """The finished reply: the only event whose tool calls may be run."""
+
+    message: AssistantMessage
+    finish_reason: str
+    usage: Usage
+
+
+StreamEvent = TextDelta | ReasoningDelta | Retry | Response
+
+
+class ChatProvider(Protocol):
+    """One plug-in point per model API: stream a reply to a request as neutral events.
+
+    A stream ends with exactly one ``Response``, or raises a ``ProviderError``. A reply cut
+    off before its finish reason raises ``CutStreamError``; none of its tool calls escape.
+    """
+
+    model: str
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
+
+    async def aclose(self) -> None:
+        """Release connections; called once, inside the event loop that used them."""
+        ...

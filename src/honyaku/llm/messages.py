@@ -1,0 +1,83 @@
+"""Provider-neutral conversation types: what the loop sends and what a provider answers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as a model sees it: name, description and a JSON schema with no ``$ref``."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallError:
+    """Why a call could not even be read (bad JSON, unclosed XML block); it is never run."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+    raw_arguments: str = ""
+    """The arguments as the model wrote them, sent back verbatim in the history."""
+    error: ToolCallError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SystemMessage:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    text: str = ""
+    """What the reader sees: never a tool block."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: str | None = None
+    replay: Mapping[str, Any] = field(default_factory=dict)
+    """Provider data that must go back unchanged next turn (raw XML text, thought signatures)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultMessage:
+    call_id: str
+    name: str
+    content: str
+    """The result as JSON text."""
+
+
+Message = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+
+
+def message_chars(message: Message) -> int:
+    """Characters a message puts on the wire, for counting cost where no usage is reported."""
+    match message:
+        case SystemMessage(text) | UserMessage(text):
+            return len(text)
+        case AssistantMessage():
+            calls = sum(len(c.name) + len(c.raw_arguments) for c in message.tool_calls)
+            return len(message.text) + len(message.reasoning or "") + calls
+        case ToolResultMessage():
+            return len(message.content)

@@ -1,0 +1,251 @@
+"""Chat Completions with native tools, on the official SDK, for any OpenAI-compatible server.
+
+OpenAI, DeepSeek, Ollama, vLLM, llama.cpp and LM Studio all speak this API, each with its own
+accent; ``openai_stream`` reads the chunks. This module owns the HTTP side: the request, the
+server's errors translated into honyaku's, and the fallback to a plain request for servers
+whose streaming is broken.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from email.utils import parsedate_to_datetime
+from time import time
+from typing import Any
+
+import httpx2
+import openai
+
+from honyaku.errors import (
+    CutStreamError,
+    FatalProviderError,
+    ProviderError,
+    RateLimitedError,
+    TransientProviderError,
+)
+from honyaku.llm.events import Response, StreamEvent, Usage
+from honyaku.llm.messages import (
+    AssistantMessage,
+    ChatRequest,
+    Message,
+    SystemMessage,
+    ToolResultMessage,
+    ToolSpec,
+    UserMessage,
+    message_chars,
+)
+from honyaku.llm.openai_stream import ReplyAssembler, field_of, sse_data
+
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 300.0
+MAX_ERROR_CHARS = 300
+_TRANSIENT_STATUS = {408, 409, 425}
+
+
+class OpenAICompatibleProvider:
+    """One streamed Chat Completions request per ``stream`` call; retries live elsewhere."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        read_timeout_s: float = READ_TIMEOUT_S,
+        streaming: bool = True,
+    ) -> None:
+        self.model = model
+        self.streaming = streaming
+        self._client = openai.AsyncOpenAI(
+            # Local servers need no key, but the SDK insists on one.
+            api_key=api_key or "no-key",
+            base_url=base_url,
+            default_headers=dict(headers or {}),
+            max_retries=0,
+            timeout=httpx2.Timeout(read_timeout_s, connect=CONNECT_TIMEOUT_S),
+        )
+
+    @property
+    def base_url(self) -> str:
+        return str(self._client.base_url)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        assembler = ReplyAssembler()
+        try:
+            async for event in self._events(request, assembler):
+                yield event
+        except openai.APIStatusError as exc:
+            raise _status_error(exc, self.model) from exc
+        except (openai.APIError, httpx2.HTTPError) as exc:
+            raise TransientProviderError(f"connection to the model failed: {_brief(exc)}") from exc
+        if assembler.finish_reason is None:
+            raise CutStreamError("the reply was cut off before it finished")
+        turn = sum(isinstance(m, AssistantMessage) for m in request.messages)
+        message = assembler.message(turn)
+        yield Response(message, assembler.finish_reason, _usage(request, message, assembler.usage))
+
+    async def _events(
+        self, request: ChatRequest, assembler: ReplyAssembler
+    ) -> AsyncIterator[StreamEvent]:
+        body = _body(self, request)
+        if self.streaming:
+            body |= {"stream": True, "stream_options": {"include_usage": True}}
+        # The SDK's raw post: its auth, headers and errors, without re-walking the whole
+        # history through its typed transform on every turn.
+        response = await self._client.post(
+            "/chat/completions", cast_to=httpx2.Response, body=body, stream=True
+        )
+        try:
+            if "json" in response.headers.get("content-type", ""):
+                # Not streamed after all: some proxies and servers answer with one body.
+                for event in assembler.add_chunk(_json((await response.aread()).decode())):
+                    yield event
+                return
+            async for data in sse_data(response.aiter_lines()):
+                for event in assembler.add_chunk(_chunk(data)):
+                    yield event
+        finally:
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TransientProviderError(f"the server sent unreadable JSON: {exc.msg}") from exc
+
+
+def _chunk(data: str) -> Any:
+    chunk = _json(data)
+    if isinstance(error := field_of(chunk, "error"), dict):
+        raise TransientProviderError(f"the server failed mid-reply: {error.get('message', error)}")
+    return chunk
+
+
+def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": provider.model,
+        "messages": [wire_message(m) for m in request.messages],
+    }
+    if request.tools:
+        body["tools"] = [wire_tool(t) for t in request.tools]
+    return body
+
+
+def wire_tool(tool: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": dict(tool.parameters),
+        },
+    }
+
+
+def wire_message(message: Message) -> dict[str, Any]:
+    match message:
+        case SystemMessage(text):
+            return {"role": "system", "content": text}
+        case UserMessage(text):
+            return {"role": "user", "content": text}
+        case ToolResultMessage():
+            return {"role": "tool", "tool_call_id": message.call_id, "content": message.content}
+        case AssistantMessage():
+            return _wire_assistant(message)
+
+
+def _wire_assistant(message: AssistantMessage) -> dict[str, Any]:
+    wire: dict[str, Any] = {"role": "assistant", "content": message.text}
+    if message.tool_calls:
+        wire["content"] = message.text or None
+        wire["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                # Servers that re-parse the history reject broken JSON, so a call that could
+                # not be read goes back wrapped; the model still sees what it wrote.
+                "function": {
+                    "name": call.name,
+                    "arguments": json.dumps({"unreadable_arguments": call.raw_arguments})
+                    if call.error
+                    else call.raw_arguments or "{}",
+                },
+            }
+            for call in message.tool_calls
+        ]
+    if reasoning_field := message.replay.get("reasoning_field"):
+        wire[reasoning_field] = message.reasoning or ""
+    return wire
+
+
+def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage:
+    input_chars = sum(message_chars(m) for m in request.messages) + sum(
+        len(json.dumps(wire_tool(t), ensure_ascii=False)) for t in request.tools
+    )
+    details = field_of(usage, "prompt_tokens_details")
+    return Usage(
+        input_chars=input_chars,
+        output_chars=message_chars(message),
+        input_tokens=field_of(usage, "prompt_tokens"),
+        output_tokens=field_of(usage, "completion_tokens"),
+        cached_tokens=field_of(details, "cached_tokens"),
+    )
+
+
+def _status_error(exc: openai.APIStatusError, model: str) -> ProviderError:
+    status = exc.status_code
+    detail = _brief(exc)
+    if status == 429:
+        return RateLimitedError(
+            f"rate limited (429): {detail}", retry_after_s=retry_after_s(exc.response.headers)
+        )
+    if status >= 500 or status in _TRANSIENT_STATUS:
+        return TransientProviderError(
+            f"server error ({status}): {detail}", retry_after_s=retry_after_s(exc.response.headers)
+        )
+    if status == 401:
+        return FatalProviderError(
+            "the server refused the API key (401); check the key in your environment"
+        )
+    if status == 403:
+        return FatalProviderError(f"access denied (403): {detail}")
+    if status == 404:
+        return FatalProviderError(
+            f"not found (404): is the model name {model!r} and the base URL right? {detail}"
+        )
+    return FatalProviderError(f"the server rejected the request ({status}): {detail}")
+
+
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """The server's ``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms``."""
+    if value := headers.get("retry-after-ms"):
+        try:
+            return float(value) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _brief(exc: BaseException) -> str:
+    body = field_of(exc, "body")
+    message = field_of(body, "message") if isinstance(body, dict) else None
+    if isinstance(field_of(body, "error"), dict):
+        message = body["error"].get("message")
+    text = str(message or exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:MAX_ERROR_CHARS]

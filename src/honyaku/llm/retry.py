@@ -1,0 +1,64 @@
+"""Retrying a provider's transient failures with bounded exponential backoff.
+
+One implementation for every provider: a failed attempt is announced with a ``Retry`` event so
+that whoever shows the stream can discard the attempt's partial text, then the request is sent
+again. A cut reply is never returned, so its tool calls never run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+from honyaku.errors import ProviderError, TransientProviderError
+from honyaku.llm.events import ChatProvider, Retry, StreamEvent
+from honyaku.llm.messages import ChatRequest
+
+MAX_ATTEMPTS = 6
+RETRY_BASE_S = 1.0
+MAX_RETRY_DELAY_S = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_attempts: int = MAX_ATTEMPTS
+    base_s: float = RETRY_BASE_S
+    max_delay_s: float = MAX_RETRY_DELAY_S
+
+    def delay_s(self, attempt: int, retry_after_s: float | None = None) -> float:
+        """1, 2, 4 … seconds after attempts 1, 2, 3 …; the server's Retry-After wins."""
+        if retry_after_s is not None:
+            return min(retry_after_s, self.max_delay_s)
+        return min(self.base_s * 2 ** (attempt - 1), self.max_delay_s)
+
+
+class RetryingProvider:
+    def __init__(
+        self,
+        inner: ChatProvider,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.policy = policy or RetryPolicy()
+        self._sleep = sleep
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        attempt = 1
+        while True:
+            try:
+                async for event in self.inner.stream(request):
+                    yield event
+                return
+            except TransientProviderError as exc:
+                if attempt >= self.policy.max_attempts:
+                    raise ProviderError(f"gave up after {attempt} attempts: {exc}") from exc
+                delay = self.policy.delay_s(attempt, exc.retry_after_s)
+                yield Retry(attempt, delay, str(exc))
+                await self._sleep(delay)
+                attempt += 1

@@ -1,0 +1,19 @@
+"""Persistence: SQLAlchemy on SQLite by default, PostgreSQL through ``HONYAKU_DATABASE_URL``."""
+
+from honyaku.store.database import Database, resolve_home
+from honyaku.store.jobs import Action, Job, JobCost, JobStore, RecordedAction
+from honyaku.store.library import BookSummary, ChapterProgress, Library, LocatedParagraph
+
+__all__ = [
+    "Action",
+    "BookSummary",
+    "ChapterProgress",
+    "Database",
+    "Job",
+    "JobCost",
+    "JobStore",
+    "Library",
+    "LocatedParagraph",
+    "RecordedAction",
+    "resolve_home",
+]

@@ -1,0 +1,390 @@
+"""The library: books, their chapters and paragraphs, and translation versions."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import ValidationError
+from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy.orm import Session
+
+from honyaku.domain.book import Book, BookDraft, BookSettings, Chapter, Paragraph, TranslationKind
+from honyaku.domain.ids import new_id
+from honyaku.errors import ConfigError, NotFoundError
+from honyaku.store.database import Database
+from honyaku.store.schema import BookRow, ChapterRow, ParagraphRow, TranslationRow, utc_now
+
+MIN_ID_PREFIX = 4
+
+
+@dataclass(frozen=True, slots=True)
+class BookSummary:
+    id: str
+    title: str
+    author: str | None
+    source_lang: str
+    target_lang: str
+    chapters: int
+    work_paragraphs: int
+    translated: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterProgress:
+    number: int
+    id: str
+    title: str
+    translated_title: str | None
+    paragraphs: int
+    work_paragraphs: int
+    translated: int
+
+
+@dataclass(frozen=True, slots=True)
+class LocatedParagraph:
+    """A paragraph with the chapter it sits in, for the context tools."""
+
+    chapter_id: str
+    chapter_number: int
+    paragraph: Paragraph
+
+
+class Library:
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    # -- books -----------------------------------------------------------------------------
+
+    def add_book(
+        self, draft: BookDraft, *, source_lang: str, target_lang: str, title: str | None = None
+    ) -> str:
+        """Store a whole book in one transaction and return its new id."""
+        with self.database.transaction() as session:
+            taken = set(session.scalars(select(BookRow.id)))
+            book_id = new_id(taken)
+            session.add(
+                BookRow(
+                    id=book_id,
+                    title=title or draft.title,
+                    author=draft.author,
+                    source_lang=source_lang,
+                    target_lang=target_lang,
+                    settings=BookSettings().model_dump(),
+                    created_at=utc_now(),
+                )
+            )
+            _insert_chapters(session, book_id, draft)
+        return book_id
+
+    def resolve(self, ref: str) -> str:
+        """The id of the book that ``ref`` names: a whole id or an unambiguous prefix."""
+        with self.database.transaction() as session:
+            if session.get(BookRow, ref) is not None:
+                return ref
+            matches = list(session.scalars(select(BookRow.id).where(BookRow.id.startswith(ref))))
+        if len(ref) >= MIN_ID_PREFIX and len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1 and len(ref) >= MIN_ID_PREFIX:
+            raise NotFoundError(f"book id {ref!r} is ambiguous: {', '.join(sorted(matches))}")
+        raise NotFoundError(f"no book with id {ref!r} (see `honyaku books`)")
+
+    def list_books(self) -> list[BookSummary]:
+        with self.database.transaction() as session:
+            books = session.scalars(select(BookRow).order_by(BookRow.created_at)).all()
+            return [self._summary(session, row) for row in books]
+
+    def _summary(self, session: Session, row: BookRow) -> BookSummary:
+        chapters = session.scalar(select(func.count()).where(ChapterRow.book_id == row.id))
+        work, translated = _paragraph_counts(session, ParagraphRow.book_id == row.id)
+        return BookSummary(
+            row.id,
+            row.title,
+            row.author,
+            row.source_lang,
+            row.target_lang,
+            chapters or 0,
+            work,
+            translated,
+        )
+
+    def get_book(self, book_id: str, *, chapter_numbers: Collection[int] | None = None) -> Book:
+        """The book with its selected translations; only the given chapters if asked (1-based)."""
+        with self.database.transaction() as session:
+            row = _book_row(session, book_id)
+            query = select(ChapterRow).where(ChapterRow.book_id == book_id)
+            if chapter_numbers is not None:
+                query = query.where(ChapterRow.position.in_([n - 1 for n in chapter_numbers]))
+            chapter_rows = session.scalars(query.order_by(ChapterRow.position)).all()
+            paragraphs = _paragraphs_by_chapter(session, [c.pk for c in chapter_rows])
+            chapters = tuple(
+                Chapter(c.id, c.position + 1, c.title, c.translated_title, paragraphs.get(c.pk, ()))
+                for c in chapter_rows
+            )
+            return Book(
+                row.id,
+                row.title,
+                row.author,
+                row.source_lang,
+                row.target_lang,
+                BookSettings.model_validate(row.settings),
+                chapters,
+            )
+
+    def chapter_count(self, book_id: str) -> int:
+        with self.database.transaction() as session:
+            _book_row(session, book_id)
+            return session.scalar(select(func.count()).where(ChapterRow.book_id == book_id)) or 0
+
+    def progress(self, book_id: str) -> list[ChapterProgress]:
+        with self.database.transaction() as session:
+            _book_row(session, book_id)
+            rows = session.scalars(
+                select(ChapterRow)
+                .where(ChapterRow.book_id == book_id)
+                .order_by(ChapterRow.position)
+            ).all()
+            result = []
+            for c in rows:
+                total = session.scalar(select(func.count()).where(ParagraphRow.chapter_pk == c.pk))
+                work, translated = _paragraph_counts(session, ParagraphRow.chapter_pk == c.pk)
+                result.append(
+                    ChapterProgress(
+                        c.position + 1,
+                        c.id,
+                        c.title,
+                        c.translated_title,
+                        total or 0,
+                        work,
+                        translated,
+                    )
+                )
+            return result
+
+    # -- settings --------------------------------------------------------------------------
+
+    def settings(self, book_id: str) -> BookSettings:
+        with self.database.transaction() as session:
+            return BookSettings.model_validate(_book_row(session, book_id).settings)
+
+    def update_settings(self, book_id: str, **changes: Any) -> BookSettings:
+        with self.database.transaction() as session:
+            row = _book_row(session, book_id)
+            try:
+                settings = BookSettings.model_validate({**row.settings, **changes})
+            except ValidationError as exc:
+                problem = exc.errors()[0]
+                raise ConfigError(f"setting {problem['loc'][0]}: {problem['msg']}") from exc
+            row.settings = settings.model_dump()
+            return settings
+
+    # -- translations ----------------------------------------------------------------------
+
+    def add_translations(
+        self,
+        book_id: str,
+        texts: Mapping[str, str],
+        *,
+        kind: TranslationKind,
+        model: str | None = None,
+        job_id: str | None = None,
+    ) -> None:
+        """Add one new selected version per paragraph id, all in one transaction."""
+        with self.database.transaction() as session:
+            found = session.execute(
+                select(ParagraphRow.id, ParagraphRow.pk).where(
+                    ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(texts))
+                )
+            )
+            pks = {pid: pk for pid, pk in found}
+            if missing := set(texts) - set(pks):
+                raise NotFoundError(f"no paragraph {', '.join(sorted(missing))} in book {book_id}")
+            session.execute(
+                update(TranslationRow)
+                .where(TranslationRow.paragraph_pk.in_(list(pks.values())), TranslationRow.selected)
+                .values(selected=False)
+            )
+            now = utc_now()
+            session.execute(
+                # Core, not ORM, inserts: a batch of hundreds costs a fifth of the time.
+                insert(TranslationRow.__table__),
+                [
+                    {
+                        "paragraph_pk": pks[pid],
+                        "text": text,
+                        "kind": kind.value,
+                        "model": model,
+                        "job_id": job_id,
+                        "created_at": now,
+                        "selected": True,
+                    }
+                    for pid, text in texts.items()
+                ],
+            )
+
+    def versions(self, book_id: str, paragraph_id: str) -> list[dict[str, Any]]:
+        """Every version of a paragraph, oldest first."""
+        with self.database.transaction() as session:
+            rows = session.execute(
+                select(TranslationRow)
+                .join(ParagraphRow, ParagraphRow.pk == TranslationRow.paragraph_pk)
+                .where(ParagraphRow.book_id == book_id, ParagraphRow.id == paragraph_id)
+                .order_by(TranslationRow.pk)
+            ).scalars()
+            return [
+                {
+                    "text": r.text,
+                    "kind": r.kind,
+                    "model": r.model,
+                    "job_id": r.job_id,
+                    "created_at": r.created_at.isoformat(),
+                    "selected": r.selected,
+                }
+                for r in rows
+            ]
+
+    def set_chapter_title(self, book_id: str, chapter_id: str, translated_title: str) -> None:
+        with self.database.transaction() as session:
+            row = session.scalar(
+                select(ChapterRow).where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
+            )
+            if row is None:
+                raise NotFoundError(f"no chapter {chapter_id} in book {book_id}")
+            row.translated_title = translated_title
+
+    # -- context ---------------------------------------------------------------------------
+
+    def locate(self, book_id: str, paragraph_id: str) -> LocatedParagraph | None:
+        with self.database.transaction() as session:
+            rows = _located(session, book_id, ParagraphRow.id == paragraph_id, limit=1)
+            return rows[0] if rows else None
+
+    def neighbours(
+        self, book_id: str, paragraph_id: str, direction: Literal["before", "after"], count: int
+    ) -> list[LocatedParagraph]:
+        """Up to ``count`` non-empty paragraphs before or after one, across chapters, in order."""
+        with self.database.transaction() as session:
+            anchor = session.execute(
+                select(ChapterRow.position, ParagraphRow.position)
+                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+                .where(ParagraphRow.book_id == book_id, ParagraphRow.id == paragraph_id)
+            ).first()
+            if anchor is None:
+                return []
+            chapter_pos, para_pos = anchor
+            if direction == "before":
+                where = or_(
+                    ChapterRow.position < chapter_pos,
+                    and_(ChapterRow.position == chapter_pos, ParagraphRow.position < para_pos),
+                )
+            else:
+                where = or_(
+                    ChapterRow.position > chapter_pos,
+                    and_(ChapterRow.position == chapter_pos, ParagraphRow.position > para_pos),
+                )
+            found = _located(
+                session,
+                book_id,
+                and_(where, ParagraphRow.text != ""),
+                limit=count,
+                backwards=direction == "before",
+            )
+            return found[::-1] if direction == "before" else found
+
+
+def _book_row(session: Session, book_id: str) -> BookRow:
+    row = session.get(BookRow, book_id)
+    if row is None:
+        raise NotFoundError(f"no book with id {book_id!r} (see `honyaku books`)")
+    return row
+
+
+def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
+    taken_chapters: set[str] = set()
+    taken_paragraphs: set[str] = set()
+    rows: list[dict[str, Any]] = []
+    for position, chapter in enumerate(draft.chapters):
+        chapter_id = new_id(taken_chapters)
+        taken_chapters.add(chapter_id)
+        chapter_pk = session.execute(
+            insert(ChapterRow)
+            .values(book_id=book_id, id=chapter_id, position=position, title=chapter.title)
+            .returning(ChapterRow.pk)
+        ).scalar_one()
+        for index, raw in enumerate(chapter.paragraphs):
+            # Indentation is layout, not text; and a paragraph is always one line.
+            text = " ".join(raw.splitlines()).strip()
+            paragraph_id = new_id(taken_paragraphs)
+            taken_paragraphs.add(paragraph_id)
+            rows.append(
+                {
+                    "book_id": book_id,
+                    "chapter_pk": chapter_pk,
+                    "id": paragraph_id,
+                    "position": index,
+                    "text": text,
+                }
+            )
+    if rows:
+        session.execute(insert(ParagraphRow.__table__), rows)
+
+
+def _selected_join() -> Any:
+    return and_(TranslationRow.paragraph_pk == ParagraphRow.pk, TranslationRow.selected)
+
+
+def _paragraph_counts(session: Session, where: Any) -> tuple[int, int]:
+    work, translated = session.execute(
+        select(func.count(ParagraphRow.pk), func.count(TranslationRow.pk))
+        .select_from(ParagraphRow)
+        .outerjoin(TranslationRow, _selected_join())
+        .where(where, ParagraphRow.text != "")
+    ).one()
+    return work, translated
+
+
+def _paragraphs_by_chapter(
+    session: Session, chapter_pks: list[int]
+) -> dict[int, tuple[Paragraph, ...]]:
+    result: dict[int, list[Paragraph]] = {pk: [] for pk in chapter_pks}
+    rows = session.execute(
+        select(
+            ParagraphRow.chapter_pk,
+            ParagraphRow.id,
+            ParagraphRow.position,
+            ParagraphRow.text,
+            TranslationRow.text,
+        )
+        .outerjoin(TranslationRow, _selected_join())
+        .where(ParagraphRow.chapter_pk.in_(chapter_pks))
+        .order_by(ParagraphRow.chapter_pk, ParagraphRow.position)
+    )
+    for chapter_pk, pid, position, text, translation in rows:
+        result[chapter_pk].append(Paragraph(pid, position, text, translation))
+    return {pk: tuple(paragraphs) for pk, paragraphs in result.items()}
+
+
+def _located(
+    session: Session, book_id: str, where: Any, *, limit: int, backwards: bool = False
+) -> list[LocatedParagraph]:
+    order = (ChapterRow.position, ParagraphRow.position)
+    rows = session.execute(
+        select(
+            ChapterRow.id,
+            ChapterRow.position,
+            ParagraphRow.id,
+            ParagraphRow.position,
+            ParagraphRow.text,
+            TranslationRow.text,
+        )
+        .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+        .outerjoin(TranslationRow, _selected_join())
+        .where(ParagraphRow.book_id == book_id, where)
+        .order_by(*(column.desc() for column in order) if backwards else order)
+        .limit(limit)
+    )
+    return [
+        LocatedParagraph(cid, cpos + 1, Paragraph(pid, ppos, text, translation))
+        for cid, cpos, pid, ppos, text, translation in rows
+    ]

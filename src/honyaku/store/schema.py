@@ -1,0 +1,123 @@
+"""The tables. Portable SQL only: the same schema serves SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class BookRow(Base):
+    __tablename__ = "books"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    title: Mapped[str] = mapped_column(Text)
+    author: Mapped[str | None] = mapped_column(Text)
+    source_lang: Mapped[str] = mapped_column(String(35))
+    target_lang: Mapped[str] = mapped_column(String(35))
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class ChapterRow(Base):
+    __tablename__ = "chapters"
+    __table_args__ = (
+        Index("uq_chapters_book_id", "book_id", "id", unique=True),
+        Index("uq_chapters_book_position", "book_id", "position", unique=True),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    book_id: Mapped[str] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    id: Mapped[str] = mapped_column(String(8))
+    position: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str] = mapped_column(Text)
+    translated_title: Mapped[str | None] = mapped_column(Text)
+
+
+class ParagraphRow(Base):
+    __tablename__ = "paragraphs"
+    __table_args__ = (
+        Index("uq_paragraphs_book_id", "book_id", "id", unique=True),
+        Index("ix_paragraphs_chapter_position", "chapter_pk", "position", unique=True),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    book_id: Mapped[str] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    chapter_pk: Mapped[int] = mapped_column(ForeignKey("chapters.pk", ondelete="CASCADE"))
+    id: Mapped[str] = mapped_column(String(8))
+    position: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+
+
+class TranslationRow(Base):
+    """One version of a paragraph's target text. Rows are only ever added; one is selected."""
+
+    __tablename__ = "translations"
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    paragraph_pk: Mapped[int] = mapped_column(ForeignKey("paragraphs.pk", ondelete="CASCADE"))
+    text: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(20))
+    model: Mapped[str | None] = mapped_column(Text)
+    job_id: Mapped[str | None] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    selected: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+# At most one selected version per paragraph; a partial index both databases understand.
+Index(
+    "uq_translations_selected",
+    TranslationRow.paragraph_pk,
+    unique=True,
+    sqlite_where=TranslationRow.selected,
+    postgresql_where=TranslationRow.selected,
+)
+
+
+class JobRow(Base):
+    """One AI run over a scope of chapters, with its running cost."""
+
+    __tablename__ = "jobs"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    book_id: Mapped[str] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(20))
+    chapters: Mapped[list[int] | None] = mapped_column(JSON)
+    model: Mapped[str] = mapped_column(Text)
+    protocol: Mapped[str] = mapped_column(String(10))
+    status: Mapped[str] = mapped_column(String(12))
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    requests: Mapped[int] = mapped_column(Integer, default=0)
+    retries: Mapped[int] = mapped_column(Integer, default=0)
+    input_chars: Mapped[int] = mapped_column(Integer, default=0)
+    output_chars: Mapped[int] = mapped_column(Integer, default=0)
+    input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cached_tokens: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ActionRow(Base):
+    """Something that happened in a job's conversation: a call, a result, a question…"""
+
+    __tablename__ = "actions"
+    __table_args__ = (Index("ix_actions_job", "job_id", "pk"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    chapter_id: Mapped[str | None] = mapped_column(String(8))
+    chunk: Mapped[int | None] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(20))
+    name: Mapped[str | None] = mapped_column(Text)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)

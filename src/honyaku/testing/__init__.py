@@ -1,0 +1,22 @@
+"""Stand-ins for real model servers, for tests, the demo and the benchmarks."""
+
+from honyaku.testing.fake_llm import MODEL_NAME, FakeLLMServer, Fault, FaultKind
+from honyaku.testing.fake_translator import (
+    FakeTranslator,
+    Mistake,
+    proofreading_changes,
+    pseudo_revision,
+    pseudo_translation,
+)
+
+__all__ = [
+    "MODEL_NAME",
+    "FakeLLMServer",
+    "FakeTranslator",
+    "Fault",
+    "FaultKind",
+    "Mistake",
+    "proofreading_changes",
+    "pseudo_revision",
+    "pseudo_translation",
+]

@@ -1,0 +1,270 @@
+"""A model that translates by tools, deterministically: the behaviour behind every fake server.
+
+It reads the chunk like a real model would (the ``[ID: …]`` lines, the chapter_id, the
+current translations after ``→``), works out from the tool results so far where the task
+stands, and does what is left: move to working, submit every missing paragraph, translate the
+title, review, end. Scripted mistakes make it misbehave once per conversation, the way real
+models do, so tests can watch honyaku correct it.
+
+Its "translations" are recognisable functions of the source (``pseudo_translation``), so a
+test can check that every paragraph got its own text and no other.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+WORK_LINE = re.compile(r"^\[(\d+)\] \[ID: ([0-9a-f]{8})\] (.*)$")
+TRANSLATION_LINE = "    → "
+PREFIX_CHARS = 8
+
+
+class Mistake(StrEnum):
+    """Scripted misbehaviour, each made once per conversation, in its first reply."""
+
+    WRONG_STATUS_MOVE = "wrong_status_move"
+    INDEX_INSTEAD_OF_ID = "index_instead_of_id"
+    FOREIGN_ID = "foreign_id"
+    DUPLICATE_ID = "duplicate_id"
+    PREFIX_MISMATCH = "prefix_mismatch"
+    JSON_AS_TEXT = "json_as_text"
+    FORGET_END = "forget_end"
+    UNKNOWN_TOOL = "unknown_tool"
+    SKIP_TITLE = "skip_title"
+    NEVER_FINISH = "never_finish"
+    """Every reply is text without calls: the chunk must fail after its nudges."""
+
+
+FOREIGN_ID = "deadbeef"
+
+
+def pseudo_translation(text: str) -> str:
+    return f"〈译〉{text}"
+
+
+def pseudo_revision(translation: str, kind: str) -> str:
+    return f"{translation}〈{'润' if kind == 'polish' else '校'}〉"
+
+
+def proofreading_changes(index: int) -> bool:
+    """The fake proofreader corrects paragraphs at even chapter positions only."""
+    return index % 2 == 0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkLine:
+    index: int
+    paragraph_id: str
+    text: str
+    translation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FakeCall:
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message of the conversation in wire-neutral form."""
+
+    role: str
+    text: str = ""
+    calls: tuple[FakeCall, ...] = ()
+    results: tuple[dict[str, Any], ...] = ()
+    """For a tool-results turn: each result in call order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    text: str = ""
+    calls: tuple[FakeCall, ...] = ()
+
+
+@dataclass
+class _Chunk:
+    kind: str
+    lines: list[WorkLine]
+    chapter_id: str | None
+    title: str | None
+
+
+@dataclass
+class _State:
+    status: str = "planning"
+    accepted: set[str] = field(default_factory=set)
+    title_done: bool = False
+    replies: int = 0
+    nudged: bool = False
+
+
+@dataclass
+class FakeTranslator:
+    mistakes: set[Mistake] = field(default_factory=set)
+    calls_per_reply: int | None = None
+    """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply."""
+
+    def reply(self, system: str, turns: list[Turn]) -> Reply:
+        if not turns or turns[0].role != "user":
+            return Reply("Hello! Give me a chunk to translate.")
+        chunk = _read_chunk(system, turns[0].text)
+        if not chunk.lines and chunk.chapter_id is None:
+            return Reply("I see nothing to translate here.")
+        state = _replay(turns)
+        if Mistake.NEVER_FINISH in self.mistakes:
+            return Reply("I would rather chat about the weather.")
+        if state.replies == 0 and (mistaken := self._first_reply_mistake(chunk)):
+            return mistaken
+        calls = _next_calls(chunk, state)
+        if Mistake.FORGET_END in self.mistakes and not state.nudged:
+            calls = [call for call in calls if call != _status("end")]
+            if not calls:
+                return Reply("The chunk is done.")
+        if state.replies == 0:
+            calls = self._with_mistakes(calls)
+        if self.calls_per_reply is not None:
+            calls = calls[: self.calls_per_reply]
+        text = "Working on it." if state.replies == 0 else ""
+        return Reply(text, tuple(calls))
+
+    def _first_reply_mistake(self, chunk: _Chunk) -> Reply | None:
+        if Mistake.JSON_AS_TEXT in self.mistakes:
+            items = [
+                {"i": n, "t": pseudo_translation(line.text)} for n, line in enumerate(chunk.lines)
+            ]
+            return Reply(f'{{"status":"working","p":{items}}}'.replace("'", '"'))
+        return None
+
+    def _with_mistakes(self, calls: list[FakeCall]) -> list[FakeCall]:
+        if Mistake.WRONG_STATUS_MOVE in self.mistakes:
+            calls = [FakeCall("update_task_status", {"status": "end"}), *calls]
+        if Mistake.UNKNOWN_TOOL in self.mistakes:
+            calls = [FakeCall("translate_everything", {}), *calls]
+        if Mistake.SKIP_TITLE in self.mistakes:
+            calls = [call for call in calls if call.name != "update_chapter_title"]
+        return [_spoil(call, self.mistakes) for call in calls]
+
+
+def _spoil(call: FakeCall, mistakes: set[Mistake]) -> FakeCall:
+    if call.name != "add_translation_batch":
+        return call
+    items = [dict(item) for item in call.arguments["paragraphs"]]
+    if Mistake.INDEX_INSTEAD_OF_ID in mistakes:
+        items = [
+            {"index": n, "translated_text": item["translated_text"]} for n, item in enumerate(items)
+        ]
+    if Mistake.FOREIGN_ID in mistakes:
+        items.append({"paragraph_id": FOREIGN_ID, "translated_text": "幻の段落"})
+    if Mistake.DUPLICATE_ID in mistakes and items:
+        items.append(dict(items[0]))
+    if Mistake.PREFIX_MISMATCH in mistakes and items:
+        items[0]["original_text_prefix"] = "全然違う書き出し"
+    return FakeCall(call.name, {"paragraphs": items})
+
+
+def _read_chunk(system: str, text: str) -> _Chunk:
+    lines: list[WorkLine] = []
+    chapter_id = title = None
+    for raw in text.splitlines():
+        if match := WORK_LINE.match(raw):
+            lines.append(WorkLine(int(match[1]) - 1, match[2], match[3]))
+        elif raw.startswith(TRANSLATION_LINE) and lines:
+            last = lines[-1]
+            lines[-1] = WorkLine(
+                last.index, last.paragraph_id, last.text, raw[len(TRANSLATION_LINE) :]
+            )
+        elif raw.startswith("chapter_id: "):
+            chapter_id = raw.removeprefix("chapter_id: ").strip()
+        elif raw.startswith("title: "):
+            title = raw.removeprefix("title: ")
+    return _Chunk(_kind(system), lines, chapter_id, title)
+
+
+def _kind(system: str) -> str:
+    role = system.split("\n", 1)[0]
+    if "proofread" in role or "校对" in role:
+        return "proofreading"
+    if "polish" in role or "润色" in role:
+        return "polish"
+    return "translation"
+
+
+def _replay(turns: list[Turn]) -> _State:
+    """Where the task stands, read from the calls made and the results they got."""
+    state = _State()
+    pending: tuple[FakeCall, ...] = ()
+    for turn in turns[1:]:
+        if turn.role == "assistant":
+            state.replies += 1
+            pending = turn.calls
+        elif turn.results:
+            for call, result in zip(pending, turn.results, strict=False):
+                _apply(state, call, result)
+            pending = ()
+        elif turn.role == "user":
+            state.nudged = True
+    return state
+
+
+def _apply(state: _State, call: FakeCall, result: dict[str, Any]) -> None:
+    if not result.get("success"):
+        return
+    if call.name == "update_task_status":
+        state.status = result.get("status", state.status)
+    elif call.name == "add_translation_batch":
+        state.accepted |= {item["paragraph_id"] for item in call.arguments["paragraphs"]}
+    elif call.name == "update_chapter_title":
+        state.title_done = True
+
+
+def _next_calls(chunk: _Chunk, state: _State) -> list[FakeCall]:
+    translation = chunk.kind == "translation"
+    missing = [line for line in _work(chunk) if line.paragraph_id not in state.accepted]
+    needs_title = translation and chunk.chapter_id is not None and not state.title_done
+    calls: list[FakeCall] = []
+    if state.status == "planning" or (state.status == "review" and (missing or needs_title)):
+        calls.append(_status("working"))
+    if missing:
+        calls.append(_batch(missing, chunk.kind))
+    if needs_title:
+        calls.append(
+            FakeCall(
+                "update_chapter_title",
+                {
+                    "chapter_id": chunk.chapter_id,
+                    "translated_title": pseudo_translation(chunk.title or ""),
+                },
+            )
+        )
+    if translation and (state.status != "review" or calls):
+        calls.append(_status("review"))
+    calls.append(_status("end"))
+    return calls
+
+
+def _work(chunk: _Chunk) -> list[WorkLine]:
+    if chunk.kind == "proofreading":
+        return [line for line in chunk.lines if proofreading_changes(line.index)]
+    return chunk.lines
+
+
+def _batch(lines: list[WorkLine], kind: str) -> FakeCall:
+    items = [
+        {
+            "paragraph_id": line.paragraph_id,
+            "original_text_prefix": line.text[:PREFIX_CHARS],
+            "translated_text": pseudo_translation(line.text)
+            if kind == "translation"
+            else pseudo_revision(line.translation or "", kind),
+        }
+        for line in lines
+    ]
+    return FakeCall("add_translation_batch", {"paragraphs": items})
+
+
+def _status(status: str) -> FakeCall:
+    return FakeCall("update_task_status", {"status": status})

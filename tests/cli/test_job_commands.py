@@ -1,0 +1,141 @@
+"""translate, polish, proofread and demo as a person runs them, against the fake model."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+
+from honyaku.store import Database, JobStore, Library
+from honyaku.testing import FakeLLMServer, Mistake, pseudo_translation
+
+from .conftest import KOJIKI, RASHOMON, honyaku, imported
+
+SECRET = "sk-test-0123456789abcdefSECRET"
+
+
+def model_flags(server: FakeLLMServer) -> list[str]:
+    return ["--model", "fake-translator", "--base-url", server.url]
+
+
+def test_translate_then_polish_then_proofread_a_real_book(home, fake_model):
+    book = imported(RASHOMON)
+
+    translated = honyaku("translate", book, *model_flags(fake_model))
+    honyaku("polish", book, *model_flags(fake_model))
+    honyaku("proofread", book, *model_flags(fake_model))
+
+    assert "paragraphs  37/37" in translated.stdout
+    library = Library(Database.open(home))
+    versions = Counter(
+        tuple(v["kind"] for v in library.versions(book, p.id))
+        for c in library.get_book(book).chapters
+        for p in c.work_paragraphs
+    )
+    assert set(versions) <= {
+        ("translation", "polish", "proofreading"),
+        ("translation", "polish"),
+    }
+    assert sum(versions.values()) == 37
+
+
+def test_a_job_with_failed_chunks_exits_nonzero_with_a_summary(fake_model):
+    book = imported(RASHOMON)
+    fake_model.mistakes.add(Mistake.NEVER_FINISH)
+
+    done = honyaku("translate", book, *model_flags(fake_model), check=False)
+
+    assert done.returncode == 1
+    assert "failed chapter 1 chunk 1" in done.stdout
+    assert "Run the same command again" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_the_api_key_never_appears_in_output(fake_model, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    book = imported(RASHOMON)
+
+    done = honyaku("translate", book, *model_flags(fake_model))
+
+    assert "key from $OPENAI_API_KEY" in done.stdout
+    assert SECRET not in done.stdout + done.stderr
+    assert SECRET[-6:] not in done.stdout + done.stderr
+
+
+def test_without_a_model_translate_says_how_to_choose_one():
+    book = imported(RASHOMON)
+
+    done = honyaku("translate", book, check=False)
+
+    assert done.returncode == 2
+    assert "--model" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_chapters_option_limits_the_job(home, fake_model):
+    book = imported(KOJIKI)
+
+    honyaku("translate", book, "--chapters", "2-3", *model_flags(fake_model))
+
+    chapters = Library(Database.open(home)).get_book(book).chapters
+    done = [bool(c.translated_title) for c in chapters]
+    assert done[1:3] == [True, True]
+    assert sum(done) == 2
+
+
+def test_demo_translates_the_sample_and_says_where_the_result_is(home):
+    done = honyaku("demo")
+
+    assert "built-in demo model" in done.stdout
+    assert (home / "exports" / "rashomon.zh-CN.epub").is_file()
+    assert (home / "exports" / "rashomon.zh-CN.md").is_file()
+    assert "honyaku show" in done.stdout
+
+
+def test_a_job_killed_with_sigkill_resumes_with_nothing_lost_or_doubled(home, tmp_path):
+    book = imported(KOJIKI)
+    honyaku("settings", book, "--chunk-chars", "1500")
+    with FakeLLMServer(latency_s=0.15) as server:
+        command = [
+            sys.executable,
+            "-m",
+            "honyaku",
+            "translate",
+            book,
+            *model_flags(server),
+            "--concurrency",
+            "2",
+        ]
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ
+        )
+        library = Library(Database.open(home))
+        deadline = time.monotonic() + 60
+        while _translated(library, book) < 150 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        killed_at = _translated(library, book)
+
+        resumed = honyaku("translate", book, *model_flags(server))
+
+    assert 150 <= killed_at < _work(library, book)
+    assert "Resuming translation job" in resumed.stdout
+    jobs = JobStore(library.database).list(book)
+    assert len(jobs) == 1
+    assert jobs[0].status == "finished"
+    for chapter in library.get_book(book).chapters:
+        for paragraph in chapter.work_paragraphs:
+            assert paragraph.translation == pseudo_translation(paragraph.text)
+            assert len(library.versions(book, paragraph.id)) == 1
+
+
+def _translated(library: Library, book: str) -> int:
+    return sum(c.translated for c in library.progress(book))
+
+
+def _work(library: Library, book: str) -> int:
+    return sum(c.work_paragraphs for c in library.progress(book))

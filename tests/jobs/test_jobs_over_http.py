@@ -1,0 +1,409 @@
+"""Translation, polish and proofreading jobs against the fake model, over real HTTP.
+
+Each scenario follows a seed: the model works only through tools, honyaku checks every call,
+and whatever the model or the network does, every paragraph ends up with its own text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import Counter
+
+import pytest
+
+from honyaku.agent.loop import LoopLimits
+from honyaku.domain import JobKind
+from honyaku.jobs.events import JobEvent
+from honyaku.jobs.runner import JobOutcome, JobRequest, JobRunner
+from honyaku.llm.openai_compat import OpenAICompatibleProvider
+from honyaku.llm.retry import RetryingProvider, RetryPolicy
+from honyaku.store import JobStore, Library
+from honyaku.testing import (
+    FakeLLMServer,
+    Fault,
+    FaultKind,
+    Mistake,
+    proofreading_changes,
+    pseudo_revision,
+    pseudo_translation,
+)
+
+
+def run(
+    library: Library,
+    jobs: JobStore,
+    server: FakeLLMServer,
+    book_id: str,
+    kind: JobKind = JobKind.TRANSLATION,
+    read_timeout_s: float = 30,
+    **request: object,
+) -> tuple[JobOutcome, list[JobEvent]]:
+    events: list[JobEvent] = []
+    provider = RetryingProvider(
+        OpenAICompatibleProvider(model="fake", base_url=server.url, read_timeout_s=read_timeout_s),
+        RetryPolicy(base_s=0.01),
+    )
+    runner = JobRunner(library, jobs, provider, report=events.append)
+
+    async def job() -> JobOutcome:
+        try:
+            return await runner.run(JobRequest(book_id, kind, **request))
+        finally:
+            await provider.aclose()
+
+    return asyncio.run(job()), events
+
+
+def assert_translated_in_place(library: Library, book_id: str) -> None:
+    book = library.get_book(book_id)
+    for chapter in book.chapters:
+        assert chapter.translated_title == pseudo_translation(chapter.title)
+        for paragraph in chapter.paragraphs:
+            expected = pseudo_translation(paragraph.text) if paragraph.text else None
+            assert paragraph.translation == expected, paragraph
+
+
+def tool_results(jobs: JobStore, book_id: str, name: str) -> list[dict]:
+    return [
+        a.action.payload
+        for a in jobs.actions(book_id, kinds=["tool_result"])
+        if a.action.name == name
+    ]
+
+
+# -- the three job kinds ---------------------------------------------------------------------
+
+
+def test_translation_gives_every_paragraph_and_title_its_own_translation(
+    library, jobs, fake_model, book_id
+):
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    assert outcome.ok
+    assert outcome.paragraphs_done == outcome.paragraphs_total == 30
+    assert_translated_in_place(library, book_id)
+
+
+def test_polish_adds_a_new_version_and_keeps_the_translation_it_improved(
+    library, jobs, fake_model, book_id
+):
+    run(library, jobs, fake_model, book_id)
+    some = library.get_book(book_id).chapters[0].work_paragraphs[0]
+
+    outcome, _ = run(library, jobs, fake_model, book_id, JobKind.POLISH)
+
+    assert outcome.ok
+    for chapter in library.get_book(book_id).chapters:
+        for paragraph in chapter.work_paragraphs:
+            assert paragraph.translation == pseudo_revision(
+                pseudo_translation(paragraph.text), "polish"
+            )
+    versions = library.versions(book_id, some.id)
+    assert [(v["kind"], v["selected"]) for v in versions] == [
+        ("translation", False),
+        ("polish", True),
+    ]
+
+
+def test_proofreading_changes_only_the_paragraphs_it_corrects(library, jobs, fake_model, book_id):
+    run(library, jobs, fake_model, book_id)
+
+    outcome, _ = run(library, jobs, fake_model, book_id, JobKind.PROOFREADING)
+
+    assert outcome.ok
+    assert outcome.paragraphs_done == outcome.paragraphs_total
+    for paragraph in library.get_book(book_id).chapters[1].work_paragraphs:
+        translated = pseudo_translation(paragraph.text)
+        fixed = proofreading_changes(paragraph.index)
+        assert paragraph.translation == (
+            pseudo_revision(translated, "proofreading") if fixed else translated
+        )
+
+
+def test_running_a_finished_translation_again_has_nothing_left_to_do(
+    library, jobs, fake_model, book_id
+):
+    run(library, jobs, fake_model, book_id)
+    requests = len(fake_model.requests)
+
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    assert outcome.ok
+    assert len(fake_model.requests) == requests
+
+
+def test_retranslate_redoes_chosen_chapters_as_new_versions(library, jobs, fake_model, book_id):
+    run(library, jobs, fake_model, book_id)
+
+    outcome, _ = run(library, jobs, fake_model, book_id, chapters=[2], retranslate=True)
+
+    assert outcome.ok
+    assert outcome.paragraphs_total == 10
+    second = library.get_book(book_id).chapters[1].work_paragraphs[0]
+    assert len(library.versions(book_id, second.id)) == 2
+    first = library.get_book(book_id).chapters[0].work_paragraphs[0]
+    assert len(library.versions(book_id, first.id)) == 1
+
+
+# -- seed scenarios: the model's mistakes are refused and corrected ---------------------------
+
+
+def test_seed_000_a_move_outside_the_table_names_the_current_status_and_allowed_moves(
+    library, jobs, fake_model, book_id
+):
+    fake_model.mistakes.add(Mistake.WRONG_STATUS_MOVE)
+
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    refused = next(r for r in tool_results(jobs, book_id, "update_task_status") if not r["success"])
+    assert refused["error_code"] == "INVALID_TRANSITION"
+    assert refused["current_status"] == "planning"
+    assert refused["allowed_next"] == ["working"]
+    assert outcome.ok
+    assert_translated_in_place(library, book_id)
+
+
+def test_seed_001_an_item_keyed_by_index_is_refused_with_the_fix_and_nothing_is_written(
+    library, jobs, fake_model, book_id
+):
+    fake_model.mistakes.add(Mistake.INDEX_INSTEAD_OF_ID)
+
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    first = tool_results(jobs, book_id, "add_translation_batch")[0]
+    assert first["success"] is False
+    assert first["error_code"] == "INDEX_NOT_ALLOWED"
+    assert "paragraph_id" in first["error"]
+    assert "[ID: …]" in first["error"]
+    review = next(r for r in tool_results(jobs, book_id, "update_task_status") if not r["success"])
+    assert review["error_code"] == "WORK_INCOMPLETE"
+    assert outcome.ok
+    assert_translated_in_place(library, book_id)
+    assert all(
+        len(library.versions(book_id, p.id)) == 1
+        for p in library.get_book(book_id).chapters[0].work_paragraphs
+    )
+
+
+def test_seed_004_a_batch_with_a_foreign_id_is_rejected_whole_naming_that_id(
+    library, jobs, fake_model, book_id
+):
+    fake_model.mistakes.add(Mistake.FOREIGN_ID)
+
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    first = tool_results(jobs, book_id, "add_translation_batch")[0]
+    assert first["error_code"] == "PARAGRAPH_NOT_ASSIGNED"
+    assert "段落 deadbeef 不在当前任务分配范围内" in first["error"]
+    assert [p["paragraph_id"] for p in first["problems"]] == ["deadbeef"]
+    assert outcome.ok
+    assert_translated_in_place(library, book_id)
+    versions = Counter(
+        len(library.versions(book_id, p.id))
+        for c in library.get_book(book_id).chapters
+        for p in c.work_paragraphs
+    )
+    assert versions == {1: 30}
+
+
+@pytest.mark.parametrize(
+    ("mistake", "code"),
+    [
+        (Mistake.DUPLICATE_ID, "DUPLICATE_PARAGRAPH_ID"),
+        (Mistake.PREFIX_MISMATCH, "PREFIX_MISMATCH"),
+    ],
+)
+def test_a_faulty_batch_is_rejected_whole_then_resubmitted(
+    library, jobs, fake_model, book_id, mistake, code
+):
+    fake_model.mistakes.add(mistake)
+
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    assert tool_results(jobs, book_id, "add_translation_batch")[0]["error_code"] == code
+    assert outcome.ok
+    assert_translated_in_place(library, book_id)
+
+
+def test_an_unknown_tool_is_answered_with_the_available_ones(library, jobs, fake_model, book_id):
+    fake_model.mistakes.add(Mistake.UNKNOWN_TOOL)
+
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    result = tool_results(jobs, book_id, "translate_everything")[0]
+    assert result["error_code"] == "TOOL_NOT_FOUND"
+    assert "add_translation_batch" in result["available_tools"]
+    assert outcome.ok
+
+
+def test_json_printed_as_text_is_never_parsed_only_answered_with_use_the_tools(
+    library, jobs, fake_model, book_id
+):
+    fake_model.mistakes.add(Mistake.JSON_AS_TEXT)
+
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    nudges = [a.action.payload["text"] for a in jobs.actions(book_id, kinds=["nudge"])]
+    assert len(nudges) == 3
+    assert all("Do not print JSON" in text for text in nudges)
+    assert outcome.ok
+    assert_translated_in_place(library, book_id)
+
+
+def test_a_model_that_forgets_to_end_is_told_what_is_missing(library, jobs, fake_model, book_id):
+    fake_model.mistakes.add(Mistake.FORGET_END)
+
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    nudge = jobs.actions(book_id, kinds=["nudge"])[0].action.payload["text"]
+    assert "current status is review" in nudge
+    assert 'update_task_status("end")' in nudge
+    assert outcome.ok
+
+
+def test_review_is_refused_until_the_first_chunk_has_its_title_naming_the_chapter_id(
+    library, jobs, fake_model, book_id
+):
+    fake_model.mistakes.add(Mistake.SKIP_TITLE)
+
+    outcome, _ = run(library, jobs, fake_model, book_id, chapters=[1])
+
+    refused = next(r for r in tool_results(jobs, book_id, "update_task_status") if not r["success"])
+    chapter_id = library.get_book(book_id).chapters[0].id
+    assert refused["error_code"] == "WORK_INCOMPLETE"
+    assert f'chapter_id "{chapter_id}"' in refused["error"]
+    assert outcome.ok
+
+
+def test_a_model_that_never_finishes_fails_its_chunks_visibly_after_bounded_nudges(
+    library, jobs, fake_model, book_id
+):
+    fake_model.mistakes.add(Mistake.NEVER_FINISH)
+
+    outcome, _events = run(library, jobs, fake_model, book_id, limits=LoopLimits(max_nudges=2))
+
+    assert not outcome.ok
+    assert len(outcome.failures) == 3
+    assert "stopped 3 times without finishing" in outcome.failures[0].reason
+    assert len(fake_model.requests) == 3 * 3
+    assert outcome.job.status == "failed"
+    assert all(
+        p.translation is None for c in library.get_book(book_id).chapters for p in c.paragraphs
+    )
+
+
+def test_one_reply_per_call_takes_more_turns_and_gets_the_same_result(
+    library, jobs, fake_model, book_id
+):
+    fake_model.translator.calls_per_reply = 1
+
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    assert outcome.ok
+    assert len(fake_model.requests) == 3 * 5
+    assert_translated_in_place(library, book_id)
+
+
+# -- the network misbehaves -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault(FaultKind.RATE_LIMIT, seconds=0.05),
+        Fault(FaultKind.SERVER_ERROR),
+        Fault(FaultKind.CUT_STREAM),
+        Fault(FaultKind.DROP_CONNECTION),
+        Fault(FaultKind.SLOW_FIRST_BYTE, seconds=2),
+    ],
+    ids=lambda fault: fault.kind.value,
+)
+def test_faults_are_retried_and_every_paragraph_stays_aligned(
+    library, jobs, fake_model, book_id, fault
+):
+    fake_model.faults.extend([fault, fault])
+
+    outcome, _events = run(library, jobs, fake_model, book_id, concurrency=1, read_timeout_s=1)
+
+    assert outcome.ok
+    assert outcome.job.cost.retries == 2
+    assert_translated_in_place(library, book_id)
+    versions = Counter(
+        len(library.versions(book_id, p.id))
+        for c in library.get_book(book_id).chapters
+        for p in c.work_paragraphs
+    )
+    assert versions == {1: 30}
+
+
+def test_a_retry_honours_the_servers_retry_after(library, jobs, fake_model, book_id):
+    fake_model.faults.append(Fault(FaultKind.RATE_LIMIT, seconds=0.7))
+
+    _, events = run(library, jobs, fake_model, book_id)
+
+    retries = [e for e in events if type(e).__name__ == "RetryScheduled"]
+    assert [round(r.delay_s, 2) for r in retries] == [0.7]
+    assert "429" in retries[0].reason
+
+
+def test_a_rejected_key_fails_the_job_at_once_with_a_readable_reason(library, jobs, book_id):
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from honyaku.errors import FatalProviderError
+    from honyaku.testing.server import BackgroundServer
+
+    async def refuse(_request):
+        return JSONResponse(
+            {"error": {"message": "Incorrect API key provided: sk-abc***xyz"}}, status_code=401
+        )
+
+    with BackgroundServer(
+        Starlette(routes=[Route("/v1/chat/completions", refuse, methods=["POST"])])
+    ) as server:
+        provider = OpenAICompatibleProvider(
+            model="m", base_url=f"{server.origin}/v1", api_key="sk-secret-key"
+        )
+        runner = JobRunner(library, jobs, provider)
+
+        async def job() -> None:
+            try:
+                await runner.run(JobRequest(book_id, JobKind.TRANSLATION))
+            finally:
+                await provider.aclose()
+
+        with pytest.raises(FatalProviderError, match="refused the API key") as caught:
+            asyncio.run(job())
+    assert "sk-secret-key" not in str(caught.value)
+    assert jobs.list(book_id)[0].status == "failed"
+
+
+# -- cost ------------------------------------------------------------------------------------
+
+
+def test_each_conversation_only_grows_at_its_end(library, jobs, fake_model, book_id):
+    fake_model.translator.calls_per_reply = 2
+
+    run(library, jobs, fake_model, book_id, concurrency=1)
+
+    by_chunk: dict[str, list[list[dict]]] = {}
+    for body in fake_model.requests:
+        by_chunk.setdefault(body["messages"][1]["content"], []).append(body["messages"])
+    for conversation in by_chunk.values():
+        for earlier, later in itertools.pairwise(conversation):
+            assert later[: len(earlier)] == earlier
+    tools = {repr(body["tools"]) for body in fake_model.requests}
+    systems = {body["messages"][0]["content"] for body in fake_model.requests}
+    assert len(tools) == len(systems) == 1
+
+
+def test_a_job_counts_requests_and_tokens(library, jobs, fake_model, book_id):
+    outcome, _ = run(library, jobs, fake_model, book_id)
+
+    cost = outcome.job.cost
+    assert cost.requests == len(fake_model.requests) == 3
+    assert cost.input_tokens > 0
+    assert cost.output_tokens > 0
+    assert cost.input_chars > cost.input_tokens
