@@ -42,12 +42,20 @@ class ConfigError(UserError):
 
 
 class ProviderError(HonyakuError):
-    pass
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
 
 
 class TransientProviderError(ProviderError):
-    def __init__(self, message: str, *, retry_after_s: float | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after_s: float | None = None,
+        status_code: int | None = None,
+    ) -> None:
+        super().__init__(message, status_code=status_code)
         self.retry_after_s = retry_after_s
 
 

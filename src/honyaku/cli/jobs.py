@@ -10,13 +10,14 @@ import typer
 from rich.markup import escape
 
 from honyaku.cli.console import EXIT_FAILURE, out
-from honyaku.cli.models import DEMO_MODEL, ApiKeyEnv, BaseUrl, Model, ModelChoice, connect
+from honyaku.cli.models import ApiKeyEnv, BaseUrl, Model, Protocol
 from honyaku.cli.options import Home, open_library, parse_chapter_numbers
 from honyaku.cli.progress import JobProgressView, print_summary
 from honyaku.domain.workflow import JobKind
 from honyaku.formats import ExportFormat, read_book, write_book
+from honyaku.jobs.connection import DEMO_MODEL, ModelChoice, ToolProtocol, open_model
 from honyaku.jobs.runner import CONCURRENCY, JobOutcome, JobRequest, JobRunner
-from honyaku.store import JobStore, Library, resolve_home
+from honyaku.store import JobStore, Library, ModelProfiles, resolve_home
 
 Book = Annotated[str, typer.Argument(help="Book id (or a unique prefix).")]
 Chapters = Annotated[
@@ -25,10 +26,6 @@ Chapters = Annotated[
 ]
 Concurrency = Annotated[
     int, typer.Option("--concurrency", min=1, max=64, help="Chapters worked on at once.")
-]
-Protocol = Annotated[
-    str,
-    typer.Option("--protocol", help="How the model calls tools: native, xml or auto."),
 ]
 
 _SAMPLE = Path(__file__).parents[1] / "samples" / "rashomon.html"
@@ -41,7 +38,7 @@ def _job_command(kind: JobKind, summary: str) -> typer.models.CommandFunctionTyp
         model: Model = None,
         base_url: BaseUrl = None,
         api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-        protocol: Protocol = "native",
+        protocol: Protocol = ToolProtocol.AUTO,
         concurrency: Concurrency = CONCURRENCY,
         retranslate: Annotated[
             bool, typer.Option(help="Redo paragraphs that already have a translation.")
@@ -52,7 +49,8 @@ def _job_command(kind: JobKind, summary: str) -> typer.models.CommandFunctionTyp
         book_id = library.resolve(book)
         numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))
         request = JobRequest(book_id, kind, numbers, concurrency, retranslate)
-        outcome = run_job(library, ModelChoice(model, base_url, api_key_env), request)
+        choice = ModelChoice(model, base_url, api_key_env, protocol)
+        outcome = run_job(library, choice, request)
         if not outcome.ok:
             raise typer.Exit(EXIT_FAILURE)
 
@@ -76,17 +74,22 @@ proofread = _job_command(
 
 def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOutcome:
     out.print(f"Model: {escape(choice.describe())}")
-    jobs = JobStore(library.database)
-    with connect(choice) as provider, JobProgressView(out, request.kind.value) as view:
-        runner = JobRunner(library, jobs, provider, report=view)
+    target = library.get_book(request.book_id, chapter_numbers=[]).target_lang
+    profiles = ModelProfiles(library.database)
 
-        async def job() -> JobOutcome:
-            try:
+    async def job() -> JobOutcome:
+        async with open_model(choice, profiles, language=target) as model:
+            with JobProgressView(out, request.kind.value) as view:
+                runner = JobRunner(
+                    library,
+                    JobStore(library.database),
+                    model.provider,
+                    protocol=model.protocol.value,
+                    report=view,
+                )
                 return await runner.run(request)
-            finally:
-                await provider.aclose()
 
-        outcome = asyncio.run(job())
+    outcome = asyncio.run(job())
     print_summary(out, outcome)
     return outcome
 
@@ -95,13 +98,14 @@ def demo(
     model: Model = None,
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    protocol: Protocol = ToolProtocol.AUTO,
     home: Home = None,
 ) -> None:
     """Import a sample book (Akutagawa's Rashōmon), translate it into Chinese with the
     built-in demo model (or the model you name), and export the result."""
     library = open_library(home)
     book_id = _demo_book(library)
-    choice = ModelChoice(model or DEMO_MODEL, base_url, api_key_env)
+    choice = ModelChoice(model or DEMO_MODEL, base_url, api_key_env, protocol)
     outcome = run_job(library, choice, JobRequest(book_id, JobKind.TRANSLATION))
     folder = resolve_home(home) / "exports"
     folder.mkdir(parents=True, exist_ok=True)

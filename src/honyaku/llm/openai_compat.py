@@ -40,6 +40,7 @@ from honyaku.llm.openai_stream import ReplyAssembler, field_of, sse_data
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 300.0
 MAX_ERROR_CHARS = 300
+MAX_STREAM_FAILURES = 2
 _TRANSIENT_STATUS = {408, 409, 425}
 
 
@@ -58,6 +59,7 @@ class OpenAICompatibleProvider:
     ) -> None:
         self.model = model
         self.streaming = streaming
+        self._stream_failures = 0
         self._client = openai.AsyncOpenAI(
             # Local servers need no key, but the SDK insists on one.
             api_key=api_key or "no-key",
@@ -76,17 +78,48 @@ class OpenAICompatibleProvider:
         try:
             async for event in self._events(request, assembler):
                 yield event
-        except openai.APIStatusError as exc:
-            raise _status_error(exc, self.model) from exc
-        except (openai.APIError, httpx2.HTTPError) as exc:
-            raise TransientProviderError(f"connection to the model failed: {_brief(exc)}") from exc
+        except FatalProviderError as exc:
+            if not self._streaming_refused(exc):
+                raise
+            self.streaming = False
+            async for event in self.stream(request):
+                yield event
+            return
+        except CutStreamError:
+            self._note_stream_failure()
+            raise
         if assembler.finish_reason is None:
+            self._note_stream_failure()
             raise CutStreamError("the reply was cut off before it finished")
+        self._stream_failures = 0
         turn = sum(isinstance(m, AssistantMessage) for m in request.messages)
         message = assembler.message(turn)
         yield Response(message, assembler.finish_reason, _usage(request, message, assembler.usage))
 
+    def _streaming_refused(self, exc: FatalProviderError) -> bool:
+        return self.streaming and exc.status_code in (400, 422) and "stream" in str(exc).lower()
+
+    def _note_stream_failure(self) -> None:
+        """Streams that keep breaking (a buffering proxy, a flaky server): stop streaming."""
+        if self.streaming:
+            self._stream_failures += 1
+            if self._stream_failures >= MAX_STREAM_FAILURES:
+                self.streaming = False
+
     async def _events(
+        self, request: ChatRequest, assembler: ReplyAssembler
+    ) -> AsyncIterator[StreamEvent]:
+        try:
+            async for event in self._http_events(request, assembler):
+                yield event
+        except openai.APIStatusError as exc:
+            raise _status_error(exc, self.model) from exc
+        except (openai.APIError, httpx2.HTTPError) as exc:
+            if assembler.chunks:
+                raise CutStreamError(f"the reply broke off: {_brief(exc)}") from exc
+            raise TransientProviderError(f"connection to the model failed: {_brief(exc)}") from exc
+
+    async def _http_events(
         self, request: ChatRequest, assembler: ReplyAssembler
     ) -> AsyncIterator[StreamEvent]:
         body = _body(self, request)
@@ -201,25 +234,22 @@ def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage
 def _status_error(exc: openai.APIStatusError, model: str) -> ProviderError:
     status = exc.status_code
     detail = _brief(exc)
+    wait = retry_after_s(exc.response.headers)
     if status == 429:
         return RateLimitedError(
-            f"rate limited (429): {detail}", retry_after_s=retry_after_s(exc.response.headers)
+            f"rate limited (429): {detail}", retry_after_s=wait, status_code=status
         )
     if status >= 500 or status in _TRANSIENT_STATUS:
         return TransientProviderError(
-            f"server error ({status}): {detail}", retry_after_s=retry_after_s(exc.response.headers)
+            f"server error ({status}): {detail}", retry_after_s=wait, status_code=status
         )
-    if status == 401:
-        return FatalProviderError(
-            "the server refused the API key (401); check the key in your environment"
-        )
-    if status == 403:
-        return FatalProviderError(f"access denied (403): {detail}")
-    if status == 404:
-        return FatalProviderError(
-            f"not found (404): is the model name {model!r} and the base URL right? {detail}"
-        )
-    return FatalProviderError(f"the server rejected the request ({status}): {detail}")
+    messages = {
+        401: "the server refused the API key (401); check the key in your environment",
+        403: f"access denied (403): {detail}",
+        404: f"not found (404): is the model name {model!r} and the base URL right? {detail}",
+    }
+    message = messages.get(status, f"the server rejected the request ({status}): {detail}")
+    return FatalProviderError(message, status_code=status)
 
 
 def retry_after_s(headers: Mapping[str, str]) -> float | None:

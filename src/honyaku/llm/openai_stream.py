@@ -65,10 +65,12 @@ class ReplyAssembler:
     reasoning_field: str | None = None
     finish_reason: str | None = None
     usage: Any = None
+    chunks: int = 0
     _calls: dict[Any, _PartialCall] = field(default_factory=dict)
     _last_key: Any = None
 
     def add_chunk(self, chunk: Any) -> list[TextDelta | ReasoningDelta]:
+        self.chunks += 1
         if (usage := field_of(chunk, "usage")) is not None:
             self.usage = usage
         events: list[TextDelta | ReasoningDelta] = []

@@ -683,6 +683,9 @@ class XmlToolProtocol:
         self.model = inner.model
         self.language = language
 
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         turn = sum(isinstance(message, AssistantMessage) for message in request.messages)
         tools = {tool.name: tool for tool in request.tools}

@@ -3,6 +3,7 @@
 from honyaku.store.database import Database, resolve_home
 from honyaku.store.jobs import Action, Job, JobCost, JobStore, RecordedAction
 from honyaku.store.library import BookSummary, ChapterProgress, Library, LocatedParagraph
+from honyaku.store.model_profiles import ModelProfiles
 
 __all__ = [
     "Action",
@@ -14,6 +15,7 @@ __all__ = [
     "JobStore",
     "Library",
     "LocatedParagraph",
+    "ModelProfiles",
     "RecordedAction",
     "resolve_home",
 ]

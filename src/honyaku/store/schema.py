@@ -121,3 +121,14 @@ class ActionRow(Base):
     name: Mapped[str | None] = mapped_column(Text)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class ModelProfileRow(Base):
+    """What honyaku learned about a model on a server: how it calls tools."""
+
+    __tablename__ = "model_profiles"
+
+    base_url: Mapped[str] = mapped_column(Text, primary_key=True)
+    model: Mapped[str] = mapped_column(Text, primary_key=True)
+    protocol: Mapped[str] = mapped_column(String(10))
+    checked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)

@@ -1,6 +1,6 @@
 """Stand-ins for real model servers, for tests, the demo and the benchmarks."""
 
-from honyaku.testing.fake_llm import MODEL_NAME, FakeLLMServer, Fault, FaultKind
+from honyaku.testing.fake_llm import MODEL_NAME, FakeLLMServer, Fault, FaultKind, ToolSupport
 from honyaku.testing.fake_translator import (
     FakeTranslator,
     Mistake,
@@ -16,6 +16,7 @@ __all__ = [
     "Fault",
     "FaultKind",
     "Mistake",
+    "ToolSupport",
     "proofreading_changes",
     "pseudo_revision",
     "pseudo_translation",

@@ -43,6 +43,16 @@ _XML_PARAMETER = re.compile(r"<parameter name=\"([^\"]+)\">(.*?)</parameter>", r
 _XML_RESULT = re.compile(r"<tool_result name=\"[^\"]*\">(.*?)</tool_result>", re.S)
 
 
+class ToolSupport(StrEnum):
+    """How the server treats ``tools`` in a request, as real servers do."""
+
+    NATIVE = "native"
+    IGNORED = "ignored"
+    """Drops them silently, like a model served without a tool parser."""
+    REJECTED = "rejected"
+    """Answers 400, like servers whose model has no tool template."""
+
+
 class FaultKind(StrEnum):
     RATE_LIMIT = "rate_limit"
     SERVER_ERROR = "server_error"
@@ -66,6 +76,9 @@ class FakeLLMServer:
     latency_s: float = 0.0
     """Time to first byte of every reply, like a real model's thinking time."""
     delta_chars: int = DELTA_CHARS
+    tool_support: ToolSupport = ToolSupport.NATIVE
+    streaming: bool = True
+    """False: a streamed request gets 400, as from servers that cannot stream."""
     host: str = "127.0.0.1"
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
@@ -112,10 +125,15 @@ class FakeLLMServer:
         first_byte_at = time.monotonic() + self.latency_s
         body = await request.json()
         self.requests.append(body)
+        if refusal := self._refusal(body):
+            return refusal
         fault = self.faults.popleft() if self.faults else None
         if fault is not None and (refusal := _refusal(fault)):
             return refusal
-        reply = self.translator.reply(*_conversation(body))
+        if self.tool_support is ToolSupport.IGNORED:
+            body = {key: value for key, value in body.items() if key != "tools"}
+        offered = tuple(t["function"]["name"] for t in body.get("tools") or ())
+        reply = self.translator.reply(*_conversation(body), offered)
         xml = not body.get("tools")
         chunks = _chunks(reply, body, xml=xml, delta_chars=self.delta_chars)
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:
@@ -127,6 +145,13 @@ class FakeLLMServer:
         return StreamingResponse(
             self._sse(chunks, fault, with_usage, first_byte_at), media_type="text/event-stream"
         )
+
+    def _refusal(self, body: dict[str, Any]) -> Response | None:
+        if body.get("tools") and self.tool_support is ToolSupport.REJECTED:
+            return _error(400, "This model does not support tools", "invalid_request_error")
+        if body.get("stream") and not self.streaming:
+            return _error(400, "Streaming is not supported by this server", "invalid_request_error")
+        return None
 
     async def _sse(
         self,
@@ -149,12 +174,14 @@ class FakeLLMServer:
 def _refusal(fault: Fault) -> Response | None:
     headers = {"retry-after": f"{fault.seconds:g}"}
     if fault.kind is FaultKind.RATE_LIMIT:
-        error = {"message": "Rate limit reached, slow down", "type": "rate_limit_exceeded"}
-        return JSONResponse({"error": error}, status_code=429, headers=headers)
+        return _error(429, "Rate limit reached, slow down", "rate_limit_exceeded", headers)
     if fault.kind is FaultKind.SERVER_ERROR:
-        error = {"message": "The server had an error", "type": "server_error"}
-        return JSONResponse({"error": error}, status_code=500, headers=headers)
+        return _error(500, "The server had an error", "server_error", headers)
     return None
+
+
+def _error(status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse({"error": {"message": message, "type": kind}}, status, headers)
 
 
 # -- reading a request -----------------------------------------------------------------------

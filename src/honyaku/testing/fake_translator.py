@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from honyaku.llm.tool_support import PROBE_TOOL
+
 WORK_LINE = re.compile(r"^\[(\d+)\] \[ID: ([0-9a-f]{8})\] (.*)$")
 TRANSLATION_LINE = "    → "
 PREFIX_CHARS = 8
@@ -34,6 +36,8 @@ class Mistake(StrEnum):
     FORGET_END = "forget_end"
     UNKNOWN_TOOL = "unknown_tool"
     SKIP_TITLE = "skip_title"
+    BAD_ARGUMENTS = "bad_arguments"
+    """A status call without its status, a context call with a count that is no number."""
     NEVER_FINISH = "never_finish"
     """Every reply is text without calls: the chunk must fail after its nudges."""
 
@@ -108,11 +112,14 @@ class FakeTranslator:
     calls_per_reply: int | None = None
     """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply."""
 
-    def reply(self, system: str, turns: list[Turn]) -> Reply:
+    def reply(self, system: str, turns: list[Turn], offered: tuple[str, ...] = ()) -> Reply:
+        """The next reply; ``offered`` names the tools the request declares natively."""
         if not turns or turns[0].role != "user":
             return Reply("Hello! Give me a chunk to translate.")
         chunk = _read_chunk(system, turns[0].text)
         if not chunk.lines and chunk.chapter_id is None:
+            if offered == (PROBE_TOOL.name,) and len(turns) == 1:
+                return Reply(calls=(FakeCall(PROBE_TOOL.name, {"ready": True}),))
             return Reply("I see nothing to translate here.")
         state = _replay(turns)
         if Mistake.NEVER_FINISH in self.mistakes:
@@ -144,9 +151,22 @@ class FakeTranslator:
             calls = [FakeCall("update_task_status", {"status": "end"}), *calls]
         if Mistake.UNKNOWN_TOOL in self.mistakes:
             calls = [FakeCall("translate_everything", {}), *calls]
+        if Mistake.BAD_ARGUMENTS in self.mistakes and (first := _first_paragraph(calls)):
+            calls = [
+                FakeCall("update_task_status", {}),
+                FakeCall("get_previous_paragraphs", {"paragraph_id": first, "count": "many"}),
+                *calls,
+            ]
         if Mistake.SKIP_TITLE in self.mistakes:
             calls = [call for call in calls if call.name != "update_chapter_title"]
         return [_spoil(call, self.mistakes) for call in calls]
+
+
+def _first_paragraph(calls: list[FakeCall]) -> str | None:
+    for call in calls:
+        if call.name == "add_translation_batch":
+            return call.arguments["paragraphs"][0]["paragraph_id"]
+    return None
 
 
 def _spoil(call: FakeCall, mistakes: set[Mistake]) -> FakeCall:

@@ -1,0 +1,24 @@
+"""What honyaku remembers about models: the tool protocol each one answered the probe with."""
+
+from __future__ import annotations
+
+from honyaku.store.database import Database
+from honyaku.store.schema import ModelProfileRow, utc_now
+
+
+class ModelProfiles:
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def protocol(self, base_url: str, model: str) -> str | None:
+        with self.database.transaction() as session:
+            row = session.get(ModelProfileRow, (base_url, model))
+            return row.protocol if row else None
+
+    def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
+        with self.database.transaction() as session:
+            session.merge(
+                ModelProfileRow(
+                    base_url=base_url, model=model, protocol=protocol, checked_at=utc_now()
+                )
+            )

@@ -1,0 +1,66 @@
+"""--protocol native|xml|auto, and servers that cannot stream, through the real command."""
+
+from __future__ import annotations
+
+import pytest
+
+from honyaku.store import Database, Library, ModelProfiles
+from honyaku.testing import FakeLLMServer, ToolSupport, pseudo_translation
+
+from .conftest import RASHOMON, honyaku, imported
+
+
+def flags(server: FakeLLMServer, *more: str) -> list[str]:
+    return ["--model", "fake-translator", "--base-url", server.url, *more]
+
+
+def assert_all_translated(home, book: str) -> None:
+    library = Library(Database.open(home))
+    for paragraph in library.get_book(book).chapters[0].work_paragraphs:
+        assert paragraph.translation == pseudo_translation(paragraph.text)
+
+
+def probes(server: FakeLLMServer) -> int:
+    return sum(
+        1
+        for body in server.requests
+        if [t["function"]["name"] for t in body.get("tools") or ()] == ["report_ready"]
+    )
+
+
+def test_translate_with_the_xml_protocol_sends_no_native_tools(home, fake_model):
+    book = imported(RASHOMON)
+
+    honyaku("translate", book, *flags(fake_model, "--protocol", "xml"))
+
+    assert all("tools" not in body for body in fake_model.requests)
+    assert "<tool_use>" in fake_model.requests[0]["messages"][0]["content"]
+    assert_all_translated(home, book)
+
+
+@pytest.mark.parametrize(
+    ("support", "expected"),
+    [(ToolSupport.NATIVE, "native"), (ToolSupport.IGNORED, "xml"), (ToolSupport.REJECTED, "xml")],
+)
+def test_auto_asks_the_model_once_and_remembers_per_server_and_model(home, support, expected):
+    book = imported(RASHOMON)
+    with FakeLLMServer(tool_support=support) as server:
+        honyaku("translate", book, *flags(server, "--protocol", "auto"))
+        honyaku("translate", book, *flags(server, "--protocol", "auto", "--retranslate"))
+
+        remembered = ModelProfiles(Database.open(home)).protocol(
+            f"{server.url}/", "fake-translator"
+        )
+        assert probes(server) == 1
+    assert remembered == expected
+    assert_all_translated(home, book)
+
+
+def test_a_server_that_cannot_stream_gets_plain_requests(home):
+    book = imported(RASHOMON)
+    with FakeLLMServer(streaming=False) as server:
+        done = honyaku("translate", book, *flags(server, "--protocol", "native"))
+
+        assert [body.get("stream", False) for body in server.requests][:2] == [True, False]
+    assert "paragraphs  37/37" in done.stdout
+    assert_all_translated(home, book)
