@@ -14,14 +14,10 @@ import pytest
 
 from honyaku.agent.loop import LoopLimits
 from honyaku.domain import JobKind
-from honyaku.jobs.events import JobEvent
-from honyaku.jobs.runner import JobOutcome, JobRequest, JobRunner
+from honyaku.jobs.runner import JobRequest, JobRunner
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
-from honyaku.llm.retry import RetryingProvider, RetryPolicy
-from honyaku.llm.xml_protocol import XmlToolProtocol
 from honyaku.store import JobStore, Library
 from honyaku.testing import (
-    FakeLLMServer,
     Fault,
     FaultKind,
     Mistake,
@@ -29,40 +25,6 @@ from honyaku.testing import (
     pseudo_revision,
     pseudo_translation,
 )
-
-
-def run(
-    library: Library,
-    jobs: JobStore,
-    server: FakeLLMServer,
-    book_id: str,
-    kind: JobKind = JobKind.TRANSLATION,
-    *,
-    protocol: str,
-    read_timeout_s: float = 30,
-    **request: object,
-) -> tuple[JobOutcome, list[JobEvent]]:
-    events: list[JobEvent] = []
-    server_api = OpenAICompatibleProvider(
-        model="fake", base_url=server.url, read_timeout_s=read_timeout_s
-    )
-    speaking = XmlToolProtocol(server_api, language="zh-CN") if protocol == "xml" else server_api
-    provider = RetryingProvider(speaking, RetryPolicy(base_s=0.01))
-    runner = JobRunner(library, jobs, provider, report=events.append)
-
-    async def job() -> JobOutcome:
-        try:
-            return await runner.run(JobRequest(book_id, kind, **request))
-        finally:
-            await provider.aclose()
-
-    return asyncio.run(job()), events
-
-
-@pytest.fixture(params=["native", "xml"])
-def protocol(request: pytest.FixtureRequest) -> str:
-    """Every job scenario runs with native tool calls and with the XML protocol."""
-    return request.param
 
 
 def assert_translated_in_place(library: Library, book_id: str) -> None:
@@ -86,9 +48,9 @@ def tool_results(jobs: JobStore, book_id: str, name: str) -> list[dict]:
 
 
 def test_translation_gives_every_paragraph_and_title_its_own_translation(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     assert outcome.ok
     assert outcome.paragraphs_done == outcome.paragraphs_total == 30
@@ -96,12 +58,12 @@ def test_translation_gives_every_paragraph_and_title_its_own_translation(
 
 
 def test_polish_adds_a_new_version_and_keeps_the_translation_it_improved(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
-    run(library, jobs, fake_model, book_id, protocol=protocol)
+    run_job(fake_model, book_id)
     some = library.get_book(book_id).chapters[0].work_paragraphs[0]
 
-    outcome, _ = run(library, jobs, fake_model, book_id, JobKind.POLISH, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id, JobKind.POLISH)
 
     assert outcome.ok
     for chapter in library.get_book(book_id).chapters:
@@ -117,11 +79,11 @@ def test_polish_adds_a_new_version_and_keeps_the_translation_it_improved(
 
 
 def test_proofreading_changes_only_the_paragraphs_it_corrects(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
-    run(library, jobs, fake_model, book_id, protocol=protocol)
+    run_job(fake_model, book_id)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, JobKind.PROOFREADING, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id, JobKind.PROOFREADING)
 
     assert outcome.ok
     assert outcome.paragraphs_done == outcome.paragraphs_total
@@ -134,25 +96,23 @@ def test_proofreading_changes_only_the_paragraphs_it_corrects(
 
 
 def test_running_a_finished_translation_again_has_nothing_left_to_do(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
-    run(library, jobs, fake_model, book_id, protocol=protocol)
+    run_job(fake_model, book_id)
     requests = len(fake_model.requests)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     assert outcome.ok
     assert len(fake_model.requests) == requests
 
 
 def test_retranslate_redoes_chosen_chapters_as_new_versions(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
-    run(library, jobs, fake_model, book_id, protocol=protocol)
+    run_job(fake_model, book_id)
 
-    outcome, _ = run(
-        library, jobs, fake_model, book_id, protocol=protocol, chapters=[2], retranslate=True
-    )
+    outcome, _ = run_job(fake_model, book_id, chapters=[2], retranslate=True)
 
     assert outcome.ok
     assert outcome.paragraphs_total == 10
@@ -166,11 +126,11 @@ def test_retranslate_redoes_chosen_chapters_as_new_versions(
 
 
 def test_seed_000_a_move_outside_the_table_names_the_current_status_and_allowed_moves(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.mistakes.add(Mistake.WRONG_STATUS_MOVE)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     refused = next(r for r in tool_results(jobs, book_id, "update_task_status") if not r["success"])
     assert refused["error_code"] == "INVALID_TRANSITION"
@@ -181,11 +141,11 @@ def test_seed_000_a_move_outside_the_table_names_the_current_status_and_allowed_
 
 
 def test_seed_001_an_item_keyed_by_index_is_refused_with_the_fix_and_nothing_is_written(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.mistakes.add(Mistake.INDEX_INSTEAD_OF_ID)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     first = tool_results(jobs, book_id, "add_translation_batch")[0]
     assert first["success"] is False
@@ -203,11 +163,11 @@ def test_seed_001_an_item_keyed_by_index_is_refused_with_the_fix_and_nothing_is_
 
 
 def test_seed_004_a_batch_with_a_foreign_id_is_rejected_whole_naming_that_id(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.mistakes.add(Mistake.FOREIGN_ID)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     first = tool_results(jobs, book_id, "add_translation_batch")[0]
     assert first["error_code"] == "PARAGRAPH_NOT_ASSIGNED"
@@ -231,11 +191,11 @@ def test_seed_004_a_batch_with_a_foreign_id_is_rejected_whole_naming_that_id(
     ],
 )
 def test_a_faulty_batch_is_rejected_whole_then_resubmitted(
-    protocol, library, jobs, fake_model, book_id, mistake, code
+    run_job, library, jobs, fake_model, book_id, mistake, code
 ):
     fake_model.mistakes.add(mistake)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     assert tool_results(jobs, book_id, "add_translation_batch")[0]["error_code"] == code
     assert outcome.ok
@@ -243,11 +203,11 @@ def test_a_faulty_batch_is_rejected_whole_then_resubmitted(
 
 
 def test_an_unknown_tool_is_answered_with_the_available_ones(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.mistakes.add(Mistake.UNKNOWN_TOOL)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     result = tool_results(jobs, book_id, "translate_everything")[0]
     assert result["error_code"] == "TOOL_NOT_FOUND"
@@ -256,11 +216,11 @@ def test_an_unknown_tool_is_answered_with_the_available_ones(
 
 
 def test_missing_and_wrongly_typed_parameters_get_their_codes_in_both_protocols(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.mistakes.add(Mistake.BAD_ARGUMENTS)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     missing = tool_results(jobs, book_id, "update_task_status")[0]
     wrong = tool_results(jobs, book_id, "get_previous_paragraphs")[0]
@@ -272,11 +232,11 @@ def test_missing_and_wrongly_typed_parameters_get_their_codes_in_both_protocols(
 
 
 def test_json_printed_as_text_is_never_parsed_only_answered_with_use_the_tools(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.mistakes.add(Mistake.JSON_AS_TEXT)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     nudges = [a.action.payload["text"] for a in jobs.actions(book_id, kinds=["nudge"])]
     assert len(nudges) == 3
@@ -286,11 +246,11 @@ def test_json_printed_as_text_is_never_parsed_only_answered_with_use_the_tools(
 
 
 def test_a_model_that_forgets_to_end_is_told_what_is_missing(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.mistakes.add(Mistake.FORGET_END)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     nudge = jobs.actions(book_id, kinds=["nudge"])[0].action.payload["text"]
     assert "current status is review" in nudge
@@ -299,11 +259,11 @@ def test_a_model_that_forgets_to_end_is_told_what_is_missing(
 
 
 def test_review_is_refused_until_the_first_chunk_has_its_title_naming_the_chapter_id(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.mistakes.add(Mistake.SKIP_TITLE)
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol, chapters=[1])
+    outcome, _ = run_job(fake_model, book_id, chapters=[1])
 
     refused = next(r for r in tool_results(jobs, book_id, "update_task_status") if not r["success"])
     chapter_id = library.get_book(book_id).chapters[0].id
@@ -313,13 +273,11 @@ def test_review_is_refused_until_the_first_chunk_has_its_title_naming_the_chapte
 
 
 def test_a_model_that_never_finishes_fails_its_chunks_visibly_after_bounded_nudges(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.mistakes.add(Mistake.NEVER_FINISH)
 
-    outcome, _events = run(
-        library, jobs, fake_model, book_id, protocol=protocol, limits=LoopLimits(max_nudges=2)
-    )
+    outcome, _events = run_job(fake_model, book_id, limits=LoopLimits(max_nudges=2))
 
     assert not outcome.ok
     assert len(outcome.failures) == 3
@@ -332,11 +290,11 @@ def test_a_model_that_never_finishes_fails_its_chunks_visibly_after_bounded_nudg
 
 
 def test_one_reply_per_call_takes_more_turns_and_gets_the_same_result(
-    protocol, library, jobs, fake_model, book_id
+    run_job, library, jobs, fake_model, book_id
 ):
     fake_model.translator.calls_per_reply = 1
 
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+    outcome, _ = run_job(fake_model, book_id)
 
     assert outcome.ok
     assert len(fake_model.requests) == 3 * 5
@@ -358,13 +316,11 @@ def test_one_reply_per_call_takes_more_turns_and_gets_the_same_result(
     ids=lambda fault: fault.kind.value,
 )
 def test_faults_are_retried_and_every_paragraph_stays_aligned(
-    protocol, library, jobs, fake_model, book_id, fault
+    run_job, library, jobs, fake_model, book_id, fault
 ):
     fake_model.faults.extend([fault, fault])
 
-    outcome, _events = run(
-        library, jobs, fake_model, book_id, protocol=protocol, concurrency=1, read_timeout_s=1
-    )
+    outcome, _events = run_job(fake_model, book_id, concurrency=1, read_timeout_s=1)
 
     assert outcome.ok
     assert outcome.job.cost.retries == 2
@@ -377,10 +333,10 @@ def test_faults_are_retried_and_every_paragraph_stays_aligned(
     assert versions == {1: 30}
 
 
-def test_a_retry_honours_the_servers_retry_after(protocol, library, jobs, fake_model, book_id):
+def test_a_retry_honours_the_servers_retry_after(run_job, library, jobs, fake_model, book_id):
     fake_model.faults.append(Fault(FaultKind.RATE_LIMIT, seconds=0.7))
 
-    _, events = run(library, jobs, fake_model, book_id, protocol=protocol)
+    _, events = run_job(fake_model, book_id)
 
     retries = [e for e in events if type(e).__name__ == "RetryScheduled"]
     assert [round(r.delay_s, 2) for r in retries] == [0.7]
@@ -423,10 +379,10 @@ def test_a_rejected_key_fails_the_job_at_once_with_a_readable_reason(library, jo
 # -- cost ------------------------------------------------------------------------------------
 
 
-def test_each_conversation_only_grows_at_its_end(protocol, library, jobs, fake_model, book_id):
+def test_each_conversation_only_grows_at_its_end(run_job, library, jobs, fake_model, book_id):
     fake_model.translator.calls_per_reply = 2
 
-    run(library, jobs, fake_model, book_id, protocol=protocol, concurrency=1)
+    run_job(fake_model, book_id, concurrency=1)
 
     by_chunk: dict[str, list[list[dict]]] = {}
     for body in fake_model.requests:
@@ -439,8 +395,8 @@ def test_each_conversation_only_grows_at_its_end(protocol, library, jobs, fake_m
     assert len(tools) == len(systems) == 1
 
 
-def test_a_job_counts_requests_and_tokens(protocol, library, jobs, fake_model, book_id):
-    outcome, _ = run(library, jobs, fake_model, book_id, protocol=protocol)
+def test_a_job_counts_requests_and_tokens(run_job, library, jobs, fake_model, book_id):
+    outcome, _ = run_job(fake_model, book_id)
 
     cost = outcome.job.cost
     assert cost.requests == len(fake_model.requests) == 3

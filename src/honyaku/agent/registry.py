@@ -18,6 +18,7 @@ from typing import Any, get_type_hints
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic_core import ErrorDetails
 
+from honyaku.agent.broker import ApprovalPolicy
 from honyaku.errors import StoreError, ToolError
 from honyaku.llm.messages import ToolCall, ToolSpec
 
@@ -26,6 +27,7 @@ MISSING_PARAMETER = "MISSING_PARAMETER"
 INVALID_PARAMETER = "INVALID_PARAMETER"
 EXECUTION_FAILED = "EXECUTION_FAILED"
 API_ERROR = "API_ERROR"
+DENIED = "DENIED"
 
 Result = dict[str, Any]
 Handler = Callable[..., Result] | Callable[..., Awaitable[Result]]
@@ -99,9 +101,24 @@ def failure(code: str, message: str, **details: Any) -> Result:
 
 
 class ToolRegistry:
-    def __init__(self, tools: Iterable[Tool]) -> None:
+    """The tools of one conversation.
+
+    ``hidden`` tools are not offered to the model but still answered if it calls them (a
+    book that turned questions off answers ``ask_user`` with "cancelled"). Calls that need
+    the person's approval go through ``approval`` first.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        *,
+        hidden: Iterable[str] = (),
+        approval: ApprovalPolicy | None = None,
+    ) -> None:
         self._tools = {t.name: t for t in tools}
-        self.specs: tuple[ToolSpec, ...] = tuple(t.spec for t in self._tools.values())
+        offered = [t for t in self._tools.values() if t.name not in set(hidden)]
+        self.specs: tuple[ToolSpec, ...] = tuple(t.spec for t in offered)
+        self._approval = approval
 
     @property
     def names(self) -> list[str]:
@@ -125,7 +142,17 @@ class ToolRegistry:
             arguments = found.parameters.model_validate(call.arguments)
         except ValidationError as exc:
             return _validation_failure(exc)
+        if refusal := await self._refusal(found, call, context):
+            return failure(DENIED, refusal)
         return await _execute(found, context, arguments)
+
+    async def _refusal(self, found: Tool, call: ToolCall, context: Any) -> str | None:
+        if self._approval is None or not self._approval.needs_approval(
+            found.name, found.needs_approval
+        ):
+            return None
+        asker = getattr(context, "asker", "the model")
+        return await self._approval.refusal(found.name, call.arguments, asker)
 
 
 async def _execute(found: Tool, context: Any, arguments: BaseModel) -> Result:
@@ -143,7 +170,7 @@ async def _execute(found: Tool, context: Any, arguments: BaseModel) -> Result:
         return failure(API_ERROR, f"the library could not do it: {exc}")
     except Exception as exc:  # a bug in a tool must not end the conversation
         return failure(EXECUTION_FAILED, f"{found.name} failed: {type(exc).__name__}: {exc}")
-    return {"success": True, **result}
+    return result if "success" in result else {"success": True, **result}
 
 
 def _validation_failure(exc: ValidationError) -> Result:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 
+from honyaku.agent.broker import Broker
 from honyaku.cli.console import EXIT_FAILURE, out
+from honyaku.cli.dialog import TerminalFrontEnd
 from honyaku.cli.models import ApiKeyEnv, BaseUrl, Model, Protocol
 from honyaku.cli.options import Home, open_library, parse_chapter_numbers
 from honyaku.cli.progress import JobProgressView, print_summary
@@ -79,12 +84,13 @@ def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOu
 
     async def job() -> JobOutcome:
         async with open_model(choice, profiles, language=target) as model:
-            with JobProgressView(out, request.kind.value) as view:
+            with JobProgressView(out, request.kind.value) as view, _front_end(view) as broker:
                 runner = JobRunner(
                     library,
                     JobStore(library.database),
                     model.provider,
                     protocol=model.protocol.value,
+                    broker=broker,
                     report=view,
                 )
                 return await runner.run(request)
@@ -92,6 +98,18 @@ def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOu
     outcome = asyncio.run(job())
     print_summary(out, outcome)
     return outcome
+
+
+@contextmanager
+def _front_end(view: JobProgressView) -> Iterator[Broker]:
+    """A broker that asks the person on this terminal, if there is one: without a terminal
+    (CI, a pipe) nothing waits for a person."""
+    broker = Broker()
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        yield broker
+        return
+    with broker.attached(TerminalFrontEnd(out, view.paused)):
+        yield broker
 
 
 def demo(

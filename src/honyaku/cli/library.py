@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -9,10 +10,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from honyaku.agent.questions import QUESTION_TOOLS
+from honyaku.cli.actions import NOTABLE_ACTIONS, print_actions
 from honyaku.cli.console import out
 from honyaku.cli.options import Home, open_library
 from honyaku.domain.languages import guess_language, normalize_language
+from honyaku.errors import ConfigError
 from honyaku.formats import ExportFormat, read_book, write_book
+from honyaku.jobs.tools import TASK_TOOLS
+from honyaku.store import JobStore
 
 
 def import_(
@@ -61,11 +67,23 @@ def books(home: Home = None) -> None:
 
 
 def show(
-    book: Annotated[str, typer.Argument(help="Book id (or a unique prefix).")], home: Home = None
+    book: Annotated[str, typer.Argument(help="Book id (or a unique prefix).")],
+    actions: Annotated[
+        bool,
+        typer.Option(
+            "--actions",
+            help="List what happened in the book's jobs instead: questions and answers, "
+            "refused calls, nudges, retries, failures.",
+        ),
+    ] = False,
+    home: Home = None,
 ) -> None:
     """Show a book's chapters with paragraph counts and translation progress."""
     library = open_library(home)
     book_id = library.resolve(book)
+    if actions:
+        print_actions(out, JobStore(library.database).actions(book_id, kinds=NOTABLE_ACTIONS))
+        return
     meta = library.get_book(book_id, chapter_numbers=[])
     out.print(f"[bold]{escape(meta.title)}[/] {escape(meta.author or '')}  [dim]{meta.id}[/]")
     out.print(f"{meta.source_lang} → {meta.target_lang}")
@@ -99,20 +117,53 @@ def export(
     out.print(f"Wrote {output}")
 
 
+class Switch(StrEnum):
+    ON = "on"
+    OFF = "off"
+
+
 def settings(
     book: Annotated[str, typer.Argument(help="Book id (or a unique prefix).")],
     chunk_chars: Annotated[
         int | None, typer.Option(help="Source characters per chunk sent to the model.")
+    ] = None,
+    skip_ask_user: Annotated[
+        Switch | None,
+        typer.Option(help="on: the model may not ask you questions (ask_user) about this book."),
+    ] = None,
+    approve_tools: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated tools whose every call you approve first; '' clears."),
+    ] = None,
+    always_allow: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated tools never to ask approval for; '' clears."),
     ] = None,
     home: Home = None,
 ) -> None:
     """Print a book's settings, changing those given first."""
     library = open_library(home)
     book_id = library.resolve(book)
-    changes = {"chunk_chars": chunk_chars} if chunk_chars is not None else {}
+    changes: dict[str, object] = {}
+    if chunk_chars is not None:
+        changes["chunk_chars"] = chunk_chars
+    if skip_ask_user is not None:
+        changes["skip_ask_user"] = skip_ask_user is Switch.ON
+    if approve_tools is not None:
+        changes["approve_tools"] = _tool_names(approve_tools)
+    if always_allow is not None:
+        changes["always_allow"] = _tool_names(always_allow)
     current = library.update_settings(book_id, **changes) if changes else library.settings(book_id)
     for name, value in current.model_dump().items():
         out.print(f"{name} = {value}")
+
+
+def _tool_names(listed: str) -> list[str]:
+    names = [name.strip() for name in listed.split(",") if name.strip()]
+    known = [t.name for t in TASK_TOOLS + QUESTION_TOOLS]
+    if unknown := [name for name in names if name not in known]:
+        raise ConfigError(f"unknown tool {', '.join(unknown)}; tools are: {', '.join(known)}")
+    return names
 
 
 def _ratio(done: int, total: int) -> str:

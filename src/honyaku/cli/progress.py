@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 from rich.console import Console
@@ -38,6 +40,26 @@ class JobProgressView:
         )
         self._task = self._progress.add_task(title, total=None, requests=0, tokens=0, retries=0)
         self._counts = {"requests": 0, "tokens": 0, "retries": 0}
+        self._held: list[str] | None = None
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Nothing is drawn while a dialog has the screen; messages wait for it to close."""
+        self._progress.stop()
+        self._held = []
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            self._progress.start()
+            for message in held:
+                self.console.print(message)
+
+    def _say(self, message: str) -> None:
+        if self._held is not None:
+            self._held.append(message)
+        else:
+            self.console.print(message)
 
     def __enter__(self) -> JobProgressView:
         self._progress.start()
@@ -63,12 +85,12 @@ class JobProgressView:
                 self._count("tokens", tokens or (usage.input_chars + usage.output_chars) // 2)
             case RetryScheduled():
                 self._count("retries", 1)
-                self.console.print(
+                self._say(
                     f"[yellow]retry[/] chapter {event.chapter} chunk {event.chunk} in "
                     f"{event.delay_s:.1f}s: {escape(event.reason)}"
                 )
             case ChunkFinished(error=str() as error):
-                self.console.print(
+                self._say(
                     f"[red]failed[/] chapter {event.chapter} chunk {event.chunk}: {escape(error)}"
                 )
 

@@ -41,6 +41,11 @@ class BookSettings(BaseModel):
 
     chunk_chars: int = Field(default=CHUNK_CHARS, ge=200, le=200_000)
     skip_ask_user: bool = False
+    """The model may not ask the translator questions while working on this book."""
+    approve_tools: list[str] = Field(default_factory=list)
+    """Tools whose every call the translator approves before it runs."""
+    always_allow: list[str] = Field(default_factory=list)
+    """Tools that would need approval but are always allowed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,12 @@ Rules:
   context: use them freely to understand the text, never submit them.
 - One item per paragraph, its text on one line. Keep names and terms consistent."""
 
+_EN_QUESTIONS = (
+    "- If a choice that is the translator's to make blocks you (how to render a name, a\n"
+    "  character's voice, a key term), ask with ask_user, or ask_user_batch for several at\n"
+    "  once. Ask rarely; decide everything else yourself."
+)
+
 _ZH_ROLE = {
     JobKind.TRANSLATION: "你负责把一本{source}书翻译成{target}，每次处理一个分块。",
     JobKind.POLISH: (
@@ -124,17 +130,25 @@ _ZH_RULES = """\
   get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以随时查阅，但不要提交。
 - 每个段落一项，译文写在一行内。人名和术语前后保持一致。"""
 
+_ZH_QUESTIONS = (
+    "- 遇到必须由译者决定、且影响工作的关键歧义（人名译法、角色口吻、重要术语）时，\n"
+    "  用 ask_user 提问，多个问题可用 ask_user_batch 一次提出。尽量少问；其他问题自行判断。"
+)
 
-def system_prompt(kind: JobKind, source_lang: str, target_lang: str) -> str:
+
+def system_prompt(kind: JobKind, source_lang: str, target_lang: str, *, questions: bool) -> str:
+    """The job's instructions; ``questions`` says whether the model may ask the translator."""
     chinese = is_chinese(target_lang)
     names = {
         "source": language_name(source_lang, chinese=chinese),
         "target": language_name(target_lang, chinese=chinese),
     }
     if chinese:
-        parts = [_ZH_ROLE[kind].format(**names), "工作步骤：\n" + _ZH_STEPS[kind], _ZH_RULES]
+        rules = _ZH_RULES + ("\n" + _ZH_QUESTIONS if questions else "")
+        parts = [_ZH_ROLE[kind].format(**names), "工作步骤：\n" + _ZH_STEPS[kind], rules]
     else:
-        parts = [_EN_ROLE[kind].format(**names), "Steps:\n" + _EN_STEPS[kind], _EN_RULES]
+        rules = _EN_RULES + ("\n" + _EN_QUESTIONS if questions else "")
+        parts = [_EN_ROLE[kind].format(**names), "Steps:\n" + _EN_STEPS[kind], rules]
     return "\n\n".join(parts)
 
 

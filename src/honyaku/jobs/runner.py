@@ -11,8 +11,15 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from honyaku.agent.broker import ApprovalPolicy, Broker
 from honyaku.agent.loop import LoopLimits, Nudged, ToolFinished, ToolStarted, run_loop
-from honyaku.agent.registry import Tool, ToolRegistry, result_summary
+from honyaku.agent.questions import (
+    QUESTION_TOOL_NAMES,
+    QUESTION_TOOLS,
+    SKIPPED_QUESTION_TOOLS,
+    question_summary,
+)
+from honyaku.agent.registry import Result, ToolRegistry, result_summary
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk, split_into_chunks
 from honyaku.domain.workflow import JobKind
@@ -30,8 +37,8 @@ from honyaku.jobs.events import (
 from honyaku.jobs.prompts import chunk_message, system_prompt
 from honyaku.jobs.task import ChunkTask
 from honyaku.jobs.tools import TASK_TOOLS
-from honyaku.llm.events import ChatProvider, Response, Retry
-from honyaku.llm.messages import Message, SystemMessage, UserMessage
+from honyaku.llm.events import ChatProvider, Response, Retry, Usage
+from honyaku.llm.messages import Message, SystemMessage, ToolCall, UserMessage
 from honyaku.store.jobs import FAILED, FINISHED, INTERRUPTED, Action, Job, JobCost, JobStore
 from honyaku.store.library import Library
 
@@ -81,39 +88,38 @@ class JobRunner:
         provider: ChatProvider,
         *,
         protocol: str = "native",
-        tools: tuple[Tool, ...] = TASK_TOOLS,
+        broker: Broker | None = None,
         report: Callable[[JobEvent], None] = lambda event: None,
     ) -> None:
         self.library = library
         self.jobs = jobs
         self.provider = provider
         self.protocol = protocol
-        self.registry = ToolRegistry(tools)
+        self.broker = broker or Broker()
         self.report = report
 
     async def run(self, request: JobRequest) -> JobOutcome:
         book = self.library.get_book(request.book_id, chapter_numbers=request.chapters)
         job, resumed = self._open_job(request)
-        done = self._done_before(job, book, request)
-        plans = _plan(book, request, done)
+        plans = _plan(book, request, self._done_before(job, book, request))
         total = sum(len(_work_of(c, request.kind)) for c in book.chapters)
-        already = total - sum(len(chunk.paragraphs) for plan in plans for chunk in plan.chunks)
-        self.report(JobStarted(job, total, already, sum(len(p.chunks) for p in plans), resumed))
-        failures: list[ChunkFailure] = []
+        to_do = sum(len(chunk.paragraphs) for plan in plans for chunk in plan.chunks)
+        self.report(
+            JobStarted(job, total, total - to_do, sum(len(p.chunks) for p in plans), resumed)
+        )
+        run = _JobRun(self, job, book, request)
         try:
-            await self._run_chapters(job, book, request, plans, failures)
+            await run.all_chapters(plans)
         except BaseException as exc:
-            status = (
-                INTERRUPTED
-                if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
-                else FAILED
+            stopped = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
+            self.jobs.finish(
+                job.id, INTERRUPTED if stopped else FAILED, str(exc) or type(exc).__name__
             )
-            self.jobs.finish(job.id, status, str(exc) or type(exc).__name__)
             raise
+        failures = run.failures
         self.jobs.finish(job.id, FAILED if failures else FINISHED, _failure_text(failures))
-        finished = self.jobs.get(job.id)
-        done_now = total - sum(_unfinished(plans, failures))
-        return JobOutcome(finished, failures, total, done_now)
+        done = total - sum(_unfinished(plans, failures))
+        return JobOutcome(self.jobs.get(job.id), failures, total, done)
 
     def _open_job(self, request: JobRequest) -> tuple[Job, bool]:
         previous = self.jobs.resumable(request.book_id, request.kind, request.chapters)
@@ -135,117 +141,112 @@ class JobRunner:
             done |= {p.id for c in book.chapters for p in c.paragraphs if p.translation}
         return done
 
-    async def _run_chapters(
-        self,
-        job: Job,
-        book: Book,
-        request: JobRequest,
-        plans: list[_ChapterPlan],
-        failures: list[ChunkFailure],
-    ) -> None:
-        gate = asyncio.Semaphore(request.concurrency)
 
-        async def run_chapter(plan: _ChapterPlan) -> None:
+@dataclass
+class _JobRun:
+    """One run of a job: its tools, its chapters in parallel, each chunk a conversation."""
+
+    runner: JobRunner
+    job: Job
+    book: Book
+    request: JobRequest
+    failures: list[ChunkFailure] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        settings = self.book.settings
+        approval = ApprovalPolicy(
+            self.runner.broker, set(settings.approve_tools), set(settings.always_allow)
+        )
+        if settings.skip_ask_user:
+            questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
+        else:
+            questions, hidden = QUESTION_TOOLS, ()
+        self.registry = ToolRegistry(TASK_TOOLS + questions, hidden=hidden, approval=approval)
+        self.system_prompt = system_prompt(
+            self.request.kind,
+            self.book.source_lang,
+            self.book.target_lang,
+            questions=not settings.skip_ask_user,
+        )
+
+    async def all_chapters(self, plans: list[_ChapterPlan]) -> None:
+        gate = asyncio.Semaphore(self.request.concurrency)
+
+        async def chapter(plan: _ChapterPlan) -> None:
             async with gate:
                 for chunk in plan.chunks:
-                    if failure := await self._run_chunk(
-                        job, book, request, chunk, len(plan.chunks)
-                    ):
-                        failures.append(failure)
+                    await self.chunk(chunk, len(plan.chunks))
 
         # Longest chapters first: the job ends closest to its critical path.
         ordered = sorted(plans, key=lambda plan: -len(plan.chunks))
         try:
             async with asyncio.TaskGroup() as group:
                 for plan in ordered:
-                    group.create_task(run_chapter(plan))
+                    group.create_task(chapter(plan))
         except BaseExceptionGroup as group:
             # Only a fatal error escapes a chapter (a refused key, an unknown model): the
             # first one says it all, and the other chapters were cancelled by it.
             raise group.exceptions[0] from None
 
-    async def _run_chunk(
-        self, job: Job, book: Book, request: JobRequest, chunk: Chunk, chunks_in_chapter: int
-    ) -> ChunkFailure | None:
-        task = ChunkTask(self.library, book, job.id, request.kind, chunk, self.provider.model)
-        where = (chunk.chapter.order, chunk.number)
-        self.report(ChunkStarted(*where, len(chunk.paragraphs)))
+    async def chunk(self, chunk: Chunk, chunks_in_chapter: int) -> None:
+        runner = self.runner
+        task = ChunkTask(
+            runner.library,
+            self.book,
+            self.job.id,
+            self.request.kind,
+            chunk,
+            runner.provider.model,
+            runner.broker,
+        )
+        log = _ChunkLog(runner.jobs, self.job.id, task, runner.report)
+        runner.report(ChunkStarted(*log.where, len(chunk.paragraphs)))
         history: list[Message] = [
-            SystemMessage(system_prompt(request.kind, book.source_lang, book.target_lang)),
-            UserMessage(chunk_message(chunk, request.kind, chunks_in_chapter=chunks_in_chapter)),
+            SystemMessage(self.system_prompt),
+            UserMessage(
+                chunk_message(chunk, self.request.kind, chunks_in_chapter=chunks_in_chapter)
+            ),
         ]
-        recorder = _ActionRecorder(self.jobs, job.id, chunk)
         try:
             async for event in run_loop(
-                self.provider, history, self.registry, task, task, request.limits
+                runner.provider, history, self.registry, task, task, self.request.limits
             ):
-                await self._follow(event, task, recorder, where)
+                await log.follow(event)
         except FatalProviderError:
-            await recorder.flush()
+            await log.flush()
             raise
         except (LoopError, ProviderError) as exc:
-            recorder.add(Action("error", None, {"message": str(exc)}))
-            await recorder.flush()
-            self.report(ChunkFinished(*where, str(exc)))
-            return ChunkFailure(*where, str(exc))
-        await recorder.flush()
+            log.add(Action("error", None, {"message": str(exc)}))
+            await log.flush()
+            runner.report(ChunkFinished(*log.where, str(exc)))
+            self.failures.append(ChunkFailure(*log.where, str(exc)))
+            return
+        await log.flush()
         if unchanged := len(chunk.paragraphs) - len(task.accepted):
-            self.report(ParagraphsDone(unchanged))
-        self.report(ChunkFinished(*where, None))
-        return None
-
-    async def _follow(
-        self, event: object, task: ChunkTask, recorder: _ActionRecorder, where: tuple[int, int]
-    ) -> None:
-        match event:
-            case Response(message=message, usage=usage):
-                await recorder.flush()
-                recorder.cost += JobCost(
-                    requests=1,
-                    input_chars=usage.input_chars,
-                    output_chars=usage.output_chars,
-                    input_tokens=usage.input_tokens or 0,
-                    output_tokens=usage.output_tokens or 0,
-                    cached_tokens=usage.cached_tokens or 0,
-                )
-                if message.text.strip():
-                    recorder.add(Action("text", None, {"text": message.text}))
-                self.report(RequestFinished(*where, usage))
-            case Retry(attempt=attempt, delay_s=delay, reason=reason):
-                recorder.cost += JobCost(retries=1)
-                recorder.add(Action("retry", None, {"attempt": attempt, "reason": reason}))
-                self.report(RetryScheduled(*where, attempt, delay, reason))
-            case ToolStarted(call=call):
-                payload = {"id": call.id, "arguments": dict(call.arguments)}
-                if call.error:
-                    payload |= {"raw_arguments": call.raw_arguments, "error": call.error.message}
-                recorder.add(Action("tool_call", call.name, payload))
-                recorder.accepted_before = len(task.accepted)
-            case ToolFinished(call=call, result=result):
-                recorder.add(Action("tool_result", call.name, {"id": call.id, **result}))
-                if newly := len(task.accepted) - recorder.accepted_before:
-                    self.report(ParagraphsDone(newly))
-                self.report(ToolRan(*where, call.name, result_summary(result)))
-            case Nudged(text=text):
-                recorder.add(Action("nudge", None, {"text": text}))
+            runner.report(ParagraphsDone(unchanged))
+        runner.report(ChunkFinished(*log.where, None))
 
 
 @dataclass
-class _ActionRecorder:
-    """Buffers a chunk's actions and cost; writes them once per turn."""
+class _ChunkLog:
+    """Turns a chunk's conversation into actions, cost and progress; writes once per turn."""
 
     jobs: JobStore
     job_id: str
-    chunk: Chunk
+    task: ChunkTask
+    report: Callable[[JobEvent], None]
     actions: list[Action] = field(default_factory=list)
     cost: JobCost = field(default_factory=JobCost)
     accepted_before: int = 0
 
+    @property
+    def where(self) -> tuple[int, int]:
+        return self.task.chunk.chapter.order, self.task.chunk.number
+
     def add(self, action: Action) -> None:
+        chunk = self.task.chunk
         self.actions.append(
-            Action(
-                action.kind, action.name, action.payload, self.chunk.chapter.id, self.chunk.number
-            )
+            Action(action.kind, action.name, action.payload, chunk.chapter.id, chunk.number)
         )
 
     async def flush(self) -> None:
@@ -253,6 +254,53 @@ class _ActionRecorder:
             actions, cost = self.actions, self.cost
             self.actions, self.cost = [], JobCost()
             await asyncio.to_thread(self.jobs.record, self.job_id, actions, cost)
+
+    async def follow(self, event: object) -> None:
+        match event:
+            case Response(message=message, usage=usage):
+                await self.flush()
+                self.cost += _cost_of(usage)
+                if message.text.strip():
+                    self.add(Action("text", None, {"text": message.text}))
+                self.report(RequestFinished(*self.where, usage))
+            case Retry(attempt=attempt, delay_s=delay, reason=reason):
+                self.cost += JobCost(retries=1)
+                self.add(Action("retry", None, {"attempt": attempt, "reason": reason}))
+                self.report(RetryScheduled(*self.where, attempt, delay, reason))
+            case ToolStarted(call=call):
+                self._called(call)
+            case ToolFinished(call=call, result=result):
+                self._finished(call, result)
+            case Nudged(text=text):
+                self.add(Action("nudge", None, {"text": text}))
+
+    def _called(self, call: ToolCall) -> None:
+        payload = {"id": call.id, "arguments": dict(call.arguments)}
+        if call.error:
+            payload |= {"raw_arguments": call.raw_arguments, "error": call.error.message}
+        self.add(Action("tool_call", call.name, payload))
+        self.accepted_before = len(self.task.accepted)
+
+    def _finished(self, call: ToolCall, result: Result) -> None:
+        self.add(Action("tool_result", call.name, {"id": call.id, **result}))
+        if call.name in QUESTION_TOOL_NAMES:
+            self.add(
+                Action("question", call.name, question_summary(call.name, call.arguments, result))
+            )
+        if newly := len(self.task.accepted) - self.accepted_before:
+            self.report(ParagraphsDone(newly))
+        self.report(ToolRan(*self.where, call.name, result_summary(result)))
+
+
+def _cost_of(usage: Usage) -> JobCost:
+    return JobCost(
+        requests=1,
+        input_chars=usage.input_chars,
+        output_chars=usage.output_chars,
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cached_tokens=usage.cached_tokens or 0,
+    )
 
 
 def _work_of(chapter: Chapter, kind: JobKind) -> list[Paragraph]:

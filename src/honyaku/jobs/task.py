@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from honyaku.agent.broker import Broker
 from honyaku.domain.batch import BatchItem, validate_batch
 from honyaku.domain.book import Book, Paragraph, TranslationKind
 from honyaku.domain.chunking import Chunk
@@ -32,9 +33,17 @@ class ChunkTask:
     kind: JobKind
     chunk: Chunk
     model: str
+    broker: Broker = field(default_factory=Broker)
     status: TaskStatus = TaskStatus.PLANNING
     accepted: set[str] = field(default_factory=set)
     title_done: bool = False
+
+    @property
+    def asker(self) -> str:
+        chapter = self.chunk.chapter
+        return (
+            f"{self.kind} of chapter {chapter.order} «{chapter.title}», chunk {self.chunk.number}"
+        )
 
     @property
     def assigned(self) -> dict[str, Paragraph]:

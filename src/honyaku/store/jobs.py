@@ -13,7 +13,14 @@ from honyaku.domain.ids import new_id
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
 from honyaku.store.database import Database
-from honyaku.store.schema import ActionRow, JobRow, ParagraphRow, TranslationRow, utc_now
+from honyaku.store.schema import (
+    ActionRow,
+    ChapterRow,
+    JobRow,
+    ParagraphRow,
+    TranslationRow,
+    utc_now,
+)
 
 RUNNING = "running"
 FINISHED = "finished"
@@ -72,6 +79,7 @@ class RecordedAction:
     job_id: str
     created_at: datetime
     action: Action
+    chapter_number: int | None = None
 
 
 class JobStore:
@@ -164,8 +172,13 @@ class JobStore:
     def actions(self, book_id: str, *, kinds: Sequence[str] | None = None) -> list[RecordedAction]:
         with self.database.transaction() as session:
             query = (
-                select(ActionRow)
+                select(ActionRow, ChapterRow.position)
                 .join(JobRow, JobRow.id == ActionRow.job_id)
+                .outerjoin(
+                    ChapterRow,
+                    (ChapterRow.book_id == JobRow.book_id)
+                    & (ChapterRow.id == ActionRow.chapter_id),
+                )
                 .where(JobRow.book_id == book_id)
                 .order_by(ActionRow.pk)
             )
@@ -176,8 +189,9 @@ class JobStore:
                     row.job_id,
                     row.created_at,
                     Action(row.kind, row.name, row.payload, row.chapter_id, row.chunk),
+                    None if position is None else position + 1,
                 )
-                for row in session.scalars(query)
+                for row, position in session.execute(query)
             ]
 
     def paragraphs_done(self, job_id: str) -> set[str]:

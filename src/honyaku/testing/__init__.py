@@ -2,6 +2,7 @@
 
 from honyaku.testing.fake_llm import MODEL_NAME, FakeLLMServer, Fault, FaultKind, ToolSupport
 from honyaku.testing.fake_translator import (
+    FakeCall,
     FakeTranslator,
     Mistake,
     proofreading_changes,
@@ -11,6 +12,7 @@ from honyaku.testing.fake_translator import (
 
 __all__ = [
     "MODEL_NAME",
+    "FakeCall",
     "FakeLLMServer",
     "FakeTranslator",
     "Fault",

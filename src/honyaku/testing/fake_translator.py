@@ -111,6 +111,8 @@ class FakeTranslator:
     mistakes: set[Mistake] = field(default_factory=set)
     calls_per_reply: int | None = None
     """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply."""
+    asks: tuple[FakeCall, ...] = ()
+    """Questions for the translator, asked alone in every chunk's first reply."""
 
     def reply(self, system: str, turns: list[Turn], offered: tuple[str, ...] = ()) -> Reply:
         """The next reply; ``offered`` names the tools the request declares natively."""
@@ -124,18 +126,21 @@ class FakeTranslator:
         state = _replay(turns)
         if Mistake.NEVER_FINISH in self.mistakes:
             return Reply("I would rather chat about the weather.")
-        if state.replies == 0 and (mistaken := self._first_reply_mistake(chunk)):
+        if self.asks and state.replies == 0:
+            return Reply("Before I start, a question for the translator.", self.asks)
+        first = state.replies == (1 if self.asks else 0)
+        if first and (mistaken := self._first_reply_mistake(chunk)):
             return mistaken
         calls = _next_calls(chunk, state)
         if Mistake.FORGET_END in self.mistakes and not state.nudged:
             calls = [call for call in calls if call != _status("end")]
             if not calls:
                 return Reply("The chunk is done.")
-        if state.replies == 0:
+        if first:
             calls = self._with_mistakes(calls)
         if self.calls_per_reply is not None:
             calls = calls[: self.calls_per_reply]
-        text = "Working on it." if state.replies == 0 else ""
+        text = "Working on it." if first else ""
         return Reply(text, tuple(calls))
 
     def _first_reply_mistake(self, chunk: _Chunk) -> Reply | None:

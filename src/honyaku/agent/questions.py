@@ -1,0 +1,176 @@
+"""``ask_user`` and ``ask_user_batch``: the model asks the translator (seed 003).
+
+They work in any conversation whose context can reach the person (``Asking``): translation,
+polish and proofreading jobs now, the assistant later. A book can turn questions off; then
+``SKIPPED_QUESTION_TOOLS`` take their place: not offered to the model, and a call made anyway,
+whatever its arguments, is answered ``cancelled`` at once without asking anyone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from honyaku.agent.broker import (
+    Answer,
+    Broker,
+    NoFrontEndError,
+    Question,
+    QuestionReply,
+    QuestionRequest,
+)
+from honyaku.agent.registry import Result, Tool, tool
+from honyaku.errors import ToolError
+
+MAX_SUGGESTIONS = 10
+MAX_QUESTIONS = 20
+SUMMARY_CHARS = 120
+SKIPPED = (
+    "the translator turned questions off for this book: nobody was asked. Decide yourself "
+    "and go on."
+)
+QUESTION_TOOL_NAMES = ("ask_user", "ask_user_batch")
+
+
+class Asking(Protocol):
+    """What a conversation's context offers the question tools."""
+
+    broker: Broker
+
+    @property
+    def asker(self) -> str: ...
+
+
+QuestionText = Annotated[str, Field(min_length=1, description="The question, short and clear.")]
+Suggestions = Annotated[
+    tuple[str, ...],
+    Field(
+        max_length=MAX_SUGGESTIONS,
+        description="Answers to choose from, most likely first. May be empty.",
+    ),
+]
+FreeText = Annotated[bool, Field(description="Whether the translator may type another answer.")]
+
+
+class BatchQuestion(BaseModel):
+    question: QuestionText
+    suggested_answers: Suggestions = ()
+    allow_free_text: FreeText = True
+
+
+@tool()
+async def ask_user(
+    context: Asking,
+    question: QuestionText,
+    suggested_answers: Suggestions = (),
+    allow_free_text: FreeText = True,
+) -> Result:
+    """Ask the translator one question and wait for the answer. Only for a choice that is
+    theirs to make and that blocks your work (a name's rendering, a character's voice, a key
+    term); never for what you can decide yourself. Returns answer and, when a suggestion was
+    picked, its selected_index (0-based); or cancelled."""
+    asked = (_question(question, suggested_answers, allow_free_text),)
+    reply = await _ask(context, QuestionRequest(asked, context.asker))
+    if isinstance(reply, dict):
+        return {**reply, "question": question}
+    if reply.cancelled or not reply.answers:
+        return _cancelled("the translator cancelled the question", question=question)
+    return {"success": True, "question": question, **_answer_fields(reply.answers[0])}
+
+
+@tool()
+async def ask_user_batch(
+    context: Asking,
+    questions: Annotated[
+        list[BatchQuestion],
+        Field(min_length=1, max_length=MAX_QUESTIONS, description="The questions, in order."),
+    ],
+) -> Result:
+    """Ask the translator several questions in one dialog, answered one after another. Same
+    rules as ask_user. Returns answers, each with its question_index; on cancel, the answers
+    given so far."""
+    asked = tuple(_question(q.question, q.suggested_answers, q.allow_free_text) for q in questions)
+    reply = await _ask(context, QuestionRequest(asked, context.asker, batch=True))
+    if isinstance(reply, dict):
+        return reply
+    answers = [{"question_index": a.question_index, **_answer_fields(a)} for a in reply.answers]
+    if reply.cancelled:
+        return _cancelled("the translator cancelled the questions", answers=answers)
+    return {"success": True, "answers": answers}
+
+
+QUESTION_TOOLS: tuple[Tool, ...] = (ask_user, ask_user_batch)
+
+
+class _AnyArguments(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+def _skipped(_context: object) -> Result:
+    return _cancelled(SKIPPED, skipped=True)
+
+
+SKIPPED_QUESTION_TOOLS: tuple[Tool, ...] = tuple(
+    Tool(t.name, t.description, _AnyArguments, _skipped) for t in QUESTION_TOOLS
+)
+
+
+def _question(text: str, suggestions: tuple[str, ...], free_text: bool) -> Question:
+    cleaned = tuple(dict.fromkeys(s.strip() for s in suggestions if s.strip()))
+    if not cleaned and not free_text:
+        raise ToolError(
+            "INVALID_PARAMETER",
+            "a question with no suggested_answers must allow_free_text, or it cannot be answered",
+        )
+    return Question(text.strip(), cleaned, free_text)
+
+
+async def _ask(context: Asking, request: QuestionRequest) -> QuestionReply | Result:
+    try:
+        reply = await context.broker.ask(request)
+    except NoFrontEndError as exc:
+        return {"success": False, "error": str(exc), "error_code": "NO_FRONT_END"}
+    assert isinstance(reply, QuestionReply)
+    return reply
+
+
+def _answer_fields(answer: Answer) -> dict[str, Any]:
+    fields: dict[str, Any] = {"answer": answer.answer}
+    if answer.selected_index is not None:
+        fields["selected_index"] = answer.selected_index
+    return fields
+
+
+def _cancelled(error: str, **details: Any) -> Result:
+    return {"success": False, "cancelled": True, "error": error, **details}
+
+
+def question_summary(name: str, arguments: Mapping[str, Any], result: Mapping[str, Any]) -> dict:
+    """A question and its outcome, short enough for a log line or a chat summary."""
+    asked = arguments.get("questions") or [arguments]
+    questions = [_short(str(q.get("question", ""))) for q in asked if isinstance(q, Mapping)]
+    if result.get("success"):
+        answers = result.get("answers") or [result]
+        return {
+            "tool": name,
+            "questions": questions,
+            "outcome": "answered",
+            "answers": [_short(str(a.get("answer", ""))) for a in answers],
+        }
+    outcome = (
+        "skipped"
+        if result.get("skipped")
+        else ("cancelled" if result.get("cancelled") else "error")
+    )
+    summary = {"tool": name, "questions": questions, "outcome": outcome}
+    if result.get("answers"):
+        summary["answers"] = [_short(str(a.get("answer", ""))) for a in result["answers"]]
+    if outcome == "error":
+        summary["error"] = _short(str(result.get("error", "")))
+    return summary
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"

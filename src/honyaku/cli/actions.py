@@ -1,0 +1,65 @@
+"""A book's job log, one line per thing worth a translator's look."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from honyaku.agent.questions import QUESTION_TOOL_NAMES
+from honyaku.store import RecordedAction
+
+NOTABLE_ACTIONS = ("question", "tool_result", "nudge", "retry", "error")
+SUMMARY_CHARS = 160
+
+
+def print_actions(console: Console, recorded: list[RecordedAction]) -> None:
+    rows = [(entry, line) for entry in recorded if (line := _line(entry.action.kind, entry))]
+    if not rows:
+        console.print("Nothing notable yet: no questions, refused calls or failures.")
+        return
+    table = Table("when", "job", "where", "what")
+    for entry, line in rows:
+        action = entry.action
+        where = f"chapter {entry.chapter_number} chunk {action.chunk}" if action.chunk else ""
+        table.add_row(
+            entry.created_at.strftime("%m-%d %H:%M:%S"), entry.job_id, where, escape(line)
+        )
+    console.print(table)
+
+
+def _line(kind: str, entry: RecordedAction) -> str | None:
+    action = entry.action
+    payload: dict[str, Any] = action.payload
+    match kind:
+        case "question":
+            return _question(payload)
+        case "tool_result" if not payload.get("success") and action.name not in QUESTION_TOOL_NAMES:
+            return _short(
+                f"{action.name} refused: {payload.get('error_code')}: {payload.get('error')}"
+            )
+        case "nudge":
+            return _short(f"nudged: {payload.get('text')}")
+        case "retry":
+            return _short(f"retry {payload.get('attempt')}: {payload.get('reason')}")
+        case "error":
+            return _short(f"chunk failed: {payload.get('message')}")
+    return None
+
+
+def _question(summary: dict[str, Any]) -> str:
+    asked = " / ".join(summary.get("questions", []))
+    answers = " / ".join(summary.get("answers", []))
+    outcome = summary.get("outcome")
+    if outcome == "answered":
+        return f"asked: {asked} → {answers}"
+    if outcome == "error":
+        return f"asked: {asked} → not answered: {summary.get('error')}"
+    given = f" (answered so far: {answers})" if answers else ""
+    return f"asked: {asked} → {outcome}{given}"
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"

@@ -1,0 +1,347 @@
+"""Seed 003: the model asks the translator, through the broker, in both protocols."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+
+from honyaku.agent.broker import (
+    Answer,
+    ApprovalReply,
+    ApprovalRequest,
+    Broker,
+    PersonReply,
+    PersonRequest,
+    QuestionReply,
+    QuestionRequest,
+)
+from honyaku.domain import BookDraft, ChapterDraft, JobKind
+from honyaku.jobs.runner import JobRequest
+from honyaku.testing import FakeCall, FakeLLMServer, pseudo_translation
+
+from .conftest import job_runner, run_to_end
+
+NAME_QUESTION = FakeCall(
+    "ask_user",
+    {
+        "question": "「下人」はどう訳しますか？",
+        "suggested_answers": ["仆人", "下人"],
+        "allow_free_text": True,
+    },
+)
+BATCH = FakeCall(
+    "ask_user_batch",
+    {
+        "questions": [
+            {"question": "主人公の一人称は？", "suggested_answers": ["我", "俺"]},
+            {"question": "敬語はどこまで訳す？"},
+            {
+                "question": "地名は音訳？",
+                "suggested_answers": ["音訳", "意訳"],
+                "allow_free_text": False,
+            },
+        ]
+    },
+)
+
+
+class Person:
+    """The translator at the other end: answers each dialog with ``decide``."""
+
+    def __init__(self, decide: Callable[[PersonRequest], PersonReply]) -> None:
+        self.decide = decide
+        self.dialogs: list[PersonRequest] = []
+        self.open = 0
+
+    async def ask(self, request: PersonRequest) -> PersonReply:
+        self.open += 1
+        assert self.open == 1, "two dialogs on screen at once"
+        self.dialogs.append(request)
+        await asyncio.sleep(0.005)
+        self.open -= 1
+        return self.decide(request)
+
+
+def picks(n: int) -> Callable[[PersonRequest], PersonReply]:
+    def decide(request: PersonRequest) -> PersonReply:
+        assert isinstance(request, QuestionRequest)
+        answers = tuple(
+            Answer(i, q.suggested_answers[n], n) if q.suggested_answers else Answer(i, "自由回答")
+            for i, q in enumerate(request.questions)
+        )
+        return QuestionReply(answers)
+
+    return decide
+
+
+def results_sent_back(server: FakeLLMServer, name: str) -> list[dict]:
+    """The tool results of ``name`` as the model received them, in either protocol."""
+    found = []
+    for body in server.requests:
+        for message in body["messages"]:
+            content = message.get("content") or ""
+            if message["role"] == "tool" and _calls_before(body, message) == name:
+                found.append(json.loads(content))
+            elif message["role"] == "user" and f'<tool_result name="{name}">' in content:
+                chunk = content.split(f'<tool_result name="{name}">', 1)[1]
+                found.append(json.loads(chunk.split("</tool_result>", 1)[0]))
+    return found
+
+
+def _calls_before(body: dict, tool_message: dict) -> str:
+    for message in body["messages"]:
+        for call in message.get("tool_calls") or ():
+            if call["id"] == tool_message["tool_call_id"]:
+                return call["function"]["name"]
+    return ""
+
+
+def attached(person: Person) -> Broker:
+    broker = Broker()
+    broker._front_end = person  # the person stays for the whole test
+    return broker
+
+
+def test_seed_003_the_person_picks_a_suggestion_and_the_model_gets_answer_and_index(
+    run_job, fake_model, book_id, library
+):
+    fake_model.translator.asks = (NAME_QUESTION,)
+    person = Person(picks(1))
+
+    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+
+    assert outcome.ok
+    [result] = results_sent_back(fake_model, "ask_user")
+    assert result == {
+        "success": True,
+        "question": "「下人」はどう訳しますか？",
+        "answer": "下人",
+        "selected_index": 1,
+    }
+    [dialog] = person.dialogs
+    assert isinstance(dialog, QuestionRequest)
+    assert dialog.questions[0].suggested_answers == ("仆人", "下人")
+    assert "chapter 1" in dialog.asker
+
+
+def test_a_free_text_answer_comes_back_without_an_index(run_job, fake_model, book_id):
+    fake_model.translator.asks = (NAME_QUESTION,)
+    person = Person(lambda request: QuestionReply((Answer(0, "下男"),)))
+
+    run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+
+    [result] = results_sent_back(fake_model, "ask_user")
+    assert result["answer"] == "下男"
+    assert "selected_index" not in result
+
+
+def test_a_cancelled_question_is_a_result_the_model_can_read(run_job, fake_model, book_id):
+    fake_model.translator.asks = (NAME_QUESTION,)
+    person = Person(lambda request: QuestionReply((), cancelled=True))
+
+    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+
+    [result] = results_sent_back(fake_model, "ask_user")
+    assert result["success"] is False
+    assert result["cancelled"] is True
+    assert outcome.ok
+
+
+def test_a_batch_is_one_dialog_and_its_answers_map_back_by_question_index(
+    run_job, fake_model, book_id
+):
+    fake_model.translator.asks = (BATCH,)
+    person = Person(picks(0))
+
+    run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+
+    assert len(person.dialogs) == 1
+    assert person.dialogs[0].batch
+    [result] = results_sent_back(fake_model, "ask_user_batch")
+    assert result == {
+        "success": True,
+        "answers": [
+            {"question_index": 0, "answer": "我", "selected_index": 0},
+            {"question_index": 1, "answer": "自由回答"},
+            {"question_index": 2, "answer": "音訳", "selected_index": 0},
+        ],
+    }
+
+
+def test_a_batch_cancelled_midway_returns_the_answers_given_so_far(run_job, fake_model, book_id):
+    fake_model.translator.asks = (BATCH,)
+    person = Person(
+        lambda request: QuestionReply((Answer(0, "俺", 1), Answer(1, "全部")), cancelled=True)
+    )
+
+    run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+
+    [result] = results_sent_back(fake_model, "ask_user_batch")
+    assert result["cancelled"] is True
+    assert result["answers"] == [
+        {"question_index": 0, "answer": "俺", "selected_index": 1},
+        {"question_index": 1, "answer": "全部"},
+    ]
+
+
+def test_without_a_front_end_the_model_gets_a_readable_error_and_the_job_goes_on(
+    run_job, fake_model, book_id, library
+):
+    fake_model.translator.asks = (NAME_QUESTION,)
+
+    outcome, _ = run_job(fake_model, book_id, broker=Broker())
+
+    results = results_sent_back(fake_model, "ask_user")
+    assert len(results) == 3
+    assert all(r["success"] is False and r["error_code"] == "NO_FRONT_END" for r in results)
+    assert "nobody can answer" in results[0]["error"]
+    assert outcome.ok
+
+
+def test_with_skip_ask_user_the_tools_are_not_offered_and_a_call_is_cancelled_unseen(
+    run_job, fake_model, book_id, library, protocol
+):
+    library.update_settings(book_id, skip_ask_user=True)
+    fake_model.translator.asks = (NAME_QUESTION, BATCH)
+    person = Person(picks(0))
+
+    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+
+    first = fake_model.requests[0]
+    offered = [t["function"]["name"] for t in first.get("tools") or ()]
+    system = first["messages"][0]["content"]
+    assert "ask_user" not in offered
+    assert "ask_user" not in system
+    assert person.dialogs == []
+    for name in ("ask_user", "ask_user_batch"):
+        [result] = results_sent_back(fake_model, name)
+        assert result["cancelled"] is True
+        assert result["skipped"] is True
+    assert outcome.ok
+
+
+def test_without_skip_the_tools_are_offered_in_both_protocols(
+    run_job, fake_model, book_id, protocol
+):
+    run_job(fake_model, book_id, chapters=[1])
+
+    first = fake_model.requests[0]
+    if protocol == "native":
+        assert {"ask_user", "ask_user_batch"} <= {t["function"]["name"] for t in first["tools"]}
+    else:
+        assert '<invoke name="ask_user">' in first["messages"][0]["content"]
+
+
+def test_two_concurrent_jobs_queue_their_questions_one_dialog_at_a_time(library, jobs, protocol):
+    books = [
+        library.add_book(
+            BookDraft(f"本{n}", (ChapterDraft("一", ("文。",)), ChapterDraft("二", ("文。",)))),
+            source_lang="ja",
+            target_lang="zh-CN",
+        )
+        for n in range(2)
+    ]
+    person = Person(picks(0))
+    broker = attached(person)
+    with FakeLLMServer(latency_s=0.02) as server:
+        server.translator.asks = (NAME_QUESTION,)
+
+        async def both() -> list:
+            runners = [job_runner(library, jobs, server, protocol, broker=broker) for _ in books]
+            return await asyncio.gather(
+                *(
+                    run_to_end(runner, JobRequest(book, JobKind.TRANSLATION, concurrency=2))
+                    for runner, book in zip(runners, books, strict=True)
+                )
+            )
+
+        outcomes = asyncio.run(both())
+
+    assert all(outcome.ok for outcome in outcomes)
+    assert len(person.dialogs) == 4
+    for book in books:
+        for chapter in library.get_book(book).chapters:
+            assert chapter.paragraphs[0].translation == pseudo_translation("文。")
+
+
+def test_questions_and_answers_are_recorded_as_short_actions(run_job, fake_model, book_id, jobs):
+    fake_model.translator.asks = (NAME_QUESTION, BATCH)
+    person = Person(picks(1))
+
+    run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+
+    recorded = [a.action.payload for a in jobs.actions(book_id, kinds=["question"])]
+    assert recorded == [
+        {
+            "tool": "ask_user",
+            "questions": ["「下人」はどう訳しますか？"],
+            "outcome": "answered",
+            "answers": ["下人"],
+        },
+        {
+            "tool": "ask_user_batch",
+            "questions": ["主人公の一人称は？", "敬語はどこまで訳す？", "地名は音訳？"],
+            "outcome": "answered",
+            "answers": ["俺", "自由回答", "意訳"],
+        },
+    ]
+
+
+# -- approvals (seed 002) ---------------------------------------------------------------------
+
+
+def approves(*replies: bool) -> Callable[[PersonRequest], PersonReply]:
+    queue = list(replies)
+
+    def decide(request: PersonRequest) -> PersonReply:
+        assert isinstance(request, ApprovalRequest)
+        return ApprovalReply(allowed=queue.pop(0))
+
+    return decide
+
+
+def test_a_call_that_needs_approval_waits_for_it_and_a_denial_goes_back_to_the_model(
+    run_job, fake_model, book_id, library, jobs
+):
+    library.update_settings(book_id, approve_tools=["update_chapter_title"])
+    person = Person(approves(False, True))
+
+    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+
+    denied, allowed = [
+        a.action.payload
+        for a in jobs.actions(book_id, kinds=["tool_result"])
+        if a.action.name == "update_chapter_title"
+    ]
+    assert denied["error_code"] == "DENIED"
+    assert "did not allow this update_chapter_title call" in denied["error"]
+    assert results_sent_back(fake_model, "update_chapter_title")[0]["error_code"] == "DENIED"
+    assert allowed["success"] is True
+    assert person.dialogs[0].tool == "update_chapter_title"
+    assert outcome.ok
+
+
+def test_an_always_allowed_tool_is_never_asked_about(run_job, fake_model, book_id, library):
+    library.update_settings(
+        book_id, approve_tools=["update_chapter_title"], always_allow=["update_chapter_title"]
+    )
+    person = Person(approves())
+
+    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+
+    assert person.dialogs == []
+    assert outcome.ok
+
+
+def test_without_a_front_end_a_call_needing_approval_is_denied_with_a_reason(
+    run_job, fake_model, book_id, library
+):
+    library.update_settings(book_id, approve_tools=["update_chapter_title"])
+
+    outcome, _ = run_job(fake_model, book_id, broker=Broker(), chapters=[1])
+
+    result = results_sent_back(fake_model, "update_chapter_title")[0]
+    assert result["error_code"] == "DENIED"
+    assert "nobody can give it now" in result["error"]
+    assert not outcome.ok
