@@ -10,7 +10,7 @@ import time
 from collections import Counter
 
 from honyaku.store import Database, JobStore, Library
-from honyaku.testing import FakeLLMServer, Mistake, pseudo_translation
+from honyaku.testing import FakeCall, FakeLLMServer, Mistake, pseudo_translation
 
 from .conftest import KOJIKI, RASHOMON, honyaku, imported
 
@@ -139,3 +139,33 @@ def _translated(library: Library, book: str) -> int:
 
 def _work(library: Library, book: str) -> int:
     return sum(c.work_paragraphs for c in library.progress(book))
+
+
+QUESTION = FakeCall(
+    "ask_user", {"question": "「下人」はどう訳しますか？", "suggested_answers": ["仆人", "下人"]}
+)
+
+
+def test_without_a_terminal_questions_get_the_no_ui_error_and_show_actions_lists_them(fake_model):
+    book = imported(RASHOMON)
+    fake_model.translator.asks = (QUESTION,)
+
+    done = honyaku("translate", book, *model_flags(fake_model))
+    actions = honyaku("show", book, "--actions").stdout
+
+    assert "paragraphs  37/37" in done.stdout
+    assert "asked: 「下人」はどう訳しますか？ → not answered: nobody can answer" in actions
+
+
+def test_skip_ask_user_setting_is_shown_and_hides_the_question_tools(fake_model):
+    book = imported(RASHOMON)
+    fake_model.translator.asks = (QUESTION,)
+
+    settings = honyaku("settings", book, "--skip-ask-user", "on").stdout
+    honyaku("translate", book, *model_flags(fake_model), "--protocol", "native")
+    actions = honyaku("show", book, "--actions").stdout
+
+    assert "skip_ask_user = True" in settings
+    offered = {t["function"]["name"] for t in fake_model.requests[-1]["tools"]}
+    assert "ask_user" not in offered
+    assert "→ skipped" in actions

@@ -263,6 +263,7 @@ async def test_each_fault_is_translated_then_retried_to_a_whole_reply(gemini, fa
     events, reply = await reply_to(retrying, [SYSTEM, CHUNK])
     await retrying.aclose()
 
+    assert type(raised.value) is error
     assert KEY not in str(raised.value)
     assert [type(e) for e in events if isinstance(e, Retry)] == [Retry]
     assert {c.name for c in reply.message.tool_calls} >= {"add_translation_batch"}
@@ -430,7 +431,16 @@ def test_schemas_become_gemini_s_subset():
     }
 
 
-def test_unions_numbers_and_constants_are_said_the_way_gemini_reads_them():
+def offer_tool(server: FakeGeminiServer, parameters: dict[str, Any]) -> httpx2.Response:
+    """Declare one tool to the fake, which checks its schema as Gemini does."""
+    body = {
+        "contents": [{"role": "user", "parts": [{"text": "hello"}]}],
+        "tools": [{"functionDeclarations": [{"name": "tool", "parameters": parameters}]}],
+    }
+    return httpx2.post(f"{server.url}/v1beta/models/gemini-fake:generateContent", json=body)
+
+
+def test_unions_numbers_and_constants_are_said_the_way_gemini_reads_them(gemini):
     schema = {
         "type": "object",
         "additionalProperties": False,
@@ -439,6 +449,8 @@ def test_unions_numbers_and_constants_are_said_the_way_gemini_reads_them():
             "size": {"type": "integer", "enum": [1, 2, 4], "description": "Pages"},
             "id": {"type": ["string", "integer"]},
             "kind": {"const": "polish"},
+            "url": {"type": "string", "format": "uri", "description": "Where"},
+            "at": {"type": "string", "format": "date-time"},
             "when": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
         },
     }
@@ -450,26 +462,23 @@ def test_unions_numbers_and_constants_are_said_the_way_gemini_reads_them():
             "size": {"type": "INTEGER", "description": "Pages (one of 1, 2, 4)"},
             "id": {"anyOf": [{"type": "STRING"}, {"type": "INTEGER"}]},
             "kind": {"enum": ["polish"]},
+            "url": {"type": "STRING", "description": "Where (format: uri)"},
+            "at": {"type": "STRING", "format": "date-time"},
             "when": {"anyOf": [{"type": "STRING"}, {"type": "INTEGER"}], "nullable": True},
         },
     }
+    assert offer_tool(gemini, gemini_schema(schema)).status_code == 200
 
 
 def test_the_fake_refuses_a_schema_gemini_would_refuse(gemini):
-    parameters = {
-        "type": "OBJECT",
-        "properties": {"note": {"type": ["STRING", "NULL"]}},
-        "additionalProperties": False,
-    }
-    body = {
-        "contents": [{"role": "user", "parts": [{"text": "hello"}]}],
-        "tools": [{"functionDeclarations": [{"name": "raw", "parameters": parameters}]}],
-    }
+    raw = {"type": "OBJECT", "properties": {"note": {"type": "STRING"}}, "additionalProperties": 0}
+    listed = {"type": "OBJECT", "properties": {"note": {"type": ["STRING", "NULL"]}}}
+    uri = {"type": "OBJECT", "properties": {"url": {"type": "STRING", "format": "uri"}}}
 
-    response = httpx2.post(f"{gemini.url}/v1beta/models/gemini-fake:generateContent", json=body)
+    refusals = [offer_tool(gemini, parameters) for parameters in (raw, listed, uri)]
 
-    assert response.status_code == 400
-    assert "additionalProperties" in response.json()["error"]["message"]
+    assert [r.status_code for r in refusals] == [400, 400, 400]
+    assert "additionalProperties" in refusals[0].json()["error"]["message"]
 
 
 def test_history_from_another_model_goes_back_with_gemini_s_foreign_signature():

@@ -6,7 +6,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from honyaku.agent.questions import QUESTION_TOOL_NAMES
 from honyaku.store import RecordedAction
@@ -20,14 +19,11 @@ def print_actions(console: Console, recorded: list[RecordedAction]) -> None:
     if not rows:
         console.print("Nothing notable yet: no questions, refused calls or failures.")
         return
-    table = Table("when", "job", "where", "what")
     for entry, line in rows:
         action = entry.action
         where = f"chapter {entry.chapter_number} chunk {action.chunk}" if action.chunk else ""
-        table.add_row(
-            entry.created_at.strftime("%m-%d %H:%M:%S"), entry.job_id, where, escape(line)
-        )
-    console.print(table)
+        when = entry.created_at.strftime("%Y-%m-%d %H:%M:%S")
+        console.print(f"[dim]{when} {entry.job_id} {where}[/]  {escape(line)}")
 
 
 def _line(kind: str, entry: RecordedAction) -> str | None:

@@ -173,9 +173,14 @@ def function_declaration(tool: ToolSpec) -> types.FunctionDeclaration:
 
 
 _TYPE_NAMES = {"string", "number", "integer", "boolean", "array", "object"}
+_FORMATS = {
+    "STRING": {"enum", "date-time"},
+    "INTEGER": {"int32", "int64"},
+    "NUMBER": {"float", "double"},
+}
+"""The only formats Gemini accepts, by type; it refuses ``uri``, ``email``, ``uuid``…"""
 _KEPT_KEYWORDS = (
     "description",
-    "format",
     "title",
     "minItems",
     "maxItems",
@@ -207,6 +212,7 @@ def gemini_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(node.get("items"), Mapping):
         converted["items"] = gemini_schema(node["items"])
     converted |= _converted_enum(node, converted.get("description"))
+    converted |= _converted_format(node, converted.get("type"), converted.get("description"))
     if node.get("default") is not None:
         converted["default"] = node["default"]
     if "example" in node or node.get("examples"):
@@ -263,6 +269,18 @@ def _converted_enum(node: Mapping[str, Any], description: str | None) -> dict[st
         return {"enum": list(values)}
     allowed = "one of " + ", ".join(json.dumps(v) for v in values)
     return {"description": f"{description} ({allowed})" if description else allowed.capitalize()}
+
+
+def _converted_format(
+    node: Mapping[str, Any], kind: str | None, description: str | None
+) -> dict[str, Any]:
+    """A format Gemini knows stays; another becomes words the model still reads."""
+    given = node.get("format")
+    if given is None:
+        return {}
+    if given in _FORMATS.get(kind or "", ()):
+        return {"format": given}
+    return {"description": f"{description} (format: {given})" if description else given}
 
 
 def gemini_contents(messages: Iterable[Message]) -> tuple[str, list[types.Content]]:

@@ -45,6 +45,11 @@ THOUGHTS_TOKENS = 7
 """Every reply "thinks" this much, so usage shows thinking billed as output."""
 _SIGNATURE_SECRET = b"honyaku fake gemini"
 _SCHEMA_TYPES = {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}
+_FORMATS = {
+    "STRING": {"enum", "date-time"},
+    "INTEGER": {"int32", "int64"},
+    "NUMBER": {"float", "double"},
+}
 _SCHEMA_KEYS = {
     "type",
     "format",
@@ -123,21 +128,10 @@ class FakeGeminiServer:
         body = await request.json()
         self.requests.append(body)
         model, _, method = request.path_params["target"].partition(":")
-        if method not in ("streamGenerateContent", "generateContent"):
-            return _error(404, f"Method {method!r} is not found for model {model}.", "NOT_FOUND")
-        if self.api_key is not None and request.headers.get("x-goog-api-key") != self.api_key:
-            return _bad_key()
         fault = self.faults.popleft() if self.faults else None
-        if fault is not None and (refusal := _refusal(fault)):
+        if refusal := self._refusal(request, body, method, fault):
             return refusal
-        if problem := _request_problem(body):
-            return _error(400, problem, "INVALID_ARGUMENT")
-        offered = tuple(
-            declaration.get("name", "")
-            for tool in body.get("tools") or ()
-            for declaration in tool.get("functionDeclarations") or ()
-        )
-        reply = self.translator.reply(*_conversation(body), offered)
+        reply = self.translator.reply(*_conversation(body), _offered(body))
         parts = self._parts(reply, body)
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:
             first_byte_at += fault.seconds
@@ -148,6 +142,20 @@ class FakeGeminiServer:
         return StreamingResponse(
             self._sse(chunks, fault, first_byte_at), media_type="text/event-stream"
         )
+
+    def _refusal(
+        self, request: Request, body: dict[str, Any], method: str, fault: Fault | None
+    ) -> Response | None:
+        """Gemini's answer to a request it will not serve, in the order Gemini checks."""
+        if method not in ("streamGenerateContent", "generateContent"):
+            return _error(404, f"Method {method!r} is not found.", "NOT_FOUND")
+        if self.api_key is not None and request.headers.get("x-goog-api-key") != self.api_key:
+            return _bad_key()
+        if fault is not None and (refusal := _fault_refusal(fault)):
+            return refusal
+        if problem := _request_problem(body):
+            return _error(400, problem, "INVALID_ARGUMENT")
+        return None
 
     def _parts(self, reply: Reply, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The reply as streamed parts: text in small pieces, then the calls."""
@@ -198,7 +206,7 @@ def _bad_key() -> JSONResponse:
     )
 
 
-def _refusal(fault: Fault) -> Response | None:
+def _fault_refusal(fault: Fault) -> Response | None:
     headers = {"retry-after": f"{fault.seconds:g}"}
     if fault.kind is FaultKind.RATE_LIMIT:
         delay = f"{fault.seconds:g}s"
@@ -241,10 +249,17 @@ def _schema_problem(schema: Any, where: str) -> str | None:
         if key not in _SCHEMA_KEYS:
             return f"Invalid JSON payload received. Unknown name {key!r} at '{where}'."
     kind = schema.get("type")
+    if isinstance(kind, list):
+        return (
+            f"Invalid JSON payload received. Unknown name 'type' at '{where}': "
+            "Proto field is not repeating, cannot start list."
+        )
     if kind is not None and kind not in _SCHEMA_TYPES:
         return f"Invalid value at '{where}.type': {json.dumps(kind)}"
     if "enum" in schema and not all(isinstance(v, str) for v in schema["enum"]):
         return f"Invalid value at '{where}.enum': only strings are allowed."
+    if "format" in schema and schema["format"] not in _FORMATS.get(kind, ()):
+        return f"{where}.format: {schema['format']!r} is not supported for {kind} type"
     children = [
         (f"{where}.properties[{k}]", v) for k, v in (schema.get("properties") or {}).items()
     ]
@@ -290,6 +305,15 @@ def _responses_problem(calls: list[dict[str, Any]], following: dict[str, Any]) -
 
 
 # -- reading a request -----------------------------------------------------------------------
+
+
+def _offered(body: dict[str, Any]) -> tuple[str, ...]:
+    """The names of the functions the request declares."""
+    return tuple(
+        declaration.get("name", "")
+        for tool in body.get("tools") or ()
+        for declaration in tool.get("functionDeclarations") or ()
+    )
 
 
 def _conversation(body: dict[str, Any]) -> tuple[str, list[Turn]]:
