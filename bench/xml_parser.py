@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 
 from honyaku.llm.messages import ToolSpec
-from honyaku.llm.xml_parser import ParsedInvoke, XmlToolParser
-from honyaku.llm.xml_protocol import convert_arguments
+from honyaku.llm.xml import convert_arguments
+from honyaku.llm.xml.parser import ParsedInvoke, XmlToolParser
 
 REPLY_CHARS = (10_000, 100_000, 1_000_000)
 CHUNK_CHARS = (1, 4, 16, 64)

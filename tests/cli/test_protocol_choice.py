@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from honyaku.store import Database, Library, ModelProfiles
-from honyaku.testing import FakeLLMServer, ToolSupport, pseudo_translation
+from honyaku.testing import FakeGeminiServer, FakeLLMServer, ToolSupport, pseudo_translation
 
 from .conftest import RASHOMON, honyaku, imported
 
@@ -63,4 +63,25 @@ def test_a_server_that_cannot_stream_gets_plain_requests(home):
 
         assert [body.get("stream", False) for body in server.requests][:2] == [True, False]
     assert "paragraphs  37/37" in done.stdout
+    assert_all_translated(home, book)
+
+
+def test_translate_with_gemini_through_its_own_api(home, monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", "gemini-test-key-SECRET")
+    book = imported(RASHOMON)
+    with FakeGeminiServer(api_key="gemini-test-key-SECRET") as server:
+        done = honyaku(
+            "translate",
+            book,
+            "--model",
+            "gemini-fake",
+            "--provider",
+            "gemini",
+            "--base-url",
+            server.url,
+        )
+
+        assert any(body.get("tools") for body in server.requests)
+    assert "key from $GEMINI_API_KEY" in done.stdout
+    assert "SECRET" not in done.stdout + done.stderr
     assert_all_translated(home, book)

@@ -11,7 +11,7 @@ from honyaku.jobs.events import JobEvent
 from honyaku.jobs.runner import JobOutcome, JobRequest, JobRunner
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
-from honyaku.llm.xml_protocol import XmlToolProtocol
+from honyaku.llm.xml import XmlToolProtocol
 from honyaku.store import JobStore, Library
 from honyaku.testing import FakeLLMServer
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from honyaku.llm.xml_parser import (
+from honyaku.llm.xml.parser import (
     MAX_REPLY_CHARS,
     TAG_MAX_CHARS,
     MalformedInvoke,

@@ -26,8 +26,8 @@ from honyaku.llm.messages import (
     ToolSpec,
     UserMessage,
 )
-from honyaku.llm.xml_parser import ParsedInvoke, XmlToolParser
-from honyaku.llm.xml_protocol import (
+from honyaku.llm.xml import (
+    XmlToolParser,
     XmlToolProtocol,
     convert_arguments,
     render_history,
@@ -35,6 +35,7 @@ from honyaku.llm.xml_protocol import (
     render_tool_call,
     render_tool_prompt,
 )
+from honyaku.llm.xml.parser import ParsedInvoke
 
 GOLDEN = (
     Path(__file__).parent.parent
@@ -152,7 +153,7 @@ def test_prompt_section_describes_the_format_every_tool_and_the_rules() -> None:
 
 PROMPT_SCRIPT = """
 from honyaku.llm.messages import ToolSpec
-from honyaku.llm.xml_protocol import render_tool_prompt
+from honyaku.llm.xml import render_tool_prompt
 schema = {"type": "object", "properties": {
     "v": {"type": ["null", "string", "integer", "boolean", "array", "object", "number"]},
     "e": {"enum": ["b", "a", 1, True, None]}}, "required": ["e", "v"]}

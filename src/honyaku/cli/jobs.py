@@ -15,12 +15,12 @@ from rich.markup import escape
 from honyaku.agent.broker import Broker
 from honyaku.cli.console import EXIT_FAILURE, out
 from honyaku.cli.dialog import TerminalFrontEnd
-from honyaku.cli.models import ApiKeyEnv, BaseUrl, Model, Protocol
+from honyaku.cli.models import ApiKeyEnv, BaseUrl, Model, Protocol, Provider
 from honyaku.cli.options import Home, open_library, parse_chapter_numbers
 from honyaku.cli.progress import JobProgressView, print_summary
 from honyaku.domain.workflow import JobKind
 from honyaku.formats import ExportFormat, read_book, write_book
-from honyaku.jobs.connection import DEMO_MODEL, ModelChoice, ToolProtocol, open_model
+from honyaku.jobs.model_choice import DEMO_MODEL, ModelChoice, ToolProtocol
 from honyaku.jobs.runner import CONCURRENCY, JobOutcome, JobRequest, JobRunner
 from honyaku.store import JobStore, Library, ModelProfiles, resolve_home
 
@@ -42,7 +42,8 @@ def _job_command(kind: JobKind, summary: str) -> typer.models.CommandFunctionTyp
         chapters: Chapters = None,
         model: Model = None,
         base_url: BaseUrl = None,
-        api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+        api_key_env: ApiKeyEnv = None,
+        provider: Provider = None,
         protocol: Protocol = ToolProtocol.AUTO,
         concurrency: Concurrency = CONCURRENCY,
         retranslate: Annotated[
@@ -54,7 +55,7 @@ def _job_command(kind: JobKind, summary: str) -> typer.models.CommandFunctionTyp
         book_id = library.resolve(book)
         numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))
         request = JobRequest(book_id, kind, numbers, concurrency, retranslate)
-        choice = ModelChoice(model, base_url, api_key_env, protocol)
+        choice = ModelChoice(model, base_url, api_key_env, protocol, provider)
         outcome = run_job(library, choice, request)
         if not outcome.ok:
             raise typer.Exit(EXIT_FAILURE)
@@ -78,6 +79,9 @@ proofread = _job_command(
 
 
 def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOutcome:
+    # The model SDKs take a second to import: only for commands that call a model.
+    from honyaku.jobs.connection import open_model
+
     out.print(f"Model: {escape(choice.describe())}")
     target = library.get_book(request.book_id, chapter_numbers=[]).target_lang
     profiles = ModelProfiles(library.database)
@@ -115,7 +119,8 @@ def _front_end(view: JobProgressView) -> Iterator[Broker]:
 def demo(
     model: Model = None,
     base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    api_key_env: ApiKeyEnv = None,
+    provider: Provider = None,
     protocol: Protocol = ToolProtocol.AUTO,
     home: Home = None,
 ) -> None:
@@ -123,7 +128,7 @@ def demo(
     built-in demo model (or the model you name), and export the result."""
     library = open_library(home)
     book_id = _demo_book(library)
-    choice = ModelChoice(model or DEMO_MODEL, base_url, api_key_env, protocol)
+    choice = ModelChoice(model or DEMO_MODEL, base_url, api_key_env, protocol, provider)
     outcome = run_job(library, choice, JobRequest(book_id, JobKind.TRANSLATION))
     folder = resolve_home(home) / "exports"
     folder.mkdir(parents=True, exist_ok=True)

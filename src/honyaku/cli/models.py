@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from honyaku.jobs.connection import DEMO_MODEL, ToolProtocol
+from honyaku.jobs.model_choice import DEMO_MODEL, ModelApi, ToolProtocol
 
 Model = Annotated[
     str | None,
@@ -27,8 +27,22 @@ BaseUrl = Annotated[
     ),
 ]
 ApiKeyEnv = Annotated[
-    str,
-    typer.Option("--api-key-env", help="Environment variable that holds the API key."),
+    str | None,
+    typer.Option(
+        "--api-key-env",
+        help="Environment variable that holds the API key. Default: OPENAI_API_KEY, or "
+        "GEMINI_API_KEY (else GOOGLE_API_KEY) for Gemini.",
+        show_default=False,
+    ),
+]
+Provider = Annotated[
+    ModelApi | None,
+    typer.Option(
+        "--provider",
+        help="The model's API: openai (Chat Completions, any compatible server) or gemini. "
+        "Default: gemini for a gemini-… model without --base-url, else openai.",
+        show_default=False,
+    ),
 ]
 Protocol = Annotated[
     ToolProtocol,

@@ -1,9 +1,9 @@
 """Connecting to the model a job asks for, and choosing how it calls tools.
 
-A model is a real server (any OpenAI-compatible endpoint) or the built-in demo model, a fake
-server started on 127.0.0.1 for as long as it is used. It calls tools natively or through
-the XML protocol; ``auto`` asks it once with a trivial tool and remembers the answer for that
-server and model.
+A model is a real server (any OpenAI-compatible endpoint, or Gemini's own API) or the built-in
+demo model, a fake server started on 127.0.0.1 for as long as it is used. It calls tools
+natively or through the XML protocol; ``auto`` asks it once with a trivial tool and remembers
+the answer for that server and model.
 """
 
 from __future__ import annotations
@@ -12,44 +12,24 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from enum import StrEnum
 
 from honyaku.errors import ConfigError
+from honyaku.jobs.model_choice import (
+    DEFAULT_URLS,
+    DEMO_MODEL,
+    ModelApi,
+    ModelChoice,
+    ToolProtocol,
+)
 from honyaku.llm.events import ChatProvider
+from honyaku.llm.gemini import GeminiProvider
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
 from honyaku.llm.tool_support import calls_tools_natively
-from honyaku.llm.xml_protocol import XmlToolProtocol
+from honyaku.llm.xml import XmlToolProtocol
 from honyaku.store.model_profiles import ModelProfiles
 
-DEMO_MODEL = "demo"
 DEMO_LATENCY_S = 0.05
-OPENAI_URL = "https://api.openai.com/v1"
-
-
-class ToolProtocol(StrEnum):
-    NATIVE = "native"
-    XML = "xml"
-    AUTO = "auto"
-
-
-@dataclass(frozen=True, slots=True)
-class ModelChoice:
-    model: str | None
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    protocol: ToolProtocol = ToolProtocol.AUTO
-
-    @property
-    def is_demo(self) -> bool:
-        return self.model == DEMO_MODEL
-
-    def describe(self) -> str:
-        """Where requests go; never the key itself."""
-        if self.is_demo:
-            return "the built-in demo model (it marks each paragraph 〈译〉 instead of translating)"
-        key = f"key from ${self.api_key_env}" if os.environ.get(self.api_key_env) else "no key"
-        return f"{self.model} at {self.base_url or OPENAI_URL} ({key})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +55,9 @@ async def open_model(
         from honyaku.testing import FakeLLMServer
 
         with FakeLLMServer(latency_s=DEMO_LATENCY_S) as server:
-            demo = ModelChoice(DEMO_MODEL, server.url, choice.api_key_env, choice.protocol)
+            demo = ModelChoice(
+                DEMO_MODEL, server.url, protocol=choice.protocol, api=ModelApi.OPENAI
+            )
             async with _connected(demo, profiles, language) as model:
                 yield model
         return
@@ -87,12 +69,10 @@ async def open_model(
 async def _connected(
     choice: ModelChoice, profiles: ModelProfiles, language: str
 ) -> AsyncIterator[ConnectedModel]:
-    assert choice.model is not None
-    server = OpenAICompatibleProvider(
-        model=choice.model, base_url=choice.base_url, api_key=os.environ.get(choice.api_key_env)
-    )
+    server = _server_api(choice)
+    url = choice.base_url or DEFAULT_URLS[choice.resolved_api]
     try:
-        protocol = await _resolve(choice.protocol, server, profiles)
+        protocol = await _resolve(choice.protocol, server, url, profiles)
         provider: ChatProvider = server
         if protocol is ToolProtocol.XML:
             provider = XmlToolProtocol(server, language=language)
@@ -101,16 +81,25 @@ async def _connected(
         await server.aclose()
 
 
+def _server_api(choice: ModelChoice) -> ChatProvider:
+    assert choice.model is not None
+    if choice.resolved_api is ModelApi.GEMINI:
+        return GeminiProvider(model=choice.model, api_key=choice.api_key, base_url=choice.base_url)
+    return OpenAICompatibleProvider(
+        model=choice.model, base_url=choice.base_url, api_key=choice.api_key
+    )
+
+
 async def _resolve(
-    wanted: ToolProtocol, server: OpenAICompatibleProvider, profiles: ModelProfiles
+    wanted: ToolProtocol, server: ChatProvider, url: str, profiles: ModelProfiles
 ) -> ToolProtocol:
     if wanted is not ToolProtocol.AUTO:
         return wanted
-    if remembered := profiles.protocol(server.base_url, server.model):
+    if remembered := profiles.protocol(url, server.model):
         return ToolProtocol(remembered)
     native = await calls_tools_natively(RetryingProvider(server, _retry_policy()))
     protocol = ToolProtocol.NATIVE if native else ToolProtocol.XML
-    profiles.remember_protocol(server.base_url, server.model, protocol.value)
+    profiles.remember_protocol(url, server.model, protocol.value)
     return protocol
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping
-from email.utils import parsedate_to_datetime
-from time import time
 from typing import Any
 
 import httpx2
@@ -36,6 +34,7 @@ from honyaku.llm.messages import (
     message_chars,
 )
 from honyaku.llm.openai_stream import ReplyAssembler, field_of, sse_data
+from honyaku.llm.retry import retry_after_s
 
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 300.0
@@ -250,26 +249,6 @@ def _status_error(exc: openai.APIStatusError, model: str) -> ProviderError:
     }
     message = messages.get(status, f"the server rejected the request ({status}): {detail}")
     return FatalProviderError(message, status_code=status)
-
-
-def retry_after_s(headers: Mapping[str, str]) -> float | None:
-    """The server's ``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms``."""
-    if value := headers.get("retry-after-ms"):
-        try:
-            return float(value) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time())
-    except (TypeError, ValueError):
-        return None
 
 
 def _brief(exc: BaseException) -> str:

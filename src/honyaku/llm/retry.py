@@ -8,8 +8,10 @@ again. A cut reply is never returned, so its tool calls never run.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from time import time
 
 from honyaku.errors import ProviderError, TransientProviderError
 from honyaku.llm.events import ChatProvider, Retry, StreamEvent
@@ -62,3 +64,23 @@ class RetryingProvider:
                 yield Retry(attempt, delay, str(exc))
                 await self._sleep(delay)
                 attempt += 1
+
+
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """The server's ``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms``."""
+    if value := headers.get("retry-after-ms"):
+        try:
+            return float(value) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time())
+    except (TypeError, ValueError):
+        return None

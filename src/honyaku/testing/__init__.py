@@ -1,5 +1,6 @@
 """Stand-ins for real model servers, for tests, the demo and the benchmarks."""
 
+from honyaku.testing.fake_gemini import FakeGeminiServer
 from honyaku.testing.fake_llm import MODEL_NAME, FakeLLMServer, Fault, FaultKind, ToolSupport
 from honyaku.testing.fake_translator import (
     FakeCall,
@@ -13,6 +14,7 @@ from honyaku.testing.fake_translator import (
 __all__ = [
     "MODEL_NAME",
     "FakeCall",
+    "FakeGeminiServer",
     "FakeLLMServer",
     "FakeTranslator",
     "Fault",

@@ -13,6 +13,11 @@ It is as strict as Gemini 3 where honyaku could go wrong:
 - a function declaration must use Gemini's schema subset (known keywords, one upper-case
   type), or the request is refused with 400 as Gemini refuses it.
 
+Options make it answer as other Gemini models do: ``call_ids`` gives calls ids (which must come
+back on the responses), ``stream_arguments`` streams arguments as Vertex ``partialArgs``. It
+answers with ``functionCall`` parts whether or not the request declares tools: it does not
+speak the XML protocol.
+
 Faults are the ones ``FakeLLMServer`` knows (``Fault``/``FaultKind``), each spoiling one
 request: 429 with ``Retry-After`` (and Gemini's ``RetryInfo``), 500, a stream cut before its
 finish reason, a dropped connection, a slow first byte, a plain JSON body. Every request body
@@ -38,7 +43,7 @@ from starlette.routing import Route
 
 from honyaku.testing.fake_llm import CHARS_PER_TOKEN, DELTA_CHARS, Fault, FaultKind
 from honyaku.testing.fake_translator import FakeCall, FakeTranslator, Mistake, Reply, Turn
-from honyaku.testing.server import BackgroundServer
+from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-gemini"
 THOUGHTS_TOKENS = 7
@@ -77,7 +82,7 @@ _SCHEMA_KEYS = {
 
 
 @dataclass
-class FakeGeminiServer:
+class FakeGeminiServer(Served):
     translator: FakeTranslator = field(default_factory=FakeTranslator)
     latency_s: float = 0.0
     """Time to first byte of every reply, like a real model's thinking time."""
@@ -102,21 +107,6 @@ class FakeGeminiServer:
     @property
     def mistakes(self) -> set[Mistake]:
         return self.translator.mistakes
-
-    def start(self) -> FakeGeminiServer:
-        self._server = BackgroundServer(self.app(), host=self.host, port=self.port).start()
-        self.port = self._server.port
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
-
-    def __enter__(self) -> FakeGeminiServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def app(self) -> Starlette:
         route = Route("/{version}/models/{target}", self._generate, methods=["POST"])

@@ -33,7 +33,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from honyaku.testing.fake_translator import FakeCall, FakeTranslator, Mistake, Reply, Turn
-from honyaku.testing.server import BackgroundServer
+from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-translator"
 DELTA_CHARS = 24
@@ -71,7 +71,7 @@ class Fault:
 
 
 @dataclass
-class FakeLLMServer:
+class FakeLLMServer(Served):
     translator: FakeTranslator = field(default_factory=FakeTranslator)
     latency_s: float = 0.0
     """Time to first byte of every reply, like a real model's thinking time."""
@@ -93,21 +93,6 @@ class FakeLLMServer:
     @property
     def mistakes(self) -> set[Mistake]:
         return self.translator.mistakes
-
-    def start(self) -> FakeLLMServer:
-        self._server = BackgroundServer(self.app(), host=self.host, port=self.port).start()
-        self.port = self._server.port
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
-
-    def __enter__(self) -> FakeLLMServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def app(self) -> Starlette:
         return Starlette(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, Self
 
 import uvicorn
 
@@ -40,6 +40,32 @@ class BackgroundServer:
         self._thread.join(timeout=START_TIMEOUT_S)
 
     def __enter__(self) -> BackgroundServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Served:
+    """Start, stop and ``with`` for a fake server with ``host``, ``port`` and an ``app()``."""
+
+    host: str
+    port: int
+    _server: BackgroundServer | None
+
+    def app(self) -> Any:
+        raise NotImplementedError
+
+    def start(self) -> Self:
+        self._server = BackgroundServer(self.app(), host=self.host, port=self.port).start()
+        self.port = self._server.port
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

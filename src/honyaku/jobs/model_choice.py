@@ -1,0 +1,73 @@
+"""Which model a job talks to and how it calls tools, as a person chooses them."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from enum import StrEnum
+
+DEMO_MODEL = "demo"
+
+
+class ModelApi(StrEnum):
+    OPENAI = "openai"
+    """Chat Completions: OpenAI, DeepSeek, Ollama, vLLM, llama.cpp, LM Studio…"""
+    GEMINI = "gemini"
+    """Google's own Gemini API."""
+
+
+class ToolProtocol(StrEnum):
+    NATIVE = "native"
+    XML = "xml"
+    AUTO = "auto"
+
+
+DEFAULT_URLS = {
+    ModelApi.OPENAI: "https://api.openai.com/v1",
+    ModelApi.GEMINI: "https://generativelanguage.googleapis.com",
+}
+DEFAULT_KEY_VARIABLES = {
+    ModelApi.OPENAI: ("OPENAI_API_KEY",),
+    ModelApi.GEMINI: ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChoice:
+    model: str | None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """The variable holding the key; by default the API's usual one."""
+    protocol: ToolProtocol = ToolProtocol.AUTO
+    api: ModelApi | None = None
+    """By default Gemini for a ``gemini-…`` model without a base URL, else Chat Completions."""
+
+    @property
+    def is_demo(self) -> bool:
+        return self.model == DEMO_MODEL
+
+    @property
+    def resolved_api(self) -> ModelApi:
+        if self.api is not None:
+            return self.api
+        gemini = (self.model or "").startswith("gemini") and self.base_url is None
+        return ModelApi.GEMINI if gemini else ModelApi.OPENAI
+
+    @property
+    def key_variable(self) -> str:
+        if self.api_key_env:
+            return self.api_key_env
+        candidates = DEFAULT_KEY_VARIABLES[self.resolved_api]
+        return next((name for name in candidates if os.environ.get(name)), candidates[0])
+
+    @property
+    def api_key(self) -> str | None:
+        return os.environ.get(self.key_variable)
+
+    def describe(self) -> str:
+        """Where requests go; never the key itself."""
+        if self.is_demo:
+            return "the built-in demo model (it marks each paragraph 〈译〉 instead of translating)"
+        key = f"key from ${self.key_variable}" if self.api_key else "no key"
+        url = self.base_url or DEFAULT_URLS[self.resolved_api]
+        return f"{self.model} at {url} ({key})"

@@ -1,0 +1,49 @@
+"""Talking to models: neutral messages and events, retries, and one provider per model API.
+
+The providers (``openai_compat.OpenAICompatibleProvider``, ``gemini.GeminiProvider``) and the
+XML protocol (``honyaku.llm.xml``) are imported from their modules: their SDKs take a second
+to load, which commands that never call a model should not pay.
+"""
+
+from honyaku.llm.events import (
+    ChatProvider,
+    ReasoningDelta,
+    Response,
+    Retry,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+from honyaku.llm.messages import (
+    AssistantMessage,
+    ChatRequest,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolCallError,
+    ToolResultMessage,
+    ToolSpec,
+    UserMessage,
+)
+from honyaku.llm.retry import RetryingProvider, RetryPolicy
+
+__all__ = [
+    "AssistantMessage",
+    "ChatProvider",
+    "ChatRequest",
+    "Message",
+    "ReasoningDelta",
+    "Response",
+    "Retry",
+    "RetryPolicy",
+    "RetryingProvider",
+    "StreamEvent",
+    "SystemMessage",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallError",
+    "ToolResultMessage",
+    "ToolSpec",
+    "Usage",
+    "UserMessage",
+]

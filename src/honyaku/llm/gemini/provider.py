@@ -1,0 +1,205 @@
+"""Gemini's own API, on the official ``google-genai`` SDK, with native function calling.
+
+Gemini differs from Chat Completions in ways the rest of honyaku must not see:
+
+- Tool schemas go as Gemini's OpenAPI ``Schema`` (``gemini_schema``): upper-case single types,
+  ``nullable`` instead of a ``null`` branch, string-only enums. Unknown keywords are refused
+  with a 400, so anything outside the subset is dropped or folded into the description.
+- A model turn carries opaque *thought signatures* that must come back byte for byte, or
+  Gemini 3 refuses the next request. The model's parts, merged from the stream, are kept in
+  ``AssistantMessage.replay["gemini_parts"]`` and sent back as they came.
+- Calls have no ids (some models send one; it is kept and returned): honyaku makes stable
+  ones, ``gemini_<turn>_<n>``. Results go back as ``functionResponse`` parts in one user
+  turn, in call order.
+- Vertex can stream a call's arguments as ``partialArgs`` (a JSON path and a value each);
+  they are assembled here, and a call still open when the stream ends is finalized.
+
+Thought parts (``thought: true``, sent when thought summaries are on) are the reply's
+reasoning: shown as ``ReasoningDelta`` and kept apart from the reader's text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Sequence
+
+import httpx2
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+
+from honyaku.errors import (
+    ConfigError,
+    CutStreamError,
+    FatalProviderError,
+    ProviderError,
+    RateLimitedError,
+    TransientProviderError,
+)
+from honyaku.llm.events import Response, StreamEvent
+from honyaku.llm.gemini.reply import GeminiReplyAssembler, gemini_usage
+from honyaku.llm.gemini.request import function_declaration, gemini_contents
+from honyaku.llm.messages import (
+    AssistantMessage,
+    ChatRequest,
+    ToolSpec,
+)
+from honyaku.llm.retry import retry_after_s
+
+API_VERSION = "v1beta"
+"""Thought signatures, function call ids and ``anyOf`` schemas need the beta surface."""
+READ_TIMEOUT_S = 300.0
+MAX_ERROR_CHARS = 300
+_TRANSIENT_STATUS = {408, 409, 425}
+
+
+def _transport_errors() -> tuple[type[Exception], ...]:
+    """What the SDK's HTTP stack raises: httpx2 by default; httpx or aiohttp where chosen."""
+    errors: tuple[type[Exception], ...] = (httpx2.HTTPError, TimeoutError)
+    with contextlib.suppress(ImportError):
+        import httpx
+
+        errors += (httpx.HTTPError,)
+    with contextlib.suppress(ImportError):
+        import aiohttp
+
+        errors += (aiohttp.ClientError,)
+    return errors
+
+
+_TRANSPORT_ERRORS = _transport_errors()
+
+
+class GeminiProvider:
+    """One streamed ``generateContent`` request per ``stream`` call; retries live elsewhere."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None = None,
+        read_timeout_s: float = READ_TIMEOUT_S,
+    ) -> None:
+        if not api_key and base_url is None:
+            raise ConfigError("Gemini needs an API key (e.g. from GEMINI_API_KEY); none was given")
+        self.model = model
+        self._api_key = api_key or ""
+        self._client = genai.Client(
+            # A local stand-in needs no key, but the SDK insists on one.
+            api_key=api_key or "no-key",
+            # Explicit, so that GOOGLE_GENAI_USE_VERTEXAI in the environment changes nothing.
+            vertexai=False,
+            http_options=types.HttpOptions(
+                base_url=base_url,
+                api_version=API_VERSION,
+                timeout=round(read_timeout_s * 1000),
+                # No retry_options: the SDK then makes one attempt, and RetryingProvider decides.
+            ),
+        )
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        turn = sum(isinstance(m, AssistantMessage) for m in request.messages)
+        assembler = GeminiReplyAssembler(turn)
+        try:
+            async for event in self._events(request, assembler):
+                yield event
+        except genai_errors.APIError as exc:
+            raise _api_error(exc, self.model, self._api_key) from exc
+        except (*_TRANSPORT_ERRORS, genai_errors.UnknownApiResponseError) as exc:
+            detail = _scrub(_first_line(exc), self._api_key)
+            if assembler.chunks:
+                raise CutStreamError(f"the reply broke off: {detail}") from exc
+            raise TransientProviderError(f"connection to the model failed: {detail}") from exc
+        if assembler.finish_reason is None:
+            raise CutStreamError("the reply was cut off before it finished")
+        message = assembler.message()
+        yield Response(
+            message, assembler.finish_reason, gemini_usage(request, message, assembler.usage)
+        )
+
+    async def _events(
+        self, request: ChatRequest, assembler: GeminiReplyAssembler
+    ) -> AsyncIterator[StreamEvent]:
+        system, contents = gemini_contents(request.messages)
+        stream = await self._client.aio.models.generate_content_stream(
+            model=self.model, contents=contents, config=_config(system, request.tools)
+        )
+        # Closed explicitly, so that a reader who stops early releases the connection now.
+        async with contextlib.aclosing(stream) as chunks:
+            async for chunk in chunks:
+                for event in assembler.add_chunk(chunk):
+                    yield event
+
+    async def aclose(self) -> None:
+        await self._client.aio.aclose()
+        self._client.close()
+
+
+def _config(system: str, tools: Sequence[ToolSpec]) -> types.GenerateContentConfig:
+    return types.GenerateContentConfig(
+        system_instruction=system or None,
+        tools=[types.Tool(function_declarations=[function_declaration(t) for t in tools])]
+        if tools
+        else None,
+        # The loop runs the tools itself, checking every call.
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+
+
+def _api_error(exc: genai_errors.APIError, model: str, api_key: str) -> ProviderError:
+    status = exc.code or 0
+    detail = _scrub(_first_line(exc.message or exc), api_key)
+    if status == 429:
+        wait = _retry_after_s(exc)
+        return RateLimitedError(
+            f"rate limited (429): {detail}", retry_after_s=wait, status_code=status
+        )
+    if status >= 500 or status in _TRANSIENT_STATUS:
+        wait = _retry_after_s(exc)
+        return TransientProviderError(
+            f"server error ({status}): {detail}", retry_after_s=wait, status_code=status
+        )
+    if status == 401 or _is_bad_key(exc):
+        return FatalProviderError(
+            f"the server refused the API key ({status}); check the key in your environment",
+            status_code=status,
+        )
+    messages = {
+        403: f"access denied (403): {detail}",
+        404: f"not found (404): is the model name {model!r} and the base URL right? {detail}",
+    }
+    message = messages.get(status, f"the server rejected the request ({status}): {detail}")
+    return FatalProviderError(message, status_code=status)
+
+
+def _is_bad_key(exc: genai_errors.APIError) -> bool:
+    """Gemini answers a wrong key with 400 INVALID_ARGUMENT and reason API_KEY_INVALID."""
+    return "API_KEY_INVALID" in json.dumps(exc.details, default=str) or "API key not valid" in (
+        exc.message or ""
+    )
+
+
+def _retry_after_s(exc: genai_errors.APIError) -> float | None:
+    """The ``Retry-After`` header, else the ``RetryInfo`` detail Gemini puts in the body."""
+    headers = getattr(exc.response, "headers", None)
+    if headers is not None and (wait := retry_after_s(headers)) is not None:
+        return wait
+    error = exc.details.get("error", exc.details) if isinstance(exc.details, dict) else {}
+    for detail in error.get("details") or ():
+        delay = detail.get("retryDelay") if isinstance(detail, dict) else None
+        if isinstance(delay, str) and delay.endswith("s"):
+            with contextlib.suppress(ValueError):
+                return max(0.0, float(delay[:-1]))
+    return None
+
+
+def _first_line(value: object) -> str:
+    lines = str(value).strip().splitlines()
+    return lines[0][:MAX_ERROR_CHARS] if lines else type(value).__name__
+
+
+def _scrub(text: str, api_key: str) -> str:
+    """Servers echo keys in errors now and then; a message is printed and logged."""
+    return text.replace(api_key, "***") if api_key else text
