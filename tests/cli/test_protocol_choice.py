@@ -85,3 +85,12 @@ def test_translate_with_gemini_through_its_own_api(home, monkeypatch):
     assert "key from $GEMINI_API_KEY" in done.stdout
     assert "SECRET" not in done.stdout + done.stderr
     assert_all_translated(home, book)
+
+
+def test_extra_headers_reach_the_server_and_are_never_printed(fake_model):
+    book = imported(RASHOMON)
+
+    done = honyaku("translate", book, *flags(fake_model, "--header", "X-Gateway-Token: tok-SECRET"))
+
+    assert all(h["x-gateway-token"] == "tok-SECRET" for h in fake_model.headers)
+    assert "tok-SECRET" not in done.stdout + done.stderr

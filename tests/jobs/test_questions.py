@@ -6,6 +6,8 @@ import asyncio
 import json
 from collections.abc import Callable
 
+import pytest
+
 from honyaku.agent.broker import (
     Answer,
     ApprovalReply,
@@ -221,16 +223,20 @@ def test_with_skip_ask_user_the_tools_are_not_offered_and_a_call_is_cancelled_un
     assert outcome.ok
 
 
-def test_without_skip_the_tools_are_offered_in_both_protocols(
-    run_job, fake_model, book_id, protocol
-):
-    run_job(fake_model, book_id, chapters=[1])
+@pytest.mark.parametrize("kind", list(JobKind))
+def test_every_kind_of_job_offers_the_question_tools(run_job, fake_model, book_id, protocol, kind):
+    if kind is not JobKind.TRANSLATION:
+        run_job(fake_model, book_id, chapters=[1])
+        fake_model.requests.clear()
+
+    run_job(fake_model, book_id, kind, chapters=[1])
 
     first = fake_model.requests[0]
     if protocol == "native":
         assert {"ask_user", "ask_user_batch"} <= {t["function"]["name"] for t in first["tools"]}
     else:
-        assert '<invoke name="ask_user">' in first["messages"][0]["content"]
+        assert '<invoke name="ask_user_batch">' in first["messages"][0]["content"]
+    assert "ask_user" in first["messages"][0]["content"]
 
 
 def test_two_concurrent_jobs_queue_their_questions_one_dialog_at_a_time(library, jobs, protocol):

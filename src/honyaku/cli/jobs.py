@@ -15,7 +15,7 @@ from rich.markup import escape
 from honyaku.agent.broker import Broker
 from honyaku.cli.console import EXIT_FAILURE, out
 from honyaku.cli.dialog import TerminalFrontEnd
-from honyaku.cli.models import ApiKeyEnv, BaseUrl, Model, Protocol, Provider
+from honyaku.cli.models import ApiKeyEnv, BaseUrl, Header, Model, Protocol, Provider
 from honyaku.cli.options import Home, open_library, parse_chapter_numbers
 from honyaku.cli.progress import JobProgressView, print_summary
 from honyaku.domain.workflow import JobKind
@@ -45,6 +45,7 @@ def _job_command(kind: JobKind, summary: str) -> typer.models.CommandFunctionTyp
         api_key_env: ApiKeyEnv = None,
         provider: Provider = None,
         protocol: Protocol = ToolProtocol.AUTO,
+        header: Header = None,
         concurrency: Concurrency = CONCURRENCY,
         retranslate: Annotated[
             bool, typer.Option(help="Redo paragraphs that already have a translation.")
@@ -55,7 +56,7 @@ def _job_command(kind: JobKind, summary: str) -> typer.models.CommandFunctionTyp
         book_id = library.resolve(book)
         numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))
         request = JobRequest(book_id, kind, numbers, concurrency, retranslate)
-        choice = ModelChoice(model, base_url, api_key_env, protocol, provider)
+        choice = ModelChoice(model, base_url, api_key_env, protocol, provider, tuple(header or ()))
         outcome = run_job(library, choice, request)
         if not outcome.ok:
             raise typer.Exit(EXIT_FAILURE)

@@ -18,7 +18,7 @@ from honyaku.domain.languages import guess_language, normalize_language
 from honyaku.errors import ConfigError
 from honyaku.formats import ExportFormat, read_book, write_book
 from honyaku.jobs.tools import TASK_TOOLS
-from honyaku.store import JobStore
+from honyaku.store import Job, JobStore
 
 
 def import_(
@@ -100,6 +100,31 @@ def show(
             _ratio(chapter.translated, chapter.work_paragraphs),
         )
     out.print(table)
+    _print_jobs(JobStore(library.database).list(book_id))
+
+
+def _print_jobs(jobs: list[Job]) -> None:
+    if not jobs:
+        return
+    table = Table("job", "kind", "model", "status", "requests", "in / out")
+    for job in jobs:
+        cost = job.cost
+        retries = f" +{cost.retries} retries" if cost.retries else ""
+        table.add_row(
+            job.id,
+            job.kind.value,
+            f"{escape(job.model)} ({job.protocol})",
+            job.status,
+            f"{cost.requests}{retries}",
+            f"{_amount(cost.input_tokens, cost.input_chars)} / "
+            f"{_amount(cost.output_tokens, cost.output_chars)}",
+        )
+    out.print(table)
+
+
+def _amount(tokens: int, chars: int) -> str:
+    """Tokens where the server reported them, characters otherwise."""
+    return f"{tokens} tok" if tokens else f"{chars} chars"
 
 
 def export(

@@ -52,3 +52,11 @@ Protocol = Annotated[
         "without it, or auto (ask the model once and remember).",
     ),
 ]
+Header = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--header",
+        help="Extra HTTP header for an OpenAI-compatible server, 'Name: value'; repeatable.",
+        show_default=False,
+    ),
+]

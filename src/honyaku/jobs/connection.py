@@ -86,7 +86,10 @@ def _server_api(choice: ModelChoice) -> ChatProvider:
     if choice.resolved_api is ModelApi.GEMINI:
         return GeminiProvider(model=choice.model, api_key=choice.api_key, base_url=choice.base_url)
     return OpenAICompatibleProvider(
-        model=choice.model, base_url=choice.base_url, api_key=choice.api_key
+        model=choice.model,
+        base_url=choice.base_url,
+        api_key=choice.api_key,
+        headers=choice.header_map,
     )
 
 

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from enum import StrEnum
 
+from honyaku.errors import ConfigError
+
 DEMO_MODEL = "demo"
 
 
@@ -41,6 +43,15 @@ class ModelChoice:
     protocol: ToolProtocol = ToolProtocol.AUTO
     api: ModelApi | None = None
     """By default Gemini for a ``gemini-…`` model without a base URL, else Chat Completions."""
+    headers: tuple[str, ...] = ()
+    """Extra HTTP headers as ``Name: value``, for gateways; never printed."""
+
+    @property
+    def header_map(self) -> dict[str, str]:
+        pairs = [header.partition(":") for header in self.headers]
+        if bad := [name for name, colon, _ in pairs if not colon or not name.strip()]:
+            raise ConfigError(f"a header must look like 'Name: value', not {bad[0]!r}")
+        return {name.strip(): value.strip() for name, _, value in pairs}
 
     @property
     def is_demo(self) -> bool:

@@ -83,6 +83,8 @@ class FakeLLMServer(Served):
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    """The HTTP headers of each request, in order."""
     _server: BackgroundServer | None = None
 
     @property
@@ -110,6 +112,7 @@ class FakeLLMServer(Served):
         first_byte_at = time.monotonic() + self.latency_s
         body = await request.json()
         self.requests.append(body)
+        self.headers.append(dict(request.headers))
         if refusal := self._refusal(body):
             return refusal
         fault = self.faults.popleft() if self.faults else None
