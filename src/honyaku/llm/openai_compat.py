@@ -59,6 +59,7 @@ class OpenAICompatibleProvider:
         self.model = model
         self.streaming = streaming
         self._stream_failures = 0
+        self._api_key = api_key
         self._client = openai.AsyncOpenAI(
             # Local servers need no key, but the SDK insists on one.
             api_key=api_key or "no-key",
@@ -112,11 +113,13 @@ class OpenAICompatibleProvider:
             async for event in self._http_events(request, assembler):
                 yield event
         except openai.APIStatusError as exc:
-            raise _status_error(exc, self.model) from exc
+            raise _status_error(exc, self.model, self._api_key) from exc
         except (openai.APIError, httpx2.HTTPError) as exc:
             if assembler.chunks:
-                raise CutStreamError(f"the reply broke off: {_brief(exc)}") from exc
-            raise TransientProviderError(f"connection to the model failed: {_brief(exc)}") from exc
+                raise CutStreamError(f"the reply broke off: {_brief(exc, self._api_key)}") from exc
+            raise TransientProviderError(
+                f"connection to the model failed: {_brief(exc, self._api_key)}"
+            ) from exc
 
     async def _http_events(
         self, request: ChatRequest, assembler: ReplyAssembler
@@ -230,9 +233,9 @@ def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage
     )
 
 
-def _status_error(exc: openai.APIStatusError, model: str) -> ProviderError:
+def _status_error(exc: openai.APIStatusError, model: str, api_key: str | None) -> ProviderError:
     status = exc.status_code
-    detail = _brief(exc)
+    detail = _brief(exc, api_key)
     wait = retry_after_s(exc.response.headers)
     if status == 429:
         return RateLimitedError(
@@ -251,10 +254,12 @@ def _status_error(exc: openai.APIStatusError, model: str) -> ProviderError:
     return FatalProviderError(message, status_code=status)
 
 
-def _brief(exc: BaseException) -> str:
+def _brief(exc: BaseException, api_key: str | None) -> str:
+    """The server's own message, first line, without the key should a server echo it."""
     body = field_of(exc, "body")
     message = field_of(body, "message") if isinstance(body, dict) else None
     if isinstance(field_of(body, "error"), dict):
         message = body["error"].get("message")
     text = str(message or exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:MAX_ERROR_CHARS]
+    brief = (text[0] if text else type(exc).__name__)[:MAX_ERROR_CHARS]
+    return brief.replace(api_key, "***") if api_key else brief
