@@ -48,9 +48,7 @@ def test_auto_asks_the_model_once_and_remembers_per_server_and_model(home, suppo
         honyaku("translate", book, *flags(server, "--protocol", "auto"))
         honyaku("translate", book, *flags(server, "--protocol", "auto", "--retranslate"))
 
-        remembered = ModelProfiles(Database.open(home)).protocol(
-            f"{server.url}/", "fake-translator"
-        )
+        remembered = ModelProfiles(Database.open(home)).protocol(server.url, "fake-translator")
         assert probes(server) == 1
     assert remembered == expected
     assert_all_translated(home, book)

@@ -70,7 +70,7 @@ async def _connected(
     choice: ModelChoice, profiles: ModelProfiles, language: str
 ) -> AsyncIterator[ConnectedModel]:
     server = _server_api(choice)
-    url = choice.base_url or DEFAULT_URLS[choice.resolved_api]
+    url = (choice.base_url or DEFAULT_URLS[choice.resolved_api]).rstrip("/")
     try:
         protocol = await _resolve(choice.protocol, server, url, profiles)
         provider: ChatProvider = server
