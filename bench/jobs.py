@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.jobs.events import JobEvent, RequestFinished
@@ -90,9 +90,9 @@ def model_process(latency_s: float, delta_chars: int = 256) -> Iterator[str]:
     try:
         for _ in range(200):
             try:
-                httpx.get(f"{url}/models", timeout=1)
+                httpx2.get(f"{url}/models", timeout=1)
                 break
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 time.sleep(0.05)
         yield url
     finally:

@@ -12,6 +12,7 @@
     │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
     ├── StoreError               the database refused a write
     ├── ToolError                the model's call was wrong; becomes a result the model reads
+    ├── NoFrontEndError          nobody is there to answer a question or approve a call
     └── LoopError                a conversation could not finish (caps reached, retries exhausted)
 
 Third-party exceptions are translated where they enter: SDK and HTTP errors in ``llm/``,
@@ -82,6 +83,10 @@ class ToolError(HonyakuError):
         super().__init__(message)
         self.code = code
         self.details = details
+
+
+class NoFrontEndError(HonyakuError):
+    """No front end is attached to the broker; ``str()`` says so in words the model can use."""
 
 
 class LoopError(HonyakuError):

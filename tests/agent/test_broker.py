@@ -12,13 +12,13 @@ from honyaku.agent.broker import (
     ApprovalReply,
     ApprovalRequest,
     Broker,
-    NoFrontEndError,
     PersonReply,
     PersonRequest,
     Question,
     QuestionReply,
     QuestionRequest,
 )
+from honyaku.errors import NoFrontEndError
 
 
 class Person:

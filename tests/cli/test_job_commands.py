@@ -50,7 +50,8 @@ def test_a_job_with_failed_chunks_exits_nonzero_with_a_summary(fake_model):
 
     assert done.returncode == 1
     assert "failed chapter 1 chunk 1" in done.stdout
-    assert "Run the same command again" in done.stdout
+    assert "1 chunk(s) failed" in done.stdout
+    assert "run the same command again" in done.stdout
     assert "Traceback" not in done.stderr
 
 
@@ -169,3 +170,25 @@ def test_skip_ask_user_setting_is_shown_and_hides_the_question_tools(fake_model)
     offered = {t["function"]["name"] for t in fake_model.requests[-1]["tools"]}
     assert "ask_user" not in offered
     assert "→ skipped" in actions
+
+
+def test_ctrl_c_stops_the_job_saying_the_work_is_saved_and_it_resumes(home):
+    book = imported(KOJIKI)
+    with FakeLLMServer(latency_s=0.3) as server:
+        command = [sys.executable, "-m", "honyaku", "translate", book, *model_flags(server)]
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        library = Library(Database.open(home))
+        deadline = time.monotonic() + 60
+        while not _translated(library, book) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+
+        assert process.returncode == 130
+        assert "interrupted: accepted work is saved" in stderr
+        assert "Traceback" not in stderr
+        assert JobStore(library.database).list(book)[0].status == "interrupted"
+        resumed = honyaku("translate", book, *model_flags(server))
+    assert "Resuming translation job" in resumed.stdout

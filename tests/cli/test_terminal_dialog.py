@@ -176,3 +176,17 @@ def test_cancel_gives_the_model_the_answers_so_far():
         [received] = answers_received(server, "ask_user_batch")
     assert received["cancelled"] is True
     assert received["answers"] == [{"question_index": 0, "answer": "我", "selected_index": 0}]
+
+
+def test_answers_pasted_all_at_once_answer_the_questions_in_turn():
+    book = imported(RASHOMON)
+    with FakeLLMServer() as server:
+        server.translator.asks = (BATCH,)
+        terminal = translate(server, book)
+
+        terminal.wait_for("question 1 of 3")
+        terminal.type("1\r丁寧語だけ残す\r2")
+        assert terminal.finish() == 0
+
+        [received] = answers_received(server, "ask_user_batch")
+    assert [a["answer"] for a in received["answers"]] == ["我", "丁寧語だけ残す", "意訳"]

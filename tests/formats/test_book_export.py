@@ -14,6 +14,7 @@ import pytest
 from lxml import etree
 
 from honyaku.domain.book import Book, BookDraft, ChapterDraft
+from honyaku.errors import UserError
 from honyaku.formats import ExportFormat, exporting, read_book, write_book
 
 BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
@@ -221,11 +222,21 @@ def test_a_failed_export_leaves_the_previous_file_and_no_temporary_file(
         raise OSError("disk full")
 
     monkeypatch.setattr(exporting, "write_epub", broken)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(UserError, match=r"cannot write .*book\.epub: disk full"):
         write_book(book, path, ExportFormat.EPUB)
 
     assert path.read_bytes() == b"previous export"
     assert os.listdir(tmp_path) == ["book.epub"]
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"), [("no/such/folder/book.txt", "No such file"), (".", "folder")]
+)
+def test_an_export_that_cannot_be_written_says_why_in_one_line(
+    tmp_path: Path, book: Book, target: str, reason: str
+) -> None:
+    with pytest.raises(UserError, match=reason):
+        write_book(book, tmp_path / target, ExportFormat.TXT)
 
 
 def test_a_new_export_gets_ordinary_file_permissions(tmp_path: Path, book: Book) -> None:

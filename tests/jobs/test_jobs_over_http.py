@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import socket
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
+from sqlalchemy import update
 
 from honyaku.agent.loop import LoopLimits
 from honyaku.domain import JobKind
+from honyaku.errors import UserError
 from honyaku.jobs.runner import JobRequest, JobRunner
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.store import JobStore, Library
+from honyaku.store.schema import JobRow
 from honyaku.testing import (
     Fault,
     FaultKind,
@@ -403,3 +409,20 @@ def test_a_job_counts_requests_and_tokens(run_job, library, jobs, fake_model, bo
     assert cost.input_tokens > 0
     assert cost.output_tokens > 0
     assert cost.input_chars > cost.input_tokens
+
+
+def test_a_job_running_in_another_live_process_is_not_started_twice(
+    run_job, fake_model, book_id, jobs, database
+):
+    job = jobs.create(book_id, JobKind.TRANSLATION, None, model="m", protocol="native")
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        with database.transaction() as session:
+            owner = f"{socket.gethostname()}:{other.pid}"
+            session.execute(update(JobRow).where(JobRow.id == job.id).values(owner=owner))
+        with pytest.raises(UserError, match=f"job {job.id} on this book is running in another"):
+            run_job(fake_model, book_id)
+    finally:
+        other.kill()
+        other.wait()
+    assert fake_model.requests == []

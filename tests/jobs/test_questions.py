@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -99,10 +100,12 @@ def _calls_before(body: dict, tool_message: dict) -> str:
     return ""
 
 
-def attached(person: Person) -> Broker:
+@contextmanager
+def answering(person: Person) -> Iterator[Broker]:
+    """A broker with ``person`` at the front end while the block runs."""
     broker = Broker()
-    broker._front_end = person  # the person stays for the whole test
-    return broker
+    with broker.attached(person):
+        yield broker
 
 
 def test_seed_003_the_person_picks_a_suggestion_and_the_model_gets_answer_and_index(
@@ -111,7 +114,8 @@ def test_seed_003_the_person_picks_a_suggestion_and_the_model_gets_answer_and_in
     fake_model.translator.asks = (NAME_QUESTION,)
     person = Person(picks(1))
 
-    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+    with answering(person) as broker:
+        outcome, _ = run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     assert outcome.ok
     [result] = results_sent_back(fake_model, "ask_user")
@@ -131,7 +135,8 @@ def test_a_free_text_answer_comes_back_without_an_index(run_job, fake_model, boo
     fake_model.translator.asks = (NAME_QUESTION,)
     person = Person(lambda request: QuestionReply((Answer(0, "下男"),)))
 
-    run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+    with answering(person) as broker:
+        run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     [result] = results_sent_back(fake_model, "ask_user")
     assert result["answer"] == "下男"
@@ -142,7 +147,8 @@ def test_a_cancelled_question_is_a_result_the_model_can_read(run_job, fake_model
     fake_model.translator.asks = (NAME_QUESTION,)
     person = Person(lambda request: QuestionReply((), cancelled=True))
 
-    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+    with answering(person) as broker:
+        outcome, _ = run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     [result] = results_sent_back(fake_model, "ask_user")
     assert result["success"] is False
@@ -156,7 +162,8 @@ def test_a_batch_is_one_dialog_and_its_answers_map_back_by_question_index(
     fake_model.translator.asks = (BATCH,)
     person = Person(picks(0))
 
-    run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+    with answering(person) as broker:
+        run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     assert len(person.dialogs) == 1
     assert person.dialogs[0].batch
@@ -177,7 +184,8 @@ def test_a_batch_cancelled_midway_returns_the_answers_given_so_far(run_job, fake
         lambda request: QuestionReply((Answer(0, "俺", 1), Answer(1, "全部")), cancelled=True)
     )
 
-    run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+    with answering(person) as broker:
+        run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     [result] = results_sent_back(fake_model, "ask_user_batch")
     assert result["cancelled"] is True
@@ -208,7 +216,8 @@ def test_with_skip_ask_user_the_tools_are_not_offered_and_a_call_is_cancelled_un
     fake_model.translator.asks = (NAME_QUESTION, BATCH)
     person = Person(picks(0))
 
-    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+    with answering(person) as broker:
+        outcome, _ = run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     first = fake_model.requests[0]
     offered = [t["function"]["name"] for t in first.get("tools") or ()]
@@ -249,8 +258,7 @@ def test_two_concurrent_jobs_queue_their_questions_one_dialog_at_a_time(library,
         for n in range(2)
     ]
     person = Person(picks(0))
-    broker = attached(person)
-    with FakeLLMServer(latency_s=0.02) as server:
+    with FakeLLMServer(latency_s=0.02) as server, answering(person) as broker:
         server.translator.asks = (NAME_QUESTION,)
 
         async def both() -> list:
@@ -275,7 +283,8 @@ def test_questions_and_answers_are_recorded_as_short_actions(run_job, fake_model
     fake_model.translator.asks = (NAME_QUESTION, BATCH)
     person = Person(picks(1))
 
-    run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+    with answering(person) as broker:
+        run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     recorded = [a.action.payload for a in jobs.actions(book_id, kinds=["question"])]
     assert recorded == [
@@ -313,7 +322,8 @@ def test_a_call_that_needs_approval_waits_for_it_and_a_denial_goes_back_to_the_m
     library.update_settings(book_id, approve_tools=["update_chapter_title"])
     person = Person(approves(False, True))
 
-    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+    with answering(person) as broker:
+        outcome, _ = run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     denied, allowed = [
         a.action.payload
@@ -334,7 +344,8 @@ def test_an_always_allowed_tool_is_never_asked_about(run_job, fake_model, book_i
     )
     person = Person(approves())
 
-    outcome, _ = run_job(fake_model, book_id, broker=attached(person), chapters=[1])
+    with answering(person) as broker:
+        outcome, _ = run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     assert person.dialogs == []
     assert outcome.ok

@@ -22,7 +22,13 @@ from honyaku.errors import CutStreamError
 from honyaku.llm.events import ReasoningDelta, TextDelta
 from honyaku.llm.events import Response as Reply
 from honyaku.llm.gemini import REPLAY_KEY, GeminiProvider, gemini_contents
-from honyaku.llm.messages import ChatRequest, ToolResultMessage, ToolSpec, UserMessage
+from honyaku.llm.messages import (
+    ChatRequest,
+    ToolResultMessage,
+    ToolSpec,
+    UserMessage,
+    request_chars,
+)
 from honyaku.testing.server import BackgroundServer
 
 STREAMS = Path(__file__).parents[1] / "fixtures" / "streams"
@@ -162,9 +168,7 @@ async def test_usage_counts_prompt_and_output_tokens_with_thinking(replay: Repla
 
     assert reply.usage.input_tokens == 249
     assert reply.usage.output_tokens == 58 + 183
-    assert reply.usage.input_chars == len("What's the weather?") + len(
-        '["weather", "", {"type": "object"}]'
-    )
+    assert reply.usage.input_chars == request_chars(REQUEST)
     assert reply.usage.output_chars > 0
 
 

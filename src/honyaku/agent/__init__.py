@@ -2,12 +2,17 @@
 that brings the model's questions and risky calls to a person."""
 
 from honyaku.agent.broker import (
+    Answer,
     ApprovalPolicy,
+    ApprovalReply,
+    ApprovalRequest,
     Broker,
     FrontEnd,
-    NoFrontEndError,
     PersonReply,
     PersonRequest,
+    Question,
+    QuestionReply,
+    QuestionRequest,
 )
 from honyaku.agent.loop import (
     Goal,
@@ -19,28 +24,40 @@ from honyaku.agent.loop import (
     result_json,
     run_loop,
 )
-from honyaku.agent.questions import QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS
+from honyaku.agent.questions import (
+    QUESTION_TOOL_NAMES,
+    QUESTION_TOOLS,
+    SKIPPED_QUESTION_TOOLS,
+    question_summary,
+)
 from honyaku.agent.registry import Result, Tool, ToolRegistry, failure, result_summary, tool
 
 __all__ = [
     "QUESTION_TOOLS",
+    "QUESTION_TOOL_NAMES",
     "SKIPPED_QUESTION_TOOLS",
+    "Answer",
     "ApprovalPolicy",
+    "ApprovalReply",
+    "ApprovalRequest",
     "Broker",
     "FrontEnd",
     "Goal",
     "LoopEvent",
     "LoopLimits",
-    "NoFrontEndError",
     "Nudged",
     "PersonReply",
     "PersonRequest",
+    "Question",
+    "QuestionReply",
+    "QuestionRequest",
     "Result",
     "Tool",
     "ToolFinished",
     "ToolRegistry",
     "ToolStarted",
     "failure",
+    "question_summary",
     "result_json",
     "result_summary",
     "run_loop",

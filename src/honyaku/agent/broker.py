@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from honyaku.errors import NoFrontEndError
 
 NO_FRONT_END = (
     "nobody can answer: honyaku is running without a terminal or web app to ask the "
@@ -79,18 +81,10 @@ class FrontEnd(Protocol):
     async def ask(self, request: PersonRequest) -> PersonReply: ...
 
 
-class NoFrontEndError(Exception):
-    """No one is there to answer; ``str()`` says so in words the model can act on."""
-
-
 class Broker:
     def __init__(self) -> None:
         self._front_end: FrontEnd | None = None
         self._turn = asyncio.Lock()  # FIFO: waiters are served in the order they came
-
-    @property
-    def has_front_end(self) -> bool:
-        return self._front_end is not None
 
     @contextmanager
     def attached(self, front_end: FrontEnd) -> Iterator[None]:
@@ -113,11 +107,15 @@ class Broker:
 
 @dataclass
 class ApprovalPolicy:
-    """Which calls need the person's yes before they run, and asking for it."""
+    """Which calls need the person's yes before they run, and asking for it.
+
+    ``remember_always`` keeps an "always allow" beyond this run (the book's settings).
+    """
 
     broker: Broker
     required: set[str] = field(default_factory=set)
     always_allowed: set[str] = field(default_factory=set)
+    remember_always: Callable[[str], None] = lambda tool: None
 
     def needs_approval(self, tool: str, marked: bool) -> bool:
         return (marked or tool in self.required) and tool not in self.always_allowed
@@ -131,6 +129,7 @@ class ApprovalPolicy:
         assert isinstance(reply, ApprovalReply)
         if reply.always:
             self.always_allowed.add(tool)
+            self.remember_always(tool)
         if reply.allowed:
             return None
         return f"the translator did not allow this {tool} call: {_brief(arguments)}"

@@ -81,7 +81,8 @@ async def run_loop(
             yield event
             if isinstance(event, Response):
                 reply = event.message
-        assert reply is not None, "a provider stream ends with a Response"
+        if reply is None:
+            raise LoopError("the model's reply ended without a response")
         history.append(reply)
         for call in reply.tool_calls:
             yield ToolStarted(call)

@@ -16,13 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from honyaku.agent.broker import (
     Answer,
     Broker,
-    NoFrontEndError,
     Question,
     QuestionReply,
     QuestionRequest,
 )
 from honyaku.agent.registry import Result, Tool, tool
-from honyaku.errors import ToolError
+from honyaku.errors import NoFrontEndError, ToolError
 
 MAX_SUGGESTIONS = 10
 MAX_QUESTIONS = 20
@@ -147,7 +146,9 @@ def _cancelled(error: str, **details: Any) -> Result:
     return {"success": False, "cancelled": True, "error": error, **details}
 
 
-def question_summary(name: str, arguments: Mapping[str, Any], result: Mapping[str, Any]) -> dict:
+def question_summary(
+    name: str, arguments: Mapping[str, Any], result: Mapping[str, Any]
+) -> dict[str, Any]:
     """A question and its outcome, short enough for a log line or a chat summary."""
     asked = arguments.get("questions") or [arguments]
     questions = [_short(str(q.get("question", ""))) for q in asked if isinstance(q, Mapping)]

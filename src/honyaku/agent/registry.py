@@ -124,9 +124,6 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
-
     async def run(self, call: ToolCall, context: Any) -> Result:
         """Run one call; every outcome is a JSON-ready result with ``success``."""
         if call.error is not None:
@@ -164,6 +161,8 @@ async def _execute(found: Tool, context: Any, arguments: BaseModel) -> Result:
             # Sync tools write to the database: off the event loop, the other conversations
             # keep streaming meanwhile.
             result = await asyncio.to_thread(found.handler, context, **values)
+        if not isinstance(result, dict):
+            raise TypeError(f"returned {type(result).__name__}, not a result object")
     except ToolError as exc:
         return failure(exc.code, str(exc), **exc.details)
     except StoreError as exc:

@@ -15,7 +15,7 @@ SUMMARY_CHARS = 160
 
 
 def print_actions(console: Console, recorded: list[RecordedAction]) -> None:
-    rows = [(entry, line) for entry in recorded if (line := _line(entry.action.kind, entry))]
+    rows = [(entry, line) for entry in recorded if (line := _line(entry))]
     if not rows:
         console.print("Nothing notable yet: no questions, refused calls or failures.")
         return
@@ -26,10 +26,10 @@ def print_actions(console: Console, recorded: list[RecordedAction]) -> None:
         console.print(f"[dim]{when} {entry.job_id} {where}[/]  {escape(line)}")
 
 
-def _line(kind: str, entry: RecordedAction) -> str | None:
+def _line(entry: RecordedAction) -> str | None:
     action = entry.action
     payload: dict[str, Any] = action.payload
-    match kind:
+    match action.kind:
         case "question":
             return _question(payload)
         case "tool_result" if not payload.get("success") and action.name not in QUESTION_TOOL_NAMES:

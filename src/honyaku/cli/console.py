@@ -37,6 +37,3 @@ def error_boundary() -> Iterator[None]:
     except HonyakuError as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         sys.exit(EXIT_FAILURE)
-    except KeyboardInterrupt:
-        err.print("[yellow]interrupted[/]: accepted work is saved; run the command again to go on")
-        sys.exit(EXIT_INTERRUPTED)

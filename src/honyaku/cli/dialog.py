@@ -9,8 +9,11 @@ free answer where allowed. A batch is one dialog that steps through its question
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
+import os
 import sys
+from collections import deque
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
@@ -32,12 +35,19 @@ from honyaku.agent.broker import (
 
 CANCEL, BACK, NEXT = "/cancel", "/back", "/next"
 MAX_ARGUMENT_LINES = 30
+READ_BYTES = 4096
 
 
 class TerminalFrontEnd:
-    def __init__(self, console: Console, paused: Callable[[], AbstractContextManager[None]]):
+    def __init__(
+        self,
+        console: Console,
+        paused: Callable[[], AbstractContextManager[None]],
+        keyboard: TerminalInput | None = None,
+    ) -> None:
         self.console = console
         self._paused = paused
+        self._keyboard = keyboard or TerminalInput(sys.stdin.fileno())
 
     async def ask(self, request: PersonRequest) -> PersonReply:
         with self._paused(), self.console.screen(hide_cursor=False):
@@ -50,7 +60,7 @@ class TerminalFrontEnd:
         index, problem = 0, ""
         while index < len(request.questions):
             self._show_question(request, index, answers.get(index), problem)
-            line = await read_line()
+            line = await self._keyboard.line()
             command = (line or "").strip()
             if line is None or command == CANCEL:
                 return QuestionReply(tuple(answers[i] for i in sorted(answers)), cancelled=True)
@@ -91,7 +101,7 @@ class TerminalFrontEnd:
         problem = ""
         while True:
             self._show_approval(request, problem)
-            line = await read_line()
+            line = await self._keyboard.line()
             choice = (line or "").strip().lower()
             if line is None or choice in ("n", "no", CANCEL):
                 return ApprovalReply(allowed=False)
@@ -146,18 +156,45 @@ def _hint(question: Question, *, batch: bool) -> str:
     return " · ".join(parts)
 
 
-async def read_line() -> str | None:
-    """One line from the terminal without blocking the event loop; ``None`` at end of input."""
-    loop = asyncio.get_running_loop()
-    line: asyncio.Future[str] = loop.create_future()
+class TerminalInput:
+    """Lines typed at the terminal, read without blocking the event loop.
 
-    def ready() -> None:
-        if not line.done():
-            line.set_result(sys.stdin.readline())
+    The descriptor is read directly into our own buffer: pasted lines wait here for the next
+    question instead of hiding in a file object's buffer while we wait on the descriptor.
+    """
 
-    loop.add_reader(sys.stdin.fileno(), ready)
-    try:
-        text = await line
-    finally:
-        loop.remove_reader(sys.stdin.fileno())
-    return text.rstrip("\n") if text else None
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._lines: deque[str] = deque()
+        self._partial = ""
+        self._ended = False
+
+    async def line(self) -> str | None:
+        """The next line without its newline; ``None`` at end of input (Ctrl-D)."""
+        while not self._lines:
+            if self._ended:
+                return None
+            await self._readable()
+            self._take(os.read(self._fd, READ_BYTES))
+        return self._lines.popleft()
+
+    def _take(self, data: bytes) -> None:
+        if not data:
+            self._ended = True
+            data_left = self._partial + self._decoder.decode(b"", final=True)
+            if data_left:
+                self._lines.append(data_left)
+            self._partial = ""
+            return
+        *complete, self._partial = (self._partial + self._decoder.decode(data)).split("\n")
+        self._lines.extend(line.rstrip("\r") for line in complete)
+
+    async def _readable(self) -> None:
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(self._fd, lambda: ready.done() or ready.set_result(None))
+        try:
+            await ready
+        finally:
+            loop.remove_reader(self._fd)

@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 
 from honyaku.agent.broker import Broker
-from honyaku.cli.console import EXIT_FAILURE, out
+from honyaku.cli.console import EXIT_FAILURE, EXIT_INTERRUPTED, err, out
 from honyaku.cli.dialog import TerminalFrontEnd
 from honyaku.cli.models import ApiKeyEnv, BaseUrl, Header, Model, Protocol, Provider
 from honyaku.cli.options import Home, open_library, parse_chapter_numbers
@@ -84,7 +84,7 @@ def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOu
     from honyaku.jobs.connection import open_model
 
     out.print(f"Model: {escape(choice.describe())}")
-    target = library.get_book(request.book_id, chapter_numbers=[]).target_lang
+    target = library.book(request.book_id).target_lang
     profiles = ModelProfiles(library.database)
 
     async def job() -> JobOutcome:
@@ -100,7 +100,11 @@ def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOu
                 )
                 return await runner.run(request)
 
-    outcome = asyncio.run(job())
+    try:
+        outcome = asyncio.run(job())
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]: accepted work is saved; run the command again to go on")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     print_summary(out, outcome)
     return outcome
 
@@ -129,7 +133,13 @@ def demo(
     built-in demo model (or the model you name), and export the result."""
     library = open_library(home)
     book_id = _demo_book(library)
-    choice = ModelChoice(model or DEMO_MODEL, base_url, api_key_env, protocol, provider)
+    choice = ModelChoice(
+        model=model or DEMO_MODEL,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        protocol=protocol,
+        api=provider,
+    )
     outcome = run_job(library, choice, JobRequest(book_id, JobKind.TRANSLATION))
     folder = resolve_home(home) / "exports"
     folder.mkdir(parents=True, exist_ok=True)

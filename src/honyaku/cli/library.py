@@ -37,7 +37,8 @@ def import_(
     """Import a book. Prints the new book id alone on the last line."""
     draft = read_book(path, chapter_pattern=chapter_pattern)
     library = open_library(home)
-    source = normalize_language(source_lang or draft.language or guess_language(draft))
+    text = "".join(p for c in draft.chapters for p in c.paragraphs)
+    source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
     target = normalize_language(target_lang)
     book_id = library.add_book(draft, source_lang=source, target_lang=target, title=title)
     paragraphs = sum(len(c.paragraphs) for c in draft.chapters)
@@ -84,7 +85,7 @@ def show(
     if actions:
         print_actions(out, JobStore(library.database).actions(book_id, kinds=NOTABLE_ACTIONS))
         return
-    meta = library.get_book(book_id, chapter_numbers=[])
+    meta = library.book(book_id)
     out.print(f"[bold]{escape(meta.title)}[/] {escape(meta.author or '')}  [dim]{meta.id}[/]")
     out.print(f"{meta.source_lang} → {meta.target_lang}")
     table = Table("#", "chapter", "id", "paragraphs", "translated")

@@ -21,8 +21,8 @@ BaseUrl = Annotated[
     str | None,
     typer.Option(
         "--base-url",
-        envvar="OPENAI_BASE_URL",
-        help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama.",
+        help="The server's endpoint, e.g. http://localhost:11434/v1 for Ollama. Default: "
+        "$OPENAI_BASE_URL for OpenAI-compatible servers, else the API's own.",
         show_default=False,
     ),
 ]

@@ -121,10 +121,8 @@ def print_summary(console: Console, outcome: JobOutcome) -> None:
     )
     table.add_row("output", f"{cost.output_tokens} tokens, {cost.output_chars} chars")
     console.print(table)
-    for failure in outcome.failures:
-        console.print(
-            f"[red]failed[/] chapter {failure.chapter} chunk {failure.chunk}: "
-            f"{escape(failure.reason)}"
-        )
     if outcome.failures:
-        console.print("Run the same command again to retry the failed chunks.")
+        console.print(
+            f"[red]{len(outcome.failures)} chunk(s) failed[/] (each is shown above); run the "
+            "same command again to retry them."
+        )

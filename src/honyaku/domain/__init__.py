@@ -1,6 +1,12 @@
 """Pure rules: ids, books, chunking, the workflow table and batch validation. No I/O."""
 
-from honyaku.domain.batch import MAX_BATCH_ITEMS, BatchItem, BatchProblem, validate_batch
+from honyaku.domain.batch import (
+    MAX_BATCH_ITEMS,
+    BatchItem,
+    BatchProblem,
+    prefix_matches,
+    validate_batch,
+)
 from honyaku.domain.book import (
     CHUNK_CHARS,
     Book,
@@ -13,6 +19,7 @@ from honyaku.domain.book import (
 )
 from honyaku.domain.chunking import Chunk, render_chunk, split_into_chunks
 from honyaku.domain.ids import is_id, new_id
+from honyaku.domain.languages import guess_language, is_chinese, normalize_language
 from honyaku.domain.workflow import JobKind, TaskStatus, allowed_moves, is_allowed
 
 __all__ = [
@@ -31,9 +38,13 @@ __all__ = [
     "TaskStatus",
     "TranslationKind",
     "allowed_moves",
+    "guess_language",
     "is_allowed",
+    "is_chinese",
     "is_id",
     "new_id",
+    "normalize_language",
+    "prefix_matches",
     "render_chunk",
     "split_into_chunks",
     "validate_batch",

@@ -31,10 +31,6 @@ class Chunk:
     def paragraph_ids(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.paragraphs)
 
-    @property
-    def source_chars(self) -> int:
-        return sum(len(p.text) for p in self.paragraphs)
-
 
 def split_into_chunks(
     chapter: Chapter,

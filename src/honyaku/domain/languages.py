@@ -1,20 +1,24 @@
-"""Guessing a book's language from its text, for books that do not declare one."""
+"""Language tags: guessing a text's language where a book declares none, and their spelling."""
 
 from __future__ import annotations
 
 import unicodedata
 from collections import Counter
 
-from honyaku.domain.book import BookDraft
-
 SAMPLE_CHARS = 20_000
+MIN_KANA_SHARE = 0.02
+"""Japanese prose is mostly kana; Chinese quoting a Japanese name has a handful."""
 
 
-def guess_language(draft: BookDraft) -> str:
-    """``ja`` if kana appear, ``ko`` for Hangul, ``zh`` for other Han text, else ``en``."""
-    sample = "".join(p for c in draft.chapters for p in c.paragraphs)[:SAMPLE_CHARS]
+def guess_language(text: str) -> str | None:
+    """``ja`` if kana appear, ``ko`` for Hangul, ``zh`` for other Han text, ``en`` for Latin
+    letters; ``None`` for a text with no letters at all."""
+    sample = text[:SAMPLE_CHARS]
     scripts = Counter(_script(ch) for ch in sample if not ch.isspace())
-    if scripts["kana"] > 0.05 * sum(scripts.values()):
+    letters = sum(n for script, n in scripts.items() if script != "other")
+    if not letters:
+        return None
+    if scripts["kana"] >= MIN_KANA_SHARE * sum(scripts.values()):
         return "ja"
     if scripts["hangul"]:
         return "ko"

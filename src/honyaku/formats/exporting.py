@@ -8,6 +8,7 @@ export leaves any earlier file untouched.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from honyaku.domain.book import Book
+from honyaku.errors import UserError
 from honyaku.formats.epub_writer import write_epub
 from honyaku.formats.renderers import render_json, render_markdown, render_text
 
@@ -49,6 +51,15 @@ def write_book(book: Book, path: Path, fmt: ExportFormat, *, bilingual: bool = F
 
 
 def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    try:
+        _replace_with(path, write)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _replace_with(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "it is a folder; give a file name")
     mode = path.stat().st_mode & 0o777 if path.exists() else NEW_FILE_MODE
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed before the rename below
         dir=path.parent, prefix=f".{path.name}.", suffix=".part", delete=False

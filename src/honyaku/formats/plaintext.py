@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from honyaku.domain.book import BookDraft
+from honyaku.domain.languages import guess_language
 from honyaku.errors import BookFormatError
 from honyaku.formats import aozora
 from honyaku.formats.chapters import Heading, assemble_chapters, pick_chapter_level
 from honyaku.formats.encoding import decode_text
 from honyaku.formats.headings import HeadingMatcher
-from honyaku.formats.languages import guess_language
 
 MAX_TITLE_CHARS = 60
 

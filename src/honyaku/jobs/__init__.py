@@ -17,9 +17,11 @@ from honyaku.jobs.events import (
 from honyaku.jobs.model_choice import DEMO_MODEL, ModelChoice, ToolProtocol
 from honyaku.jobs.runner import ChunkFailure, JobOutcome, JobRequest, JobRunner
 from honyaku.jobs.task import ChunkTask
+from honyaku.jobs.tools import TASK_TOOLS
 
 __all__ = [
     "DEMO_MODEL",
+    "TASK_TOOLS",
     "ChunkFailure",
     "ChunkFinished",
     "ChunkStarted",

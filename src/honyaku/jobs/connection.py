@@ -69,8 +69,8 @@ async def open_model(
 async def _connected(
     choice: ModelChoice, profiles: ModelProfiles, language: str
 ) -> AsyncIterator[ConnectedModel]:
-    server = _server_api(choice)
-    url = (choice.base_url or DEFAULT_URLS[choice.resolved_api]).rstrip("/")
+    server = _provider_for(choice)
+    url = (choice.endpoint or DEFAULT_URLS[choice.resolved_api]).rstrip("/")
     try:
         protocol = await _resolve(choice.protocol, server, url, profiles)
         provider: ChatProvider = server
@@ -81,13 +81,13 @@ async def _connected(
         await server.aclose()
 
 
-def _server_api(choice: ModelChoice) -> ChatProvider:
+def _provider_for(choice: ModelChoice) -> ChatProvider:
     assert choice.model is not None
     if choice.resolved_api is ModelApi.GEMINI:
-        return GeminiProvider(model=choice.model, api_key=choice.api_key, base_url=choice.base_url)
+        return GeminiProvider(model=choice.model, api_key=choice.api_key, base_url=choice.endpoint)
     return OpenAICompatibleProvider(
         model=choice.model,
-        base_url=choice.base_url,
+        base_url=choice.endpoint,
         api_key=choice.api_key,
         headers=choice.header_map,
     )
@@ -107,4 +107,8 @@ async def _resolve(
 
 
 def _retry_policy() -> RetryPolicy:
-    return RetryPolicy(base_s=float(os.environ.get("HONYAKU_RETRY_BASE_S", RETRY_BASE_S)))
+    setting = os.environ.get("HONYAKU_RETRY_BASE_S", str(RETRY_BASE_S))
+    try:
+        return RetryPolicy(base_s=float(setting))
+    except ValueError:
+        raise ConfigError(f"HONYAKU_RETRY_BASE_S must be seconds, not {setting!r}") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from enum import StrEnum
+from urllib.parse import urlsplit, urlunsplit
 
 from honyaku.errors import ConfigError
 
@@ -48,10 +49,14 @@ class ModelChoice:
 
     @property
     def header_map(self) -> dict[str, str]:
-        pairs = [header.partition(":") for header in self.headers]
-        if bad := [name for name, colon, _ in pairs if not colon or not name.strip()]:
-            raise ConfigError(f"a header must look like 'Name: value', not {bad[0]!r}")
-        return {name.strip(): value.strip() for name, _, value in pairs}
+        headers = {}
+        for n, header in enumerate(self.headers, start=1):
+            name, colon, value = header.partition(":")
+            if not colon or not name.strip():
+                # Never echo it: a header is where secrets go.
+                raise ConfigError(f"--header number {n} must look like 'Name: value'")
+            headers[name.strip()] = value.strip()
+        return headers
 
     @property
     def is_demo(self) -> bool:
@@ -63,6 +68,18 @@ class ModelChoice:
             return self.api
         gemini = (self.model or "").startswith("gemini") and self.base_url is None
         return ModelApi.GEMINI if gemini else ModelApi.OPENAI
+
+    @property
+    def endpoint(self) -> str | None:
+        """The base URL requests go to; ``None`` is the API's own.
+
+        ``$OPENAI_BASE_URL`` stands in for ``--base-url`` with Chat Completions only.
+        """
+        if self.base_url:
+            return self.base_url
+        if self.resolved_api is ModelApi.OPENAI:
+            return os.environ.get("OPENAI_BASE_URL") or None
+        return None
 
     @property
     def key_variable(self) -> str:
@@ -80,5 +97,14 @@ class ModelChoice:
         if self.is_demo:
             return "the built-in demo model (it marks each paragraph 〈译〉 instead of translating)"
         key = f"key from ${self.key_variable}" if self.api_key else "no key"
-        url = self.base_url or DEFAULT_URLS[self.resolved_api]
+        url = _without_secrets(self.endpoint or DEFAULT_URLS[self.resolved_api])
         return f"{self.model} at {url} ({key})"
+
+
+def _without_secrets(url: str) -> str:
+    """A URL fit to print: no ``user:password@`` and no query, where keys sometimes ride."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))

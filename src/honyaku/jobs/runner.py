@@ -23,7 +23,7 @@ from honyaku.agent.registry import Result, ToolRegistry, result_summary
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk, split_into_chunks
 from honyaku.domain.workflow import JobKind
-from honyaku.errors import FatalProviderError, LoopError, ProviderError
+from honyaku.errors import FatalProviderError, LoopError, ProviderError, UserError
 from honyaku.jobs.events import (
     ChunkFinished,
     ChunkStarted,
@@ -39,7 +39,7 @@ from honyaku.jobs.task import ChunkTask
 from honyaku.jobs.tools import TASK_TOOLS
 from honyaku.llm.events import ChatProvider, Response, Retry, Usage
 from honyaku.llm.messages import Message, SystemMessage, ToolCall, UserMessage
-from honyaku.store.jobs import FAILED, FINISHED, INTERRUPTED, Action, Job, JobCost, JobStore
+from honyaku.store.jobs import Action, Job, JobCost, JobStatus, JobStore
 from honyaku.store.library import Library
 
 CONCURRENCY = 4
@@ -104,35 +104,35 @@ class JobRunner:
         plans = _plan(book, request, self._done_before(job, book, request))
         total = sum(len(_work_of(c, request.kind)) for c in book.chapters)
         to_do = sum(len(chunk.paragraphs) for plan in plans for chunk in plan.chunks)
-        self.report(
-            JobStarted(job, total, total - to_do, sum(len(p.chunks) for p in plans), resumed)
-        )
+        chunks = sum(len(p.chunks) for p in plans)
+        self.report(JobStarted(job, total, total - to_do, chunks, resumed))
         run = _JobRun(self, job, book, request)
         try:
             await run.all_chapters(plans)
         except BaseException as exc:
             stopped = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
-            self.jobs.finish(
-                job.id, INTERRUPTED if stopped else FAILED, str(exc) or type(exc).__name__
-            )
+            status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
+            self.jobs.finish(job.id, status, str(exc) or type(exc).__name__)
             raise
         failures = run.failures
-        self.jobs.finish(job.id, FAILED if failures else FINISHED, _failure_text(failures))
-        done = total - sum(_unfinished(plans, failures))
-        return JobOutcome(self.jobs.get(job.id), failures, total, done)
+        status = JobStatus.FAILED if failures else JobStatus.FINISHED
+        self.jobs.finish(job.id, status, _failure_text(failures))
+        return JobOutcome(self.jobs.get(job.id), failures, total, total - to_do + run.done)
 
     def _open_job(self, request: JobRequest) -> tuple[Job, bool]:
         previous = self.jobs.resumable(request.book_id, request.kind, request.chapters)
+        if previous is not None and previous.runs_elsewhere():
+            raise UserError(
+                f"job {previous.id} on this book is running in another process "
+                f"({previous.owner}); wait for it to end, or stop it first"
+            )
         if previous is not None and not request.retranslate:
-            self.jobs.reopen(previous.id)
-            return previous, True
+            self.jobs.reopen(previous.id, model=self.provider.model, protocol=self.protocol)
+            return self.jobs.get(previous.id), True
         job = self.jobs.create(
-            request.book_id,
-            request.kind,
-            request.chapters,
-            model=self.provider.model,
+            request.book_id, request.kind, request.chapters, model=self.provider.model,
             protocol=self.protocol,
-        )
+        )  # fmt: skip
         return job, False
 
     def _done_before(self, job: Job, book: Book, request: JobRequest) -> set[str]:
@@ -151,11 +151,16 @@ class _JobRun:
     book: Book
     request: JobRequest
     failures: list[ChunkFailure] = field(default_factory=list)
+    done: int = 0
+    """Paragraphs finished in this run."""
 
     def __post_init__(self) -> None:
         settings = self.book.settings
         approval = ApprovalPolicy(
-            self.runner.broker, set(settings.approve_tools), set(settings.always_allow)
+            self.runner.broker,
+            set(settings.approve_tools),
+            set(settings.always_allow),
+            remember_always=self._always_allow,
         )
         if settings.skip_ask_user:
             questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
@@ -168,6 +173,16 @@ class _JobRun:
             self.book.target_lang,
             questions=not settings.skip_ask_user,
         )
+
+    def _always_allow(self, tool: str) -> None:
+        allowed = self.runner.library.settings(self.book.id).always_allow
+        if tool not in allowed:
+            self.runner.library.update_settings(self.book.id, always_allow=[*allowed, tool])
+
+    def report(self, event: JobEvent) -> None:
+        if isinstance(event, ParagraphsDone):
+            self.done += event.count
+        self.runner.report(event)
 
     async def all_chapters(self, plans: list[_ChapterPlan]) -> None:
         gate = asyncio.Semaphore(self.request.concurrency)
@@ -199,8 +214,8 @@ class _JobRun:
             runner.provider.model,
             runner.broker,
         )
-        log = _ChunkLog(runner.jobs, self.job.id, task, runner.report)
-        runner.report(ChunkStarted(*log.where, len(chunk.paragraphs)))
+        log = _ChunkLog(runner.jobs, self.job.id, task, self.report)
+        self.report(ChunkStarted(*log.where, len(chunk.paragraphs)))
         history: list[Message] = [
             SystemMessage(self.system_prompt),
             UserMessage(
@@ -212,19 +227,20 @@ class _JobRun:
                 runner.provider, history, self.registry, task, task, self.request.limits
             ):
                 await log.follow(event)
-        except FatalProviderError:
-            await log.flush()
-            raise
         except (LoopError, ProviderError) as exc:
+            if isinstance(exc, FatalProviderError):
+                raise
             log.add(Action("error", None, {"message": str(exc)}))
-            await log.flush()
-            runner.report(ChunkFinished(*log.where, str(exc)))
+            self.report(ChunkFinished(*log.where, str(exc)))
             self.failures.append(ChunkFailure(*log.where, str(exc)))
             return
-        await log.flush()
+        finally:
+            # However the chunk ended (done, failed, Ctrl-C, another chapter's fatal error),
+            # what it did and what it cost are written.
+            log.write_now()
         if unchanged := len(chunk.paragraphs) - len(task.accepted):
-            runner.report(ParagraphsDone(unchanged))
-        runner.report(ChunkFinished(*log.where, None))
+            self.report(ParagraphsDone(unchanged))
+        self.report(ChunkFinished(*log.where, None))
 
 
 @dataclass
@@ -250,10 +266,20 @@ class _ChunkLog:
         )
 
     async def flush(self) -> None:
-        if self.actions or self.cost != JobCost():
-            actions, cost = self.actions, self.cost
-            self.actions, self.cost = [], JobCost()
-            await asyncio.to_thread(self.jobs.record, self.job_id, actions, cost)
+        """Write what the turn did, off the event loop so other chapters keep streaming."""
+        if pending := self._take():
+            await asyncio.to_thread(self.jobs.record, self.job_id, *pending)
+
+    def write_now(self) -> None:
+        if pending := self._take():
+            self.jobs.record(self.job_id, *pending)
+
+    def _take(self) -> tuple[list[Action], JobCost] | None:
+        if not self.actions and self.cost == JobCost():
+            return None
+        taken = self.actions, self.cost
+        self.actions, self.cost = [], JobCost()
+        return taken
 
     async def follow(self, event: object) -> None:
         match event:
@@ -322,16 +348,6 @@ def _plan(book: Book, request: JobRequest, done: set[str]) -> list[_ChapterPlan]
         if chunks:
             plans.append(_ChapterPlan(chapter, chunks))
     return plans
-
-
-def _unfinished(plans: list[_ChapterPlan], failures: list[ChunkFailure]) -> list[int]:
-    failed = {(f.chapter, f.chunk) for f in failures}
-    return [
-        len(chunk.paragraphs)
-        for plan in plans
-        for chunk in plan.chunks
-        if (plan.chapter.order, chunk.number) in failed
-    ]
 
 
 def _failure_text(failures: list[ChunkFailure]) -> str | None:

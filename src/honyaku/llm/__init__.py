@@ -24,6 +24,8 @@ from honyaku.llm.messages import (
     ToolResultMessage,
     ToolSpec,
     UserMessage,
+    message_chars,
+    request_chars,
 )
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
 
@@ -46,4 +48,6 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "UserMessage",
+    "message_chars",
+    "request_chars",
 ]

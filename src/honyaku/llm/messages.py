@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +70,27 @@ Message = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
 class ChatRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
+
+    @property
+    def turn(self) -> int:
+        """How many replies the model has given so far; stable ids are made from it."""
+        return sum(isinstance(m, AssistantMessage) for m in self.messages)
+
+
+CUT_BY_OUTPUT_LIMIT = ToolCallError(
+    "INVALID_PARAMETER",
+    "the reply reached the output token limit before these arguments were complete; "
+    "nothing was run. Send fewer paragraphs per call.",
+)
+
+
+def request_chars(request: ChatRequest) -> int:
+    """Characters a request puts on the wire: its messages and its tool schemas."""
+    tools = sum(
+        len(t.name) + len(t.description) + len(json.dumps(t.parameters, ensure_ascii=False))
+        for t in request.tools
+    )
+    return sum(message_chars(m) for m in request.messages) + tools
 
 
 def message_chars(message: Message) -> int:

@@ -19,10 +19,10 @@ from honyaku.errors import (
     CutStreamError,
     FatalProviderError,
     ProviderError,
-    RateLimitedError,
     TransientProviderError,
 )
 from honyaku.llm.events import Response, StreamEvent, Usage
+from honyaku.llm.http_errors import error_for_status, redacted
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
@@ -32,15 +32,14 @@ from honyaku.llm.messages import (
     ToolSpec,
     UserMessage,
     message_chars,
+    request_chars,
 )
 from honyaku.llm.openai_stream import ReplyAssembler, field_of, sse_data
 from honyaku.llm.retry import retry_after_s
 
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 300.0
-MAX_ERROR_CHARS = 300
 MAX_STREAM_FAILURES = 2
-_TRANSIENT_STATUS = {408, 409, 425}
 
 
 class OpenAICompatibleProvider:
@@ -69,10 +68,6 @@ class OpenAICompatibleProvider:
             timeout=httpx2.Timeout(read_timeout_s, connect=CONNECT_TIMEOUT_S),
         )
 
-    @property
-    def base_url(self) -> str:
-        return str(self._client.base_url)
-
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         assembler = ReplyAssembler()
         try:
@@ -92,8 +87,7 @@ class OpenAICompatibleProvider:
             self._note_stream_failure()
             raise CutStreamError("the reply was cut off before it finished")
         self._stream_failures = 0
-        turn = sum(isinstance(m, AssistantMessage) for m in request.messages)
-        message = assembler.message(turn)
+        message = assembler.message(request.turn)
         yield Response(message, assembler.finish_reason, _usage(request, message, assembler.usage))
 
     def _streaming_refused(self, exc: FatalProviderError) -> bool:
@@ -135,7 +129,7 @@ class OpenAICompatibleProvider:
         try:
             if "json" in response.headers.get("content-type", ""):
                 # Not streamed after all: some proxies and servers answer with one body.
-                for event in assembler.add_chunk(_json((await response.aread()).decode())):
+                for event in assembler.add_chunk(_chunk((await response.aread()).decode())):
                     yield event
                 return
             async for data in sse_data(response.aiter_lines()):
@@ -220,12 +214,9 @@ def _wire_assistant(message: AssistantMessage) -> dict[str, Any]:
 
 
 def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage:
-    input_chars = sum(message_chars(m) for m in request.messages) + sum(
-        len(json.dumps(wire_tool(t), ensure_ascii=False)) for t in request.tools
-    )
     details = field_of(usage, "prompt_tokens_details")
     return Usage(
-        input_chars=input_chars,
+        input_chars=request_chars(request),
         output_chars=message_chars(message),
         input_tokens=field_of(usage, "prompt_tokens"),
         output_tokens=field_of(usage, "completion_tokens"),
@@ -234,32 +225,18 @@ def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage
 
 
 def _status_error(exc: openai.APIStatusError, model: str, api_key: str | None) -> ProviderError:
-    status = exc.status_code
-    detail = _brief(exc, api_key)
-    wait = retry_after_s(exc.response.headers)
-    if status == 429:
-        return RateLimitedError(
-            f"rate limited (429): {detail}", retry_after_s=wait, status_code=status
-        )
-    if status >= 500 or status in _TRANSIENT_STATUS:
-        return TransientProviderError(
-            f"server error ({status}): {detail}", retry_after_s=wait, status_code=status
-        )
-    messages = {
-        401: "the server refused the API key (401); check the key in your environment",
-        403: f"access denied (403): {detail}",
-        404: f"not found (404): is the model name {model!r} and the base URL right? {detail}",
-    }
-    message = messages.get(status, f"the server rejected the request ({status}): {detail}")
-    return FatalProviderError(message, status_code=status)
+    return error_for_status(
+        exc.status_code,
+        _brief(exc, api_key),
+        model=model,
+        retry_after_s=retry_after_s(exc.response.headers),
+    )
 
 
 def _brief(exc: BaseException, api_key: str | None) -> str:
-    """The server's own message, first line, without the key should a server echo it."""
+    """The server's own message where it sent one, else the exception's."""
     body = field_of(exc, "body")
     message = field_of(body, "message") if isinstance(body, dict) else None
     if isinstance(field_of(body, "error"), dict):
         message = body["error"].get("message")
-    text = str(message or exc).strip().splitlines()
-    brief = (text[0] if text else type(exc).__name__)[:MAX_ERROR_CHARS]
-    return brief.replace(api_key, "***") if api_key else brief
+    return redacted(message or exc, api_key)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from honyaku.llm.events import ReasoningDelta, TextDelta
-from honyaku.llm.messages import AssistantMessage, ToolCall, ToolCallError
+from honyaku.llm.messages import CUT_BY_OUTPUT_LIMIT, AssistantMessage, ToolCall, ToolCallError
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 DONE = "[DONE]"
@@ -168,11 +168,7 @@ def _finish_call(partial: _PartialCall, fallback_id: str, *, cut: bool) -> ToolC
 
 def _bad_json(exc: json.JSONDecodeError, *, cut: bool) -> ToolCallError:
     if cut:
-        return ToolCallError(
-            "INVALID_PARAMETER",
-            "the reply reached the output token limit before these arguments were complete; "
-            "nothing was run. Send fewer paragraphs per call.",
-        )
+        return CUT_BY_OUTPUT_LIMIT
     return ToolCallError(
         "INVALID_PARAMETER", f"arguments are not valid JSON ({exc.msg}, char {exc.pos})"
     )

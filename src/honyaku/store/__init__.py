@@ -1,7 +1,7 @@
 """Persistence: SQLAlchemy on SQLite by default, PostgreSQL through ``HONYAKU_DATABASE_URL``."""
 
 from honyaku.store.database import Database, resolve_home
-from honyaku.store.jobs import Action, Job, JobCost, JobStore, RecordedAction
+from honyaku.store.jobs import Action, Job, JobCost, JobStatus, JobStore, RecordedAction
 from honyaku.store.library import BookSummary, ChapterProgress, Library, LocatedParagraph
 from honyaku.store.model_profiles import ModelProfiles
 
@@ -12,6 +12,7 @@ __all__ = [
     "Database",
     "Job",
     "JobCost",
+    "JobStatus",
     "JobStore",
     "Library",
     "LocatedParagraph",

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from honyaku.errors import StoreError
+from honyaku.errors import ConfigError, StoreError
 
 DATABASE_FILE = "honyaku.db"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -38,18 +38,26 @@ class Database:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine = _create_engine(url)
         try:
+            self.engine = _create_engine(url)
             _migrate(self.engine)
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot open the database: {_first_line(exc)}") from exc
+        except ModuleNotFoundError as exc:
+            raise ConfigError(
+                f"the database driver {exc.name!r} is not installed; for PostgreSQL: "
+                "pip install 'honyaku[postgres]'"
+            ) from exc
 
     @classmethod
     def open(cls, home: Path | None = None) -> Database:
         if url := os.environ.get("HONYAKU_DATABASE_URL"):
             return cls(url)
         folder = resolve_home(home)
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot use {folder} as honyaku's home: {exc.strerror}") from exc
         return cls(f"sqlite:///{folder / DATABASE_FILE}")
 
     @contextmanager

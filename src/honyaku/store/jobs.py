@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import insert, select, update
@@ -22,11 +25,18 @@ from honyaku.store.schema import (
     utc_now,
 )
 
-RUNNING = "running"
-FINISHED = "finished"
-FAILED = "failed"
-INTERRUPTED = "interrupted"
-RESUMABLE = (RUNNING, FAILED, INTERRUPTED)
+HEARTBEAT_STALE_S = 600.0
+"""A running job whose owner has written nothing for this long is taken to be dead."""
+
+
+class JobStatus(StrEnum):
+    RUNNING = "running"
+    FINISHED = "finished"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+RESUMABLE = (JobStatus.RUNNING, JobStatus.FAILED, JobStatus.INTERRUPTED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +69,39 @@ class Job:
     chapters: list[int] | None
     model: str
     protocol: str
-    status: str
+    status: JobStatus
     error: str | None
     created_at: datetime
     cost: JobCost
+    owner: str | None = None
+    """``host:pid`` of the process running it."""
+    heartbeat_at: datetime | None = None
+
+    def runs_elsewhere(self) -> bool:
+        """Whether another live process is running this job right now."""
+        if self.status is not JobStatus.RUNNING or not self.owner or self.owner == this_process():
+            return False
+        host, _, pid = self.owner.rpartition(":")
+        if host == socket.gethostname():
+            return _alive(int(pid))
+        beat = self.heartbeat_at or self.created_at
+        if beat.tzinfo is None:
+            beat = beat.replace(tzinfo=UTC)
+        return (utc_now() - beat).total_seconds() < HEARTBEAT_STALE_S
+
+
+def this_process() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +137,10 @@ class JobStore:
                 chapters=chapters,
                 model=model,
                 protocol=protocol,
-                status=RUNNING,
+                status=JobStatus.RUNNING,
                 created_at=utc_now(),
+                owner=this_process(),
+                heartbeat_at=utc_now(),
                 **dict.fromkeys(JobCost.__slots__, 0),
             )
             session.add(row)
@@ -131,13 +172,17 @@ class JobStore:
             )
             return [_job(row) for row in rows]
 
-    def reopen(self, job_id: str) -> None:
-        self._set_status(job_id, RUNNING, None)
+    def reopen(self, job_id: str, *, model: str, protocol: str) -> None:
+        """Run a stopped job again, in this process, with the model now chosen."""
+        self._set_status(
+            job_id, JobStatus.RUNNING, None, model=model, protocol=protocol,
+            owner=this_process(), heartbeat_at=utc_now(),
+        )  # fmt: skip
 
-    def finish(self, job_id: str, status: str, error: str | None = None) -> None:
+    def finish(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
         self._set_status(job_id, status, error, finished_at=utc_now())
 
-    def _set_status(self, job_id: str, status: str, error: str | None, **more: Any) -> None:
+    def _set_status(self, job_id: str, status: JobStatus, error: str | None, **more: Any) -> None:
         with self.database.transaction() as session:
             session.execute(
                 update(JobRow).where(JobRow.id == job_id).values(status=status, error=error, **more)
@@ -163,11 +208,9 @@ class JobStore:
                         for a in actions
                     ],
                 )
-            if any(_cost_values(cost)):
-                counters = {
-                    name: getattr(JobRow, name) + getattr(cost, name) for name in JobCost.__slots__
-                }
-                session.execute(update(JobRow).where(JobRow.id == job_id).values(counters))
+            counters = {n: getattr(JobRow, n) + getattr(cost, n) for n in JobCost.__slots__}
+            counters["heartbeat_at"] = utc_now()
+            session.execute(update(JobRow).where(JobRow.id == job_id).values(counters))
 
     def actions(self, book_id: str, *, kinds: Sequence[str] | None = None) -> list[RecordedAction]:
         with self.database.transaction() as session:
@@ -214,8 +257,10 @@ def _job(row: JobRow) -> Job:
         row.chapters,
         row.model,
         row.protocol,
-        row.status,
+        JobStatus(row.status),
         row.error,
         row.created_at,
         JobCost(*(getattr(row, name) for name in JobCost.__slots__)),
+        row.owner,
+        row.heartbeat_at,
     )

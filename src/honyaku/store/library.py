@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import ValidationError
-from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy import and_, case, func, insert, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from honyaku.domain.book import Book, BookDraft, BookSettings, Chapter, Paragraph, TranslationKind
@@ -17,6 +18,7 @@ from honyaku.store.database import Database
 from honyaku.store.schema import BookRow, ChapterRow, ParagraphRow, TranslationRow, utc_now
 
 MIN_ID_PREFIX = 4
+ID_PREFIX = re.compile(r"[0-9a-f]{1,8}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +82,13 @@ class Library:
 
     def resolve(self, ref: str) -> str:
         """The id of the book that ``ref`` names: a whole id or an unambiguous prefix."""
+        if not ID_PREFIX.fullmatch(ref):
+            raise NotFoundError(f"{ref!r} is not a book id (8 hex characters; see `honyaku books`)")
         with self.database.transaction() as session:
             if session.get(BookRow, ref) is not None:
                 return ref
-            matches = list(session.scalars(select(BookRow.id).where(BookRow.id.startswith(ref))))
+            query = select(BookRow.id).where(BookRow.id.startswith(ref, autoescape=True))
+            matches = list(session.scalars(query))
         if len(ref) >= MIN_ID_PREFIX and len(matches) == 1:
             return matches[0]
         if len(matches) > 1 and len(ref) >= MIN_ID_PREFIX:
@@ -92,22 +97,30 @@ class Library:
 
     def list_books(self) -> list[BookSummary]:
         with self.database.transaction() as session:
+            counts = _counts_by(session, ParagraphRow.book_id)
+            chapters = dict(
+                session.execute(
+                    select(ChapterRow.book_id, func.count()).group_by(ChapterRow.book_id)
+                ).all()
+            )
             books = session.scalars(select(BookRow).order_by(BookRow.created_at)).all()
-            return [self._summary(session, row) for row in books]
+            return [
+                BookSummary(
+                    row.id,
+                    row.title,
+                    row.author,
+                    row.source_lang,
+                    row.target_lang,
+                    chapters.get(row.id, 0),
+                    *counts.get(row.id, (0, 0, 0))[1:],
+                )
+                for row in books
+            ]
 
-    def _summary(self, session: Session, row: BookRow) -> BookSummary:
-        chapters = session.scalar(select(func.count()).where(ChapterRow.book_id == row.id))
-        work, translated = _paragraph_counts(session, ParagraphRow.book_id == row.id)
-        return BookSummary(
-            row.id,
-            row.title,
-            row.author,
-            row.source_lang,
-            row.target_lang,
-            chapters or 0,
-            work,
-            translated,
-        )
+    def book(self, book_id: str) -> Book:
+        """The book's title, languages and settings, without its chapters."""
+        with self.database.transaction() as session:
+            return _book(_book_row(session, book_id), ())
 
     def get_book(self, book_id: str, *, chapter_numbers: Collection[int] | None = None) -> Book:
         """The book with its selected translations; only the given chapters if asked (1-based)."""
@@ -122,15 +135,7 @@ class Library:
                 Chapter(c.id, c.position + 1, c.title, c.translated_title, paragraphs.get(c.pk, ()))
                 for c in chapter_rows
             )
-            return Book(
-                row.id,
-                row.title,
-                row.author,
-                row.source_lang,
-                row.target_lang,
-                BookSettings.model_validate(row.settings),
-                chapters,
-            )
+            return _book(row, chapters)
 
     def chapter_count(self, book_id: str) -> int:
         with self.database.transaction() as session:
@@ -138,29 +143,27 @@ class Library:
             return session.scalar(select(func.count()).where(ChapterRow.book_id == book_id)) or 0
 
     def progress(self, book_id: str) -> list[ChapterProgress]:
+        """Each chapter with its paragraphs, work paragraphs and translated ones."""
         with self.database.transaction() as session:
             _book_row(session, book_id)
+            counts = _counts_by(
+                session, ParagraphRow.chapter_pk, where=ParagraphRow.book_id == book_id
+            )
             rows = session.scalars(
                 select(ChapterRow)
                 .where(ChapterRow.book_id == book_id)
                 .order_by(ChapterRow.position)
             ).all()
-            result = []
-            for c in rows:
-                total = session.scalar(select(func.count()).where(ParagraphRow.chapter_pk == c.pk))
-                work, translated = _paragraph_counts(session, ParagraphRow.chapter_pk == c.pk)
-                result.append(
-                    ChapterProgress(
-                        c.position + 1,
-                        c.id,
-                        c.title,
-                        c.translated_title,
-                        total or 0,
-                        work,
-                        translated,
-                    )
+            return [
+                ChapterProgress(
+                    c.position + 1,
+                    c.id,
+                    c.title,
+                    c.translated_title,
+                    *counts.get(c.pk, (0, 0, 0)),
                 )
-            return result
+                for c in rows
+            ]
 
     # -- settings --------------------------------------------------------------------------
 
@@ -334,14 +337,23 @@ def _selected_join() -> Any:
     return and_(TranslationRow.paragraph_pk == ParagraphRow.pk, TranslationRow.selected)
 
 
-def _paragraph_counts(session: Session, where: Any) -> tuple[int, int]:
-    work, translated = session.execute(
-        select(func.count(ParagraphRow.pk), func.count(TranslationRow.pk))
+def _book(row: BookRow, chapters: tuple[Chapter, ...]) -> Book:
+    settings = BookSettings.model_validate(row.settings)
+    return Book(row.id, row.title, row.author, row.source_lang, row.target_lang, settings, chapters)
+
+
+def _counts_by(session: Session, key: Any, where: Any = None) -> dict[Any, tuple[int, int, int]]:
+    """Per ``key``: all paragraphs, work (non-empty) paragraphs, translated work paragraphs."""
+    work = case((ParagraphRow.text != "", 1), else_=0)
+    translated = case(((ParagraphRow.text != "") & TranslationRow.pk.is_not(None), 1), else_=0)
+    rows = session.execute(
+        select(key, func.count(ParagraphRow.pk), func.sum(work), func.sum(translated))
         .select_from(ParagraphRow)
         .outerjoin(TranslationRow, _selected_join())
-        .where(where, ParagraphRow.text != "")
-    ).one()
-    return work, translated
+        .where(true() if where is None else where)
+        .group_by(key)
+    )
+    return {group: (total, int(w or 0), int(t or 0)) for group, total, w, t in rows}
 
 
 def _paragraphs_by_chapter(

@@ -32,16 +32,14 @@ from google.genai import types
 from honyaku.errors import (
     ConfigError,
     CutStreamError,
-    FatalProviderError,
     ProviderError,
-    RateLimitedError,
     TransientProviderError,
 )
 from honyaku.llm.events import Response, StreamEvent
 from honyaku.llm.gemini.reply import GeminiReplyAssembler, gemini_usage
 from honyaku.llm.gemini.request import function_declaration, gemini_contents
+from honyaku.llm.http_errors import error_for_status, redacted
 from honyaku.llm.messages import (
-    AssistantMessage,
     ChatRequest,
     ToolSpec,
 )
@@ -50,8 +48,6 @@ from honyaku.llm.retry import retry_after_s
 API_VERSION = "v1beta"
 """Thought signatures, function call ids and ``anyOf`` schemas need the beta surface."""
 READ_TIMEOUT_S = 300.0
-MAX_ERROR_CHARS = 300
-_TRANSIENT_STATUS = {408, 409, 425}
 
 
 def _transport_errors() -> tuple[type[Exception], ...]:
@@ -100,7 +96,7 @@ class GeminiProvider:
         )
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        turn = sum(isinstance(m, AssistantMessage) for m in request.messages)
+        turn = request.turn
         assembler = GeminiReplyAssembler(turn)
         try:
             async for event in self._events(request, assembler):
@@ -108,7 +104,7 @@ class GeminiProvider:
         except genai_errors.APIError as exc:
             raise _api_error(exc, self.model, self._api_key) from exc
         except (*_TRANSPORT_ERRORS, genai_errors.UnknownApiResponseError) as exc:
-            detail = _scrub(_first_line(exc), self._api_key)
+            detail = redacted(exc, self._api_key)
             if assembler.chunks:
                 raise CutStreamError(f"the reply broke off: {detail}") from exc
             raise TransientProviderError(f"connection to the model failed: {detail}") from exc
@@ -149,29 +145,13 @@ def _config(system: str, tools: Sequence[ToolSpec]) -> types.GenerateContentConf
 
 
 def _api_error(exc: genai_errors.APIError, model: str, api_key: str) -> ProviderError:
-    status = exc.code or 0
-    detail = _scrub(_first_line(exc.message or exc), api_key)
-    if status == 429:
-        wait = _retry_after_s(exc)
-        return RateLimitedError(
-            f"rate limited (429): {detail}", retry_after_s=wait, status_code=status
-        )
-    if status >= 500 or status in _TRANSIENT_STATUS:
-        wait = _retry_after_s(exc)
-        return TransientProviderError(
-            f"server error ({status}): {detail}", retry_after_s=wait, status_code=status
-        )
-    if status == 401 or _is_bad_key(exc):
-        return FatalProviderError(
-            f"the server refused the API key ({status}); check the key in your environment",
-            status_code=status,
-        )
-    messages = {
-        403: f"access denied (403): {detail}",
-        404: f"not found (404): is the model name {model!r} and the base URL right? {detail}",
-    }
-    message = messages.get(status, f"the server rejected the request ({status}): {detail}")
-    return FatalProviderError(message, status_code=status)
+    return error_for_status(
+        exc.code or 0,
+        redacted(exc.message or exc, api_key),
+        model=model,
+        retry_after_s=_retry_after_s(exc),
+        bad_key=_is_bad_key(exc),
+    )
 
 
 def _is_bad_key(exc: genai_errors.APIError) -> bool:
@@ -193,13 +173,3 @@ def _retry_after_s(exc: genai_errors.APIError) -> float | None:
             with contextlib.suppress(ValueError):
                 return max(0.0, float(delay[:-1]))
     return None
-
-
-def _first_line(value: object) -> str:
-    lines = str(value).strip().splitlines()
-    return lines[0][:MAX_ERROR_CHARS] if lines else type(value).__name__
-
-
-def _scrub(text: str, api_key: str) -> str:
-    """Servers echo keys in errors now and then; a message is printed and logged."""
-    return text.replace(api_key, "***") if api_key else text

@@ -13,11 +13,13 @@ from google.genai import types
 
 from honyaku.llm.events import ReasoningDelta, TextDelta, Usage
 from honyaku.llm.messages import (
+    CUT_BY_OUTPUT_LIMIT,
     AssistantMessage,
     ChatRequest,
     ToolCall,
     ToolCallError,
     message_chars,
+    request_chars,
 )
 
 REPLAY_KEY = "gemini_parts"
@@ -28,11 +30,6 @@ _PATH_STEP = re.compile(
     r"\.([^.\[\]]+)|\[(\d+)\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*\"((?:[^\"\\]|\\.)*)\"\s*\]"
 )
 MAX_TOKENS = "MAX_TOKENS"
-_CUT_CALL = ToolCallError(
-    "INVALID_PARAMETER",
-    "the reply reached the output token limit before these arguments were complete; "
-    "nothing was run. Send fewer paragraphs per call.",
-)
 
 
 def json_path_steps(path: str) -> list[str | int] | None:
@@ -236,7 +233,7 @@ class GeminiReplyAssembler:
         if call.unreadable:
             error = ToolCallError("INVALID_PARAMETER", call.unreadable)
         elif self.finish_reason == MAX_TOKENS and (call.open or call.growing):
-            error = _CUT_CALL
+            error = CUT_BY_OUTPUT_LIMIT
         return ToolCall(call_id, call.name, call.arguments, raw, error)
 
 
@@ -259,16 +256,12 @@ def gemini_usage(
     message: AssistantMessage,
     usage: types.GenerateContentResponseUsageMetadata | None,
 ) -> Usage:
-    tool_chars = sum(
-        len(json.dumps([t.name, t.description, t.parameters], ensure_ascii=False))
-        for t in request.tools
-    )
     output_tokens = None
     counts = (usage.candidates_token_count, usage.thoughts_token_count) if usage else ()
     if any(count is not None for count in counts):
         output_tokens = sum(count or 0 for count in counts)  # thinking is billed as output
     return Usage(
-        input_chars=sum(message_chars(m) for m in request.messages) + tool_chars,
+        input_chars=request_chars(request),
         output_chars=message_chars(message),
         input_tokens=usage.prompt_token_count if usage else None,
         output_tokens=output_tokens,

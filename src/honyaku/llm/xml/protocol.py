@@ -140,7 +140,7 @@ class XmlToolProtocol:
         await self.inner.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        turn = sum(isinstance(message, AssistantMessage) for message in request.messages)
+        turn = request.turn
         tools = {tool.name: tool for tool in request.tools}
         reply = _ReplyReader(turn, tools)
         async for event in self.inner.stream(render_request(request, self.language)):

@@ -1,0 +1,119 @@
+"""The library and job tables, directly: ids, versions, neighbours, jobs and their owners."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+from sqlalchemy import update
+
+from honyaku.domain import JobKind, TranslationKind
+from honyaku.errors import NotFoundError
+from honyaku.store import Action, JobCost, JobStatus
+from honyaku.store.schema import JobRow
+
+
+def test_a_book_is_found_by_its_id_or_an_unambiguous_prefix(library, book_id):
+    assert library.resolve(book_id) == book_id
+    assert library.resolve(book_id[:4]) == book_id
+    with pytest.raises(NotFoundError, match="no book"):
+        library.resolve(book_id[:3])
+
+
+@pytest.mark.parametrize("ref", ["____", "%", "zzzz", "1a2b3c4d5e"])
+def test_anything_but_hex_is_not_a_book_id(library, book_id, ref):
+    with pytest.raises(NotFoundError):
+        library.resolve(ref)
+
+
+def test_a_batch_naming_an_unknown_paragraph_writes_nothing(library, book_id):
+    first = library.get_book(book_id).chapters[0].paragraphs[0]
+
+    with pytest.raises(NotFoundError):
+        library.add_translations(
+            book_id, {first.id: "译文", "ffffffff": "幻"}, kind=TranslationKind.TRANSLATION
+        )
+
+    assert library.versions(book_id, first.id) == []
+
+
+def test_every_version_is_kept_and_exactly_one_is_selected(library, book_id):
+    first = library.get_book(book_id).chapters[0].paragraphs[0]
+
+    for text, kind in [
+        ("一", TranslationKind.TRANSLATION),
+        ("二", TranslationKind.POLISH),
+        ("三", TranslationKind.MANUAL),
+    ]:
+        library.add_translations(book_id, {first.id: text}, kind=kind)
+
+    versions = library.versions(book_id, first.id)
+    assert [(v["text"], v["selected"]) for v in versions] == [
+        ("一", False),
+        ("二", False),
+        ("三", True),
+    ]
+    assert library.get_book(book_id).chapters[0].paragraphs[0].translation == "三"
+
+
+def test_neighbours_cross_chapters_and_skip_empty_paragraphs(library, book_id):
+    chapters = library.get_book(book_id).chapters
+    last = chapters[0].work_paragraphs[-1]
+
+    after = library.neighbours(book_id, last.id, "after", 2)
+    before = library.neighbours(book_id, chapters[1].paragraphs[0].id, "before", 3)
+
+    assert [(n.chapter_number, n.paragraph.index) for n in after] == [(2, 0), (2, 1)]
+    assert [n.paragraph.id for n in before] == [p.id for p in chapters[0].work_paragraphs[-3:]]
+    assert all(n.paragraph.text for n in before + after)
+
+
+def test_settings_are_validated_and_kept_per_book(library, book_id):
+    library.update_settings(book_id, skip_ask_user=True, chunk_chars=1200)
+
+    settings = library.settings(book_id)
+
+    assert (settings.skip_ask_user, settings.chunk_chars) == (True, 1200)
+
+
+def test_an_unfinished_job_over_the_same_chapters_is_resumable(jobs, book_id):
+    job = jobs.create(book_id, JobKind.TRANSLATION, [1, 2], model="m", protocol="native")
+    jobs.finish(job.id, JobStatus.INTERRUPTED)
+
+    assert jobs.resumable(book_id, JobKind.TRANSLATION, [1, 2]).id == job.id
+    assert jobs.resumable(book_id, JobKind.TRANSLATION, None) is None
+    assert jobs.resumable(book_id, JobKind.POLISH, [1, 2]) is None
+
+
+def test_cost_adds_up_across_turns(jobs, book_id):
+    job = jobs.create(book_id, JobKind.TRANSLATION, None, model="m", protocol="native")
+
+    jobs.record(
+        job.id, [Action("nudge", payload={"text": "go on"})], JobCost(requests=1, input_tokens=10)
+    )
+    jobs.record(job.id, [], JobCost(requests=1, retries=1, input_tokens=5))
+
+    assert jobs.get(job.id).cost == JobCost(requests=2, retries=1, input_tokens=15)
+    assert [a.action.kind for a in jobs.actions(book_id)] == ["nudge"]
+
+
+def test_a_running_job_owned_by_a_live_process_runs_elsewhere_and_a_dead_ones_does_not(
+    jobs, book_id, database
+):
+    job = jobs.create(book_id, JobKind.TRANSLATION, None, model="m", protocol="native")
+    assert not jobs.get(job.id).runs_elsewhere()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        _own(database, job.id, f"{socket.gethostname()}:{sleeper.pid}")
+        assert jobs.get(job.id).runs_elsewhere()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert not jobs.get(job.id).runs_elsewhere()
+
+
+def _own(database, job_id: str, owner: str) -> None:
+    with database.transaction() as session:
+        session.execute(update(JobRow).where(JobRow.id == job_id).values(owner=owner))
