@@ -9,7 +9,7 @@ import pytest
 
 from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.store import Database, JobStore, Library
-from honyaku.testing import FakeLLMServer
+from honyaku.testing import FakeGeminiServer, FakeLLMServer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BOOKS = FIXTURES / "books"
@@ -52,6 +52,23 @@ def jobs(database: Database) -> JobStore:
 def fake_model() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def gemini_server() -> Iterator[FakeGeminiServer]:
+    with FakeGeminiServer() as server:
+        yield server
+
+
+@pytest.fixture
+def gemini(gemini_server: FakeGeminiServer) -> FakeGeminiServer:
+    """One fake Gemini per module (starting one costs more than a job), as good as new."""
+    fresh = FakeGeminiServer()
+    for name in ("translator", "delta_chars", "call_ids", "stream_arguments", "api_key"):
+        setattr(gemini_server, name, getattr(fresh, name))
+    gemini_server.faults.clear()
+    gemini_server.requests.clear()
+    return gemini_server
 
 
 def novel(chapters: int = 3, paragraphs: int = 12) -> BookDraft:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
@@ -13,7 +14,7 @@ from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
 from honyaku.llm.xml import XmlToolProtocol
 from honyaku.store import JobStore, Library
-from honyaku.testing import FakeLLMServer
+from honyaku.testing import FakeLLMServer, pseudo_translation
 
 RunJob = Callable[..., tuple[JobOutcome, list[JobEvent]]]
 
@@ -76,3 +77,29 @@ def run_job(library: Library, jobs: JobStore, protocol: str) -> RunJob:
         return asyncio.run(run_to_end(runner, JobRequest(book_id, kind, **request))), events
 
     return run
+
+
+def assert_translated_in_place(library: Library, book_id: str) -> None:
+    book = library.get_book(book_id)
+    for chapter in book.chapters:
+        assert chapter.translated_title == pseudo_translation(chapter.title)
+        for paragraph in chapter.paragraphs:
+            expected = pseudo_translation(paragraph.text) if paragraph.text else None
+            assert paragraph.translation == expected, paragraph
+
+
+def assert_one_version_each(library: Library, book_id: str) -> None:
+    versions = Counter(
+        len(library.versions(book_id, p.id))
+        for c in library.get_book(book_id).chapters
+        for p in c.work_paragraphs
+    )
+    assert versions == {1: 30}
+
+
+def tool_results(jobs: JobStore, book_id: str, name: str) -> list[dict]:
+    return [
+        a.action.payload
+        for a in jobs.actions(book_id, kinds=["tool_result"])
+        if a.action.name == name
+    ]

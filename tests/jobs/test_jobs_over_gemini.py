@@ -8,8 +8,6 @@ network does, every paragraph ends up with its own text.
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
-from collections.abc import Iterator
 
 import pytest
 
@@ -29,22 +27,7 @@ from honyaku.testing import (
 )
 from honyaku.testing.fake_gemini import FakeGeminiServer
 
-
-@pytest.fixture(scope="module")
-def gemini_server() -> Iterator[FakeGeminiServer]:
-    with FakeGeminiServer() as server:
-        yield server
-
-
-@pytest.fixture
-def gemini(gemini_server: FakeGeminiServer) -> FakeGeminiServer:
-    """One server for the module (starting one costs more than a job), as good as new."""
-    fresh = FakeGeminiServer()
-    for name in ("translator", "delta_chars", "call_ids", "stream_arguments"):
-        setattr(gemini_server, name, getattr(fresh, name))
-    gemini_server.faults.clear()
-    gemini_server.requests.clear()
-    return gemini_server
+from .conftest import assert_one_version_each, assert_translated_in_place
 
 
 def run(
@@ -75,24 +58,6 @@ def run(
             await provider.aclose()
 
     return asyncio.run(job()), events
-
-
-def assert_translated_in_place(library: Library, book_id: str) -> None:
-    book = library.get_book(book_id)
-    for chapter in book.chapters:
-        assert chapter.translated_title == pseudo_translation(chapter.title)
-        for paragraph in chapter.paragraphs:
-            expected = pseudo_translation(paragraph.text) if paragraph.text else None
-            assert paragraph.translation == expected, paragraph
-
-
-def assert_one_version_each(library: Library, book_id: str) -> None:
-    versions = Counter(
-        len(library.versions(book_id, p.id))
-        for c in library.get_book(book_id).chapters
-        for p in c.work_paragraphs
-    )
-    assert versions == {1: 30}
 
 
 def test_translation_gives_every_paragraph_and_title_its_own_translation(

@@ -21,7 +21,6 @@ from honyaku.domain import JobKind
 from honyaku.errors import UserError
 from honyaku.jobs.runner import JobRequest, JobRunner
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
-from honyaku.store import JobStore, Library
 from honyaku.store.schema import JobRow
 from honyaku.testing import (
     Fault,
@@ -32,23 +31,7 @@ from honyaku.testing import (
     pseudo_translation,
 )
 
-
-def assert_translated_in_place(library: Library, book_id: str) -> None:
-    book = library.get_book(book_id)
-    for chapter in book.chapters:
-        assert chapter.translated_title == pseudo_translation(chapter.title)
-        for paragraph in chapter.paragraphs:
-            expected = pseudo_translation(paragraph.text) if paragraph.text else None
-            assert paragraph.translation == expected, paragraph
-
-
-def tool_results(jobs: JobStore, book_id: str, name: str) -> list[dict]:
-    return [
-        a.action.payload
-        for a in jobs.actions(book_id, kinds=["tool_result"])
-        if a.action.name == name
-    ]
-
+from .conftest import assert_translated_in_place, tool_results
 
 # -- the three job kinds ---------------------------------------------------------------------
 

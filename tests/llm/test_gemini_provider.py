@@ -89,22 +89,6 @@ TOOLS = (
 )
 
 
-@pytest.fixture(scope="module")
-def gemini_server() -> Iterator[FakeGeminiServer]:
-    with FakeGeminiServer() as server:
-        yield server
-
-
-@pytest.fixture
-def gemini(gemini_server: FakeGeminiServer) -> FakeGeminiServer:
-    fresh = FakeGeminiServer()
-    for name in ("translator", "call_ids", "stream_arguments", "api_key"):
-        setattr(gemini_server, name, getattr(fresh, name))
-    gemini_server.faults.clear()
-    gemini_server.requests.clear()
-    return gemini_server
-
-
 def provider_for(url: str, read_timeout_s: float = 10) -> GeminiProvider:
     return GeminiProvider(
         model="gemini-fake", api_key=KEY, base_url=url, read_timeout_s=read_timeout_s
