@@ -9,7 +9,7 @@ Faults are queued and each spoils one request: 429 with ``Retry-After``, 500, a 
 before its finish reason, a dropped connection, a slow first byte. Every request body is kept
 in ``requests`` for tests and benchmarks to inspect.
 
-Run it alone with ``python -m honyaku.testing.fake_llm --port 8765``.
+Run it alone with ``python -m honyaku.testing --port 8765``.
 """
 
 from __future__ import annotations
