@@ -11,7 +11,6 @@ import itertools
 import socket
 import subprocess
 import sys
-from collections import Counter
 
 import pytest
 from sqlalchemy import update
@@ -31,7 +30,7 @@ from honyaku.testing import (
     pseudo_translation,
 )
 
-from .conftest import assert_translated_in_place, tool_results
+from .conftest import assert_one_version_each, assert_translated_in_place, tool_results
 
 # -- the three job kinds ---------------------------------------------------------------------
 
@@ -164,12 +163,7 @@ def test_seed_004_a_batch_with_a_foreign_id_is_rejected_whole_naming_that_id(
     assert [p["paragraph_id"] for p in first["problems"]] == ["deadbeef"]
     assert outcome.ok
     assert_translated_in_place(library, book_id)
-    versions = Counter(
-        len(library.versions(book_id, p.id))
-        for c in library.get_book(book_id).chapters
-        for p in c.work_paragraphs
-    )
-    assert versions == {1: 30}
+    assert_one_version_each(library, book_id)
 
 
 @pytest.mark.parametrize(
@@ -314,12 +308,7 @@ def test_faults_are_retried_and_every_paragraph_stays_aligned(
     assert outcome.ok
     assert outcome.job.cost.retries == 2
     assert_translated_in_place(library, book_id)
-    versions = Counter(
-        len(library.versions(book_id, p.id))
-        for c in library.get_book(book_id).chapters
-        for p in c.work_paragraphs
-    )
-    assert versions == {1: 30}
+    assert_one_version_each(library, book_id)
 
 
 def test_a_retry_honours_the_servers_retry_after(run_job, library, jobs, fake_model, book_id):

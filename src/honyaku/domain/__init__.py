@@ -18,7 +18,7 @@ from honyaku.domain.book import (
     TranslationKind,
 )
 from honyaku.domain.chunking import Chunk, render_chunk, split_into_chunks
-from honyaku.domain.ids import is_id, new_id
+from honyaku.domain.ids import new_id
 from honyaku.domain.languages import guess_language, is_chinese, normalize_language
 from honyaku.domain.workflow import JobKind, TaskStatus, allowed_moves, is_allowed
 
@@ -41,7 +41,6 @@ __all__ = [
     "guess_language",
     "is_allowed",
     "is_chinese",
-    "is_id",
     "new_id",
     "normalize_language",
     "prefix_matches",

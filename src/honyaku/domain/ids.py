@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Container
-
-ID_PATTERN = re.compile(r"^[0-9a-f]{8}$")
 
 
 def new_id(taken: Container[str] = ()) -> str:
@@ -15,7 +12,3 @@ def new_id(taken: Container[str] = ()) -> str:
         candidate = secrets.token_hex(4)
         if candidate not in taken:
             return candidate
-
-
-def is_id(value: object) -> bool:
-    return isinstance(value, str) and ID_PATTERN.match(value) is not None

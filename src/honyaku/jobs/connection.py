@@ -55,8 +55,13 @@ async def open_model(
         from honyaku.testing import FakeLLMServer
 
         with FakeLLMServer(latency_s=DEMO_LATENCY_S) as server:
+            # The demo model calls tools natively: no probe, and no profile for a random port.
+            native = ToolProtocol.NATIVE if choice.protocol is ToolProtocol.AUTO else None
             demo = ModelChoice(
-                DEMO_MODEL, server.url, protocol=choice.protocol, api=ModelApi.OPENAI
+                model=DEMO_MODEL,
+                base_url=server.url,
+                protocol=native or choice.protocol,
+                api=ModelApi.OPENAI,
             )
             async with _connected(demo, profiles, language) as model:
                 yield model

@@ -130,9 +130,12 @@ class JobRunner:
             self.jobs.reopen(previous.id, model=self.provider.model, protocol=self.protocol)
             return self.jobs.get(previous.id), True
         job = self.jobs.create(
-            request.book_id, request.kind, request.chapters, model=self.provider.model,
+            request.book_id,
+            request.kind,
+            request.chapters,
+            model=self.provider.model,
             protocol=self.protocol,
-        )  # fmt: skip
+        )
         return job, False
 
     def _done_before(self, job: Job, book: Book, request: JobRequest) -> set[str]:

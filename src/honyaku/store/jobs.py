@@ -175,9 +175,14 @@ class JobStore:
     def reopen(self, job_id: str, *, model: str, protocol: str) -> None:
         """Run a stopped job again, in this process, with the model now chosen."""
         self._set_status(
-            job_id, JobStatus.RUNNING, None, model=model, protocol=protocol,
-            owner=this_process(), heartbeat_at=utc_now(),
-        )  # fmt: skip
+            job_id,
+            JobStatus.RUNNING,
+            None,
+            model=model,
+            protocol=protocol,
+            owner=this_process(),
+            heartbeat_at=utc_now(),
+        )
 
     def finish(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
         self._set_status(job_id, status, error, finished_at=utc_now())
