@@ -10,6 +10,7 @@
     │   │   ├── RateLimitedError     429, may carry the server's Retry-After
     │   │   └── CutStreamError       the stream ended before a finish reason
     │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
+    │       └── AuthError            the server refused the key
     ├── StoreError               the database refused a write
     ├── ToolError                the model's call was wrong; becomes a result the model reads
     ├── NoFrontEndError          nobody is there to answer a question or approve a call
@@ -70,6 +71,10 @@ class CutStreamError(TransientProviderError):
 
 class FatalProviderError(ProviderError):
     pass
+
+
+class AuthError(FatalProviderError):
+    """Says nothing about the model: never a verdict on what it can do."""
 
 
 class StoreError(HonyakuError):

@@ -2,30 +2,43 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Annotated
 
 import pytest
 from pydantic import Field
 
-from honyaku.agent.registry import ToolRegistry, tool
+from honyaku.agent.broker import Broker
+from honyaku.agent.registry import ToolContext, ToolRegistry, tool
 from honyaku.errors import StoreError, ToolError
 from honyaku.llm.messages import ToolCall, ToolCallError
 
 
+@dataclass
+class Plan(ToolContext):
+    """A planner's context: the titles of the tasks it created."""
+
+    titles: list[str] = field(default_factory=list)
+
+
+def plan() -> Plan:
+    return Plan(Broker(), "a test")
+
+
 @tool()
 def create_task(
-    context: list,
+    context: Plan,
     title: Annotated[str, Field(description="What to do.")],
     priority: int = 1,
     tags: list[str] | None = None,
 ) -> dict:
     """Create a task in the plan."""
-    context.append(title)
+    context.titles.append(title)
     return {"title": title, "priority": priority}
 
 
 @tool()
-def delete_task(context: list, task_id: str) -> dict:
+def delete_task(context: ToolContext, task_id: str) -> dict:
     """Delete a task."""
     if task_id == "store":
         raise StoreError("database is locked")
@@ -34,12 +47,25 @@ def delete_task(context: list, task_id: str) -> dict:
     raise ToolError("TASK_NOT_FOUND", f"no task {task_id}", task_id=task_id)
 
 
-REGISTRY = ToolRegistry([create_task, delete_task])
+REGISTRY = ToolRegistry([create_task, delete_task], Plan)
 
 
-async def run(name: str, arguments: dict, context: list | None = None, error=None) -> dict:
-    context = [] if context is None else context
+async def run(name: str, arguments: dict, context: Plan | None = None, error=None) -> dict:
+    context = plan() if context is None else context
     return await REGISTRY.run(ToolCall("call_1", name, arguments, error=error), context)
+
+
+def test_a_tool_without_a_context_type_is_refused_when_it_is_made():
+    def orphan(context: list, title: str) -> dict:
+        return {}
+
+    with pytest.raises(TypeError, match="orphan: its first parameter must be annotated"):
+        tool()(orphan)
+
+
+def test_a_registry_refuses_a_tool_whose_context_its_own_does_not_provide():
+    with pytest.raises(TypeError, match="create_task works on Plan, which ToolContext is not"):
+        ToolRegistry([create_task], ToolContext)
 
 
 def test_a_tools_schema_comes_from_its_signature_and_docstring():
@@ -67,10 +93,10 @@ def test_nested_models_are_inlined_without_refs_or_titles():
 
 @pytest.mark.anyio
 async def test_a_good_call_runs_and_succeeds():
-    context: list = []
+    context = plan()
     result = await run("create_task", {"title": "翻訳"}, context)
     assert result == {"success": True, "title": "翻訳", "priority": 1}
-    assert context == ["翻訳"]
+    assert context.titles == ["翻訳"]
 
 
 @pytest.mark.anyio
@@ -117,8 +143,8 @@ async def test_a_store_failure_is_an_api_error_and_a_bug_is_an_execution_failure
 
 @pytest.mark.anyio
 async def test_a_call_that_could_not_be_read_is_reported_and_never_run():
-    context: list = []
+    context = plan()
     error = ToolCallError("INVALID_PARAMETER", "arguments are not valid JSON")
     result = await run("create_task", {"title": "x"}, context, error=error)
     assert result["error_code"] == "INVALID_PARAMETER"
-    assert context == []
+    assert context.titles == []

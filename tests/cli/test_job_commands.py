@@ -31,7 +31,7 @@ def test_translate_then_polish_then_proofread_a_real_book(home, fake_model):
     assert "paragraphs  37/37" in translated.stdout
     library = Library(Database.open(home))
     versions = Counter(
-        tuple(v["kind"] for v in library.versions(book, p.id))
+        tuple(v.kind for v in library.versions(book, p.id))
         for c in library.get_book(book).chapters
         for p in c.work_paragraphs
     )
@@ -49,7 +49,7 @@ def test_a_job_with_failed_chunks_exits_nonzero_with_a_summary(fake_model):
     done = honyaku("translate", book, *model_flags(fake_model), check=False)
 
     assert done.returncode == 1
-    assert "failed chapter 1 chunk 1" in done.stdout
+    assert "failed chapter 1 chunk 1" in done.stderr
     assert "1 chunk(s) failed" in done.stdout
     assert "run the same command again" in done.stdout
     assert "Traceback" not in done.stderr
@@ -125,7 +125,7 @@ def test_a_job_killed_with_sigkill_resumes_with_nothing_lost_or_doubled(home, tm
 
     assert 150 <= killed_at < _work(library, book)
     assert "Resuming translation job" in resumed.stdout
-    jobs = JobStore(library.database).list(book)
+    jobs = JobStore(library.database).for_book(book)
     assert len(jobs) == 1
     assert jobs[0].status == "finished"
     for chapter in library.get_book(book).chapters:
@@ -189,6 +189,6 @@ def test_ctrl_c_stops_the_job_saying_the_work_is_saved_and_it_resumes(home):
         assert process.returncode == 130
         assert "interrupted: accepted work is saved" in stderr
         assert "Traceback" not in stderr
-        assert JobStore(library.database).list(book)[0].status == "interrupted"
+        assert JobStore(library.database).for_book(book)[0].status == "interrupted"
         resumed = honyaku("translate", book, *model_flags(server))
     assert "Resuming translation job" in resumed.stdout

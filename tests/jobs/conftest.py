@@ -8,12 +8,13 @@ import pytest
 
 from honyaku.agent.broker import Broker
 from honyaku.domain import JobKind
-from honyaku.jobs.events import JobEvent
-from honyaku.jobs.runner import JobOutcome, JobRequest, JobRunner
+from honyaku.jobs import ChunkEvent, JobEvent, JobFinished, JobOutcome, JobRequest, JobService
+from honyaku.llm.events import ChatProvider, Retry
+from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
 from honyaku.llm.xml import XmlToolProtocol
-from honyaku.store import JobStore, Library
+from honyaku.store import ActionKind, JobStore, Library
 from honyaku.testing import FakeLLMServer, pseudo_translation
 
 RunJob = Callable[..., tuple[JobOutcome, list[JobEvent]]]
@@ -25,34 +26,40 @@ def protocol(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-def job_runner(
-    library: Library,
-    jobs: JobStore,
-    server: FakeLLMServer,
-    protocol: str,
-    *,
-    broker: Broker | None = None,
-    read_timeout_s: float = 30,
-    report: Callable[[JobEvent], None] = lambda event: None,
-) -> JobRunner:
-    """A runner talking to ``server`` over HTTP in ``protocol``, as the CLI would build it."""
+def connected(
+    server: FakeLLMServer, protocol: str, *, read_timeout_s: float = 30
+) -> ConnectedModel:
+    """The fake model over HTTP in ``protocol``, with retries, as ``open_model`` would give it."""
     server_api = OpenAICompatibleProvider(
         model="fake", base_url=server.url, read_timeout_s=read_timeout_s
     )
     speaking = XmlToolProtocol(server_api, language="zh-CN") if protocol == "xml" else server_api
-    provider = RetryingProvider(speaking, RetryPolicy(base_s=0.01))
-    return JobRunner(library, jobs, provider, protocol=protocol, broker=broker, report=report)
+    return with_retries(speaking, protocol)
 
 
-async def run_to_end(runner: JobRunner, request: JobRequest) -> JobOutcome:
+def with_retries(provider: ChatProvider, protocol: str = "native") -> ConnectedModel:
+    return ConnectedModel(
+        RetryingProvider(provider, RetryPolicy(base_s=0.01)), ToolProtocol(protocol)
+    )
+
+
+async def run_to_end(
+    service: JobService, request: JobRequest, model: ConnectedModel
+) -> tuple[JobOutcome, list[JobEvent]]:
+    """Every event of the job, and its outcome; the model's connections closed after."""
+    events: list[JobEvent] = []
     try:
-        return await runner.run(request)
+        async for event in service.run(request, model):
+            events.append(event)
     finally:
-        await runner.provider.aclose()
+        await model.provider.aclose()
+    finished = events[-1]
+    assert isinstance(finished, JobFinished)
+    return finished.outcome, events
 
 
 @pytest.fixture
-def run_job(library: Library, jobs: JobStore, protocol: str) -> RunJob:
+def run_job(library: Library, protocol: str) -> RunJob:
     """Run one job to its end against a fake model server; returns the outcome and events."""
 
     def run(
@@ -64,17 +71,9 @@ def run_job(library: Library, jobs: JobStore, protocol: str) -> RunJob:
         read_timeout_s: float = 30,
         **request: object,
     ) -> tuple[JobOutcome, list[JobEvent]]:
-        events: list[JobEvent] = []
-        runner = job_runner(
-            library,
-            jobs,
-            server,
-            protocol,
-            broker=broker,
-            read_timeout_s=read_timeout_s,
-            report=events.append,
-        )
-        return asyncio.run(run_to_end(runner, JobRequest(book_id, kind, **request))), events
+        model = connected(server, protocol, read_timeout_s=read_timeout_s)
+        service = JobService(library, broker)
+        return asyncio.run(run_to_end(service, JobRequest(book_id, kind, **request), model))
 
     return run
 
@@ -100,6 +99,10 @@ def assert_one_version_each(library: Library, book_id: str) -> None:
 def tool_results(jobs: JobStore, book_id: str, name: str) -> list[dict]:
     return [
         a.action.payload
-        for a in jobs.actions(book_id, kinds=["tool_result"])
+        for a in jobs.actions(book_id, kinds=[ActionKind.TOOL_RESULT])
         if a.action.name == name
     ]
+
+
+def retries(events: list[JobEvent]) -> list[Retry]:
+    return [e.event for e in events if isinstance(e, ChunkEvent) and isinstance(e.event, Retry)]

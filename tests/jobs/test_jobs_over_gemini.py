@@ -12,10 +12,8 @@ import asyncio
 import pytest
 
 from honyaku.domain import JobKind
-from honyaku.jobs.events import JobEvent
-from honyaku.jobs.runner import JobOutcome, JobRequest, JobRunner
+from honyaku.jobs import JobEvent, JobOutcome, JobRequest, JobService
 from honyaku.llm.gemini import GeminiProvider
-from honyaku.llm.retry import RetryingProvider, RetryPolicy
 from honyaku.store import JobStore, Library
 from honyaku.testing import (
     Fault,
@@ -27,7 +25,13 @@ from honyaku.testing import (
 )
 from honyaku.testing.fake_gemini import FakeGeminiServer
 
-from .conftest import assert_one_version_each, assert_translated_in_place
+from .conftest import (
+    assert_one_version_each,
+    assert_translated_in_place,
+    retries,
+    run_to_end,
+    with_retries,
+)
 
 
 def run(
@@ -39,25 +43,13 @@ def run(
     read_timeout_s: float = 30,
     **request: object,
 ) -> tuple[JobOutcome, list[JobEvent]]:
-    events: list[JobEvent] = []
-    provider = RetryingProvider(
-        GeminiProvider(
-            model="gemini-fake",
-            api_key="test-key",
-            base_url=server.url,
-            read_timeout_s=read_timeout_s,
-        ),
-        RetryPolicy(base_s=0.01),
+    provider = GeminiProvider(
+        model="gemini-fake", api_key="test-key", base_url=server.url, read_timeout_s=read_timeout_s
     )
-    runner = JobRunner(library, jobs, provider, report=events.append)
-
-    async def job() -> JobOutcome:
-        try:
-            return await runner.run(JobRequest(book_id, kind, **request))
-        finally:
-            await provider.aclose()
-
-    return asyncio.run(job()), events
+    job = run_to_end(
+        JobService(library), JobRequest(book_id, kind, **request), with_retries(provider)
+    )
+    return asyncio.run(job)
 
 
 def test_translation_gives_every_paragraph_and_title_its_own_translation(
@@ -187,9 +179,9 @@ def test_a_retry_honours_the_servers_retry_after(library, jobs, gemini, book_id)
 
     _, events = run(library, jobs, gemini, book_id)
 
-    retries = [e for e in events if type(e).__name__ == "RetryScheduled"]
-    assert [round(r.delay_s, 2) for r in retries] == [0.3]
-    assert "429" in retries[0].reason
+    [retry] = retries(events)
+    assert round(retry.delay_s, 2) == 0.3
+    assert "429" in retry.reason
 
 
 def test_a_job_counts_tokens_with_thinking_as_output(library, jobs, gemini, book_id):

@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import update
 
 from honyaku.agent.loop import LoopLimits
 from honyaku.domain import JobKind
-from honyaku.errors import UserError
-from honyaku.jobs.runner import JobRequest, JobRunner
+from honyaku.jobs import JobRequest, JobService, ParagraphsBusy
+from honyaku.jobs.planning import plan_chunks
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
-from honyaku.store.schema import JobRow
+from honyaku.store import ActionKind, JobScope, JobStore
+from honyaku.store.schema import ChunkRow
 from honyaku.testing import (
     Fault,
     FaultKind,
@@ -30,7 +34,14 @@ from honyaku.testing import (
     pseudo_translation,
 )
 
-from .conftest import assert_one_version_each, assert_translated_in_place, tool_results
+from .conftest import (
+    assert_one_version_each,
+    assert_translated_in_place,
+    retries,
+    run_to_end,
+    tool_results,
+    with_retries,
+)
 
 # -- the three job kinds ---------------------------------------------------------------------
 
@@ -60,7 +71,7 @@ def test_polish_adds_a_new_version_and_keeps_the_translation_it_improved(
                 pseudo_translation(paragraph.text), "polish"
             )
     versions = library.versions(book_id, some.id)
-    assert [(v["kind"], v["selected"]) for v in versions] == [
+    assert [(v.kind, v.selected) for v in versions] == [
         ("translation", False),
         ("polish", True),
     ]
@@ -221,7 +232,7 @@ def test_json_printed_as_text_is_never_parsed_only_answered_with_use_the_tools(
 
     outcome, _ = run_job(fake_model, book_id)
 
-    nudges = [a.action.payload["text"] for a in jobs.actions(book_id, kinds=["nudge"])]
+    nudges = [a.action.payload["text"] for a in jobs.actions(book_id, kinds=[ActionKind.NUDGE])]
     assert len(nudges) == 3
     assert all("Do not print JSON" in text for text in nudges)
     assert outcome.ok
@@ -235,7 +246,7 @@ def test_a_model_that_forgets_to_end_is_told_what_is_missing(
 
     outcome, _ = run_job(fake_model, book_id)
 
-    nudge = jobs.actions(book_id, kinds=["nudge"])[0].action.payload["text"]
+    nudge = jobs.actions(book_id, kinds=[ActionKind.NUDGE])[0].action.payload["text"]
     assert "current status is review" in nudge
     assert 'update_task_status("end")' in nudge
     assert outcome.ok
@@ -316,9 +327,9 @@ def test_a_retry_honours_the_servers_retry_after(run_job, library, jobs, fake_mo
 
     _, events = run_job(fake_model, book_id)
 
-    retries = [e for e in events if type(e).__name__ == "RetryScheduled"]
-    assert [round(r.delay_s, 2) for r in retries] == [0.7]
-    assert "429" in retries[0].reason
+    [retry] = retries(events)
+    assert round(retry.delay_s, 2) == 0.7
+    assert "429" in retry.reason
 
 
 def test_a_rejected_key_fails_the_job_at_once_with_a_readable_reason(library, jobs, book_id):
@@ -340,18 +351,14 @@ def test_a_rejected_key_fails_the_job_at_once_with_a_readable_reason(library, jo
         provider = OpenAICompatibleProvider(
             model="m", base_url=f"{server.origin}/v1", api_key="sk-secret-key"
         )
-        runner = JobRunner(library, jobs, provider)
-
-        async def job() -> None:
-            try:
-                await runner.run(JobRequest(book_id, JobKind.TRANSLATION))
-            finally:
-                await provider.aclose()
+        job = run_to_end(
+            JobService(library), JobRequest(book_id, JobKind.TRANSLATION), with_retries(provider)
+        )
 
         with pytest.raises(FatalProviderError, match="refused the API key") as caught:
-            asyncio.run(job())
+            asyncio.run(job)
     assert "sk-secret-key" not in str(caught.value)
-    assert jobs.list(book_id)[0].status == "failed"
+    assert jobs.for_book(book_id)[0].status == "failed"
 
 
 # -- cost ------------------------------------------------------------------------------------
@@ -383,18 +390,71 @@ def test_a_job_counts_requests_and_tokens(run_job, library, jobs, fake_model, bo
     assert cost.input_chars > cost.input_tokens
 
 
-def test_a_job_running_in_another_live_process_is_not_started_twice(
-    run_job, fake_model, book_id, jobs, database
-):
-    job = jobs.create(book_id, JobKind.TRANSLATION, None, model="m", protocol="native")
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+@contextmanager
+def another_process() -> Iterator[str]:
+    """The lease owner name of a live process other than this one."""
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        with database.transaction() as session:
-            owner = f"{socket.gethostname()}:{other.pid}"
-            session.execute(update(JobRow).where(JobRow.id == job.id).values(owner=owner))
-        with pytest.raises(UserError, match=f"job {job.id} on this book is running in another"):
-            run_job(fake_model, book_id)
+        yield f"{socket.gethostname()}:{other.pid}"
     finally:
         other.kill()
         other.wait()
-    assert fake_model.requests == []
+
+
+def hold(library, book_id: str, chapters: list[int], held: int, owner: str) -> str:
+    """Open a translation job over ``chapters`` as if ``owner`` were running chapter ``held``."""
+    planned = plan_chunks(
+        library.get_book(book_id, chapter_numbers=chapters),
+        JobKind.TRANSLATION,
+        retranslate=False,
+        written=set(),
+    )
+    scope = JobScope(book_id, JobKind.TRANSLATION, chapters)
+    job, _ = JobStore(library.database).open(scope, model="m", protocol="p", planned=planned)
+    with library.database.transaction() as session:
+        session.execute(
+            update(ChunkRow)
+            .where(ChunkRow.job_id == job.id, ChunkRow.chapter_number == held)
+            .values(status="running", owner=owner)
+        )
+    return job.id
+
+
+def sent_text(server) -> str:
+    return json.dumps([body["messages"] for body in server.requests], ensure_ascii=False)
+
+
+def test_a_second_process_joins_the_job_and_leaves_the_chunk_another_holds(
+    run_job, fake_model, book_id, library
+):
+    book = library.get_book(book_id)
+    with another_process() as owner:
+        job_id = hold(library, book_id, [1, 2, 3], held=1, owner=owner)
+
+        outcome, _ = run_job(fake_model, book_id, chapters=[1, 2, 3])
+
+    assert outcome.job.id == job_id
+    assert outcome.ok
+    assert outcome.running_elsewhere == 1
+    assert outcome.job.status == "running"
+    assert all(p.id not in sent_text(fake_model) for p in book.chapters[0].work_paragraphs)
+    translated = library.get_book(book_id).chapters
+    assert [c.translated_title is not None for c in translated] == [False, True, True]
+
+
+def test_overlapping_jobs_never_work_the_same_paragraph_at_once(
+    run_job, fake_model, book_id, library, jobs
+):
+    book = library.get_book(book_id)
+    with another_process() as owner:
+        hold(library, book_id, [1, 2], held=2, owner=owner)
+
+        outcome, events = run_job(fake_model, book_id, chapters=[2, 3])
+
+    second = book.chapters[1].work_paragraphs
+    busy = [e for e in events if isinstance(e, ParagraphsBusy)]
+    assert outcome.busy == len(second) == sum(len(e.paragraph_ids) for e in busy)
+    assert all(p.id not in sent_text(fake_model) for p in second)
+    assert all(p.translation for p in library.get_book(book_id).chapters[2].work_paragraphs)
+    [skipped] = jobs.actions(book_id, kinds=[ActionKind.SKIPPED])
+    assert skipped.action.payload["paragraph_ids"] == [p.id for p in second]

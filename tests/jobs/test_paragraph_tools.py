@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from honyaku.agent.broker import Broker
 from honyaku.agent.registry import ToolRegistry
-from honyaku.domain import JobKind, TaskStatus, split_into_chunks
-from honyaku.jobs.task import ChunkTask
-from honyaku.jobs.tools import TASK_TOOLS
+from honyaku.domain import ChunkWorkflow, JobKind, TaskStatus, split_into_chunks
+from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.messages import ToolCall
 
-REGISTRY = ToolRegistry(TASK_TOOLS)
+REGISTRY = ToolRegistry(TASK_TOOLS, ChunkContext)
 
 
 @pytest.fixture
@@ -21,11 +21,15 @@ def chunks(library, book_id):
     return book, split_into_chunks(chapter, chapter.work_paragraphs, max_chars=40)
 
 
-def task_for(library, book, chunk, status=TaskStatus.PLANNING) -> ChunkTask:
-    return ChunkTask(library, book, "job00000", JobKind.TRANSLATION, chunk, "fake", status=status)
+def task_for(library, book, chunk, status=TaskStatus.PLANNING) -> ChunkContext:
+    assigned = {p.id: p for p in chunk.paragraphs}
+    workflow = ChunkWorkflow(
+        JobKind.TRANSLATION, assigned, chunk.chapter.id, chunk.shows_title, status=status
+    )
+    return ChunkContext(Broker(), "a test", library, book, "job00000", "fake", chunk, workflow)
 
 
-async def call(task: ChunkTask, name: str, **arguments) -> dict:
+async def call(task: ChunkContext, name: str, **arguments) -> dict:
     return await REGISTRY.run(ToolCall("call_1", name, arguments), task)
 
 

@@ -20,10 +20,11 @@ from honyaku.agent.broker import (
     QuestionRequest,
 )
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
-from honyaku.jobs.runner import JobRequest
+from honyaku.jobs import JobRequest, JobService
+from honyaku.store import ActionKind
 from honyaku.testing import FakeCall, FakeLLMServer, pseudo_translation
 
-from .conftest import job_runner, run_to_end
+from .conftest import connected, run_to_end
 
 NAME_QUESTION = FakeCall(
     "ask_user",
@@ -262,15 +263,19 @@ def test_two_concurrent_jobs_queue_their_questions_one_dialog_at_a_time(library,
         server.translator.asks = (NAME_QUESTION,)
 
         async def both() -> list:
-            runners = [job_runner(library, jobs, server, protocol, broker=broker) for _ in books]
+            service = JobService(library, broker)
             return await asyncio.gather(
                 *(
-                    run_to_end(runner, JobRequest(book, JobKind.TRANSLATION, concurrency=2))
-                    for runner, book in zip(runners, books, strict=True)
+                    run_to_end(
+                        service,
+                        JobRequest(book, JobKind.TRANSLATION, concurrency=2),
+                        connected(server, protocol),
+                    )
+                    for book in books
                 )
             )
 
-        outcomes = asyncio.run(both())
+        outcomes = [outcome for outcome, _ in asyncio.run(both())]
 
     assert all(outcome.ok for outcome in outcomes)
     assert len(person.dialogs) == 4
@@ -286,7 +291,7 @@ def test_questions_and_answers_are_recorded_as_short_actions(run_job, fake_model
     with answering(person) as broker:
         run_job(fake_model, book_id, broker=broker, chapters=[1])
 
-    recorded = [a.action.payload for a in jobs.actions(book_id, kinds=["question"])]
+    recorded = [a.action.payload for a in jobs.actions(book_id, kinds=[ActionKind.QUESTION])]
     assert recorded == [
         {
             "tool": "ask_user",
@@ -327,7 +332,7 @@ def test_a_call_that_needs_approval_waits_for_it_and_a_denial_goes_back_to_the_m
 
     denied, allowed = [
         a.action.payload
-        for a in jobs.actions(book_id, kinds=["tool_result"])
+        for a in jobs.actions(book_id, kinds=[ActionKind.TOOL_RESULT])
         if a.action.name == "update_chapter_title"
     ]
     assert denied["error_code"] == "DENIED"

@@ -16,7 +16,8 @@ from honyaku.errors import CutStreamError
 from honyaku.llm.events import ReasoningDelta, TextDelta
 from honyaku.llm.events import Response as Reply
 from honyaku.llm.messages import ChatRequest, ToolSpec, UserMessage
-from honyaku.llm.openai_compat import OpenAICompatibleProvider, wire_message
+from honyaku.llm.openai_compat import OpenAICompatibleProvider
+from honyaku.llm.openai_wire import wire_message
 from honyaku.testing.server import BackgroundServer
 
 STREAMS = Path(__file__).parents[1] / "fixtures" / "streams"

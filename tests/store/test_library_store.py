@@ -11,8 +11,17 @@ from sqlalchemy import update
 
 from honyaku.domain import JobKind, TranslationKind
 from honyaku.errors import NotFoundError
-from honyaku.store import Action, JobCost, JobStatus
-from honyaku.store.schema import JobRow
+from honyaku.store import (
+    Action,
+    ActionKind,
+    ChunkStatus,
+    ChunkStore,
+    JobCost,
+    JobScope,
+    JobStatus,
+    PlannedChunk,
+)
+from honyaku.store.schema import JobRow, utc_now
 
 
 def test_a_book_is_found_by_its_id_or_an_unambiguous_prefix(library, book_id):
@@ -50,7 +59,7 @@ def test_every_version_is_kept_and_exactly_one_is_selected(library, book_id):
         library.add_translations(book_id, {first.id: text}, kind=kind)
 
     versions = library.versions(book_id, first.id)
-    assert [(v["text"], v["selected"]) for v in versions] == [
+    assert [(v.text, v.selected) for v in versions] == [
         ("一", False),
         ("二", False),
         ("三", True),
@@ -78,40 +87,72 @@ def test_settings_are_validated_and_kept_per_book(library, book_id):
     assert (settings.skip_ask_user, settings.chunk_chars) == (True, 1200)
 
 
-def test_an_unfinished_job_over_the_same_chapters_is_resumable(jobs, book_id):
-    job = jobs.create(book_id, JobKind.TRANSLATION, [1, 2], model="m", protocol="native")
+def open_job(jobs, book_id: str, chapters=None, kind=JobKind.TRANSLATION, planned=()):
+    scope = JobScope(book_id, kind, chapters)
+    return jobs.open(scope, model="m", protocol="native", planned=planned)
+
+
+def test_an_unfinished_job_over_the_same_chapters_is_reopened(jobs, book_id):
+    job, _ = open_job(jobs, book_id, [1, 2])
     jobs.finish(job.id, JobStatus.INTERRUPTED)
 
-    assert jobs.resumable(book_id, JobKind.TRANSLATION, [1, 2]).id == job.id
-    assert jobs.resumable(book_id, JobKind.TRANSLATION, None) is None
-    assert jobs.resumable(book_id, JobKind.POLISH, [1, 2]) is None
+    again, resumed = open_job(jobs, book_id, [1, 2])
+    other_scope, _ = open_job(jobs, book_id, None)
+    other_kind, _ = open_job(jobs, book_id, [1, 2], JobKind.POLISH)
+
+    assert (again.id, resumed) == (job.id, True)
+    assert job.id not in (other_scope.id, other_kind.id)
 
 
 def test_cost_adds_up_across_turns(jobs, book_id):
-    job = jobs.create(book_id, JobKind.TRANSLATION, None, model="m", protocol="native")
+    job, _ = open_job(jobs, book_id)
 
     jobs.record(
-        job.id, [Action("nudge", payload={"text": "go on"})], JobCost(requests=1, input_tokens=10)
+        job.id,
+        [Action(ActionKind.NUDGE, payload={"text": "go on"})],
+        JobCost(requests=1, input_tokens=10),
     )
     jobs.record(job.id, [], JobCost(requests=1, retries=1, input_tokens=5))
 
     assert jobs.get(job.id).cost == JobCost(requests=2, retries=1, input_tokens=15)
-    assert [a.action.kind for a in jobs.actions(book_id)] == ["nudge"]
+    assert [a.action.kind for a in jobs.actions(book_id)] == [ActionKind.NUDGE]
 
 
-def test_a_running_job_owned_by_a_live_process_runs_elsewhere_and_a_dead_ones_does_not(
+def test_a_lease_is_live_while_its_process_lives_and_its_job_then_shows_interrupted(
     jobs, book_id, database
 ):
-    job = jobs.create(book_id, JobKind.TRANSLATION, None, model="m", protocol="native")
-    assert not jobs.get(job.id).runs_elsewhere()
+    job, _ = open_job(jobs, book_id)
+    assert jobs.get(job.id).shown_status is JobStatus.RUNNING
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         _own(database, job.id, f"{socket.gethostname()}:{sleeper.pid}")
-        assert jobs.get(job.id).runs_elsewhere()
+        assert jobs.get(job.id).lease.held_elsewhere(utc_now())
+        assert jobs.get(job.id).shown_status is JobStatus.RUNNING
     finally:
         sleeper.kill()
         sleeper.wait()
-    assert not jobs.get(job.id).runs_elsewhere()
+    assert not jobs.get(job.id).lease.is_live(utc_now())
+    assert jobs.get(job.id).shown_status is JobStatus.INTERRUPTED
+
+
+def test_a_claim_leaves_out_paragraphs_a_live_chunk_of_another_job_holds(
+    library, jobs, book_id, database
+):
+    ids = tuple(p.id for p in library.get_book(book_id).chapters[0].work_paragraphs)
+    first = PlannedChunk("c1", 1, 1, 1, ids[:6], True)
+    second = PlannedChunk("c1", 1, 1, 1, ids[4:], True)
+    a, _ = open_job(jobs, book_id, [1], planned=[first])
+    b, _ = open_job(jobs, book_id, [1, 2], planned=[second])
+    chunks = ChunkStore(database)
+
+    held = chunks.claim(chunks.items(a.id)[0].pk)
+    claim = chunks.claim(chunks.items(b.id)[0].pk)
+    chunks.finish(held.item.pk, ChunkStatus.DONE)
+    after = chunks.claim(chunks.items(b.id)[0].pk)
+
+    assert claim.busy == ids[4:6]
+    assert claim.free == ids[6:]
+    assert after.busy == ()
 
 
 def _own(database, job_id: str, owner: str) -> None:

@@ -30,7 +30,15 @@ from honyaku.agent.questions import (
     SKIPPED_QUESTION_TOOLS,
     question_summary,
 )
-from honyaku.agent.registry import Result, Tool, ToolRegistry, failure, result_summary, tool
+from honyaku.agent.registry import (
+    Result,
+    Tool,
+    ToolContext,
+    ToolRegistry,
+    failure,
+    result_summary,
+    tool,
+)
 
 __all__ = [
     "QUESTION_TOOLS",
@@ -53,6 +61,7 @@ __all__ = [
     "QuestionRequest",
     "Result",
     "Tool",
+    "ToolContext",
     "ToolFinished",
     "ToolRegistry",
     "ToolStarted",

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
-from honyaku.agent.registry import Result, ToolRegistry
+from honyaku.agent.registry import Result, ToolContext, ToolRegistry
 from honyaku.errors import LoopError
 from honyaku.llm.events import ChatProvider, ReasoningDelta, Response, Retry, TextDelta
 from honyaku.llm.messages import (
@@ -60,16 +60,19 @@ class Goal(Protocol):
 
     def is_reached(self) -> bool: ...
 
-    def nudge(self, reply: AssistantMessage) -> str | None:
+    def nudge(self, reply_text: str) -> str | None:
         """What to tell a model that stopped calling tools; ``None`` lets it stop."""
         ...
+
+
+C = TypeVar("C", bound=ToolContext)
 
 
 async def run_loop(
     provider: ChatProvider,
     history: list[Message],
-    registry: ToolRegistry,
-    context: Any,
+    registry: ToolRegistry[C],
+    context: C,
     goal: Goal,
     limits: LoopLimits = LoopLimits(),
 ) -> AsyncIterator[LoopEvent]:
@@ -93,7 +96,7 @@ async def run_loop(
             return
         if reply.tool_calls:
             continue
-        nudge = goal.nudge(reply)
+        nudge = goal.nudge(reply.text)
         if nudge is None:
             return
         nudges += 1

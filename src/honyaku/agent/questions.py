@@ -1,7 +1,7 @@
 """``ask_user`` and ``ask_user_batch``: the model asks the translator (seed 003).
 
-They work in any conversation whose context can reach the person (``Asking``): translation,
-polish and proofreading jobs now, the assistant later. A book can turn questions off; then
+They work in any conversation, since every tool context can reach the person: translation,
+polish and proofreading jobs, and the assistant. A book can turn questions off; then
 ``SKIPPED_QUESTION_TOOLS`` take their place: not offered to the model, and a call made anyway,
 whatever its arguments, is answered ``cancelled`` at once without asking anyone.
 """
@@ -9,18 +9,17 @@ whatever its arguments, is answered ``cancelled`` at once without asking anyone.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from honyaku.agent.broker import (
     Answer,
-    Broker,
     Question,
     QuestionReply,
     QuestionRequest,
 )
-from honyaku.agent.registry import Result, Tool, tool
+from honyaku.agent.registry import Result, Tool, ToolContext, tool
 from honyaku.errors import NoFrontEndError, ToolError
 
 MAX_SUGGESTIONS = 10
@@ -31,15 +30,6 @@ SKIPPED = (
     "and go on."
 )
 QUESTION_TOOL_NAMES = ("ask_user", "ask_user_batch")
-
-
-class Asking(Protocol):
-    """What a conversation's context offers the question tools."""
-
-    broker: Broker
-
-    @property
-    def asker(self) -> str: ...
 
 
 QuestionText = Annotated[str, Field(min_length=1, description="The question, short and clear.")]
@@ -61,7 +51,7 @@ class BatchQuestion(BaseModel):
 
 @tool()
 async def ask_user(
-    context: Asking,
+    context: ToolContext,
     question: QuestionText,
     suggested_answers: Suggestions = (),
     allow_free_text: FreeText = True,
@@ -81,7 +71,7 @@ async def ask_user(
 
 @tool()
 async def ask_user_batch(
-    context: Asking,
+    context: ToolContext,
     questions: Annotated[
         list[BatchQuestion],
         Field(min_length=1, max_length=MAX_QUESTIONS, description="The questions, in order."),
@@ -107,12 +97,12 @@ class _AnyArguments(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-def _skipped(_context: object) -> Result:
+def _skipped(_context: ToolContext) -> Result:
     return _cancelled(SKIPPED, skipped=True)
 
 
 SKIPPED_QUESTION_TOOLS: tuple[Tool, ...] = tuple(
-    Tool(t.name, t.description, _AnyArguments, _skipped) for t in QUESTION_TOOLS
+    Tool(t.name, t.description, _AnyArguments, _skipped, ToolContext) for t in QUESTION_TOOLS
 )
 
 
@@ -126,7 +116,7 @@ def _question(text: str, suggestions: tuple[str, ...], free_text: bool) -> Quest
     return Question(text.strip(), cleaned, free_text)
 
 
-async def _ask(context: Asking, request: QuestionRequest) -> QuestionReply | Result:
+async def _ask(context: ToolContext, request: QuestionRequest) -> QuestionReply | Result:
     try:
         reply = await context.broker.ask(request)
     except NoFrontEndError as exc:

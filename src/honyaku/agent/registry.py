@@ -1,10 +1,14 @@
 """Tools as typed functions, and the executor that runs a model's call on one of them.
 
-A tool is a plain function whose first parameter is its context (the chunk's task, the chat
-session…) and whose other parameters are what the model sends. Name, description and JSON
-schema come from the signature and the docstring. Whatever happens, ``ToolRegistry.run``
-returns a JSON object with ``success``: a wrong call is a result the model reads and fixes,
-never an exception out of the loop. Error codes are those of seed 002.
+A tool is a plain function whose first parameter is its context (a chunk's dependencies, a
+chat session's…) and whose other parameters are what the model sends. Name, description and
+JSON schema come from the signature and the docstring. The context's type is read from the
+annotation when the tool is made, and a registry refuses, when it is built, a tool whose
+context its own context type does not provide: a tool set and its context belong together.
+
+Whatever happens, ``ToolRegistry.run`` returns a JSON object with ``success``: a wrong call is
+a result the model reads and fixes, never an exception out of the loop. Error codes are those
+of seed 002.
 """
 
 from __future__ import annotations
@@ -13,12 +17,12 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import Any, Generic, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic_core import ErrorDetails
 
-from honyaku.agent.broker import ApprovalPolicy
+from honyaku.agent.broker import ApprovalPolicy, Broker
 from honyaku.errors import StoreError, ToolError
 from honyaku.llm.messages import ToolCall, ToolSpec
 
@@ -33,12 +37,25 @@ Result = dict[str, Any]
 Handler = Callable[..., Result] | Callable[..., Awaitable[Result]]
 
 
+@dataclass
+class ToolContext:
+    """What every tool's context offers: the way to a person, and who is asking, in words
+    for that person ("translation of chapter 2…")."""
+
+    broker: Broker
+    asker: str
+
+
+C = TypeVar("C", bound=ToolContext)
+
+
 @dataclass(frozen=True, slots=True)
 class Tool:
     name: str
     description: str
     parameters: type[BaseModel]
     handler: Handler
+    context_type: type[ToolContext]
     needs_approval: bool = False
 
     @property
@@ -47,7 +64,8 @@ class Tool:
 
 
 def tool(*, needs_approval: bool = False) -> Callable[[Handler], Tool]:
-    """Make a ``Tool`` of a function: ``@tool()`` above ``def name(context, ...) -> dict``."""
+    """Make a ``Tool`` of a function: ``@tool()`` above ``def name(context: Ctx, ...) -> dict``,
+    where ``Ctx`` is a ``ToolContext``."""
 
     def wrap(handler: Handler) -> Tool:
         return Tool(
@@ -55,10 +73,22 @@ def tool(*, needs_approval: bool = False) -> Callable[[Handler], Tool]:
             description=inspect.getdoc(handler) or "",
             parameters=_parameters_model(handler),
             handler=handler,
+            context_type=_context_type(handler),
             needs_approval=needs_approval,
         )
 
     return wrap
+
+
+def _context_type(handler: Handler) -> type[ToolContext]:
+    first = next(iter(inspect.signature(handler).parameters), None)
+    wanted = get_type_hints(handler).get(first) if first else None
+    if not (isinstance(wanted, type) and issubclass(wanted, ToolContext)):
+        raise TypeError(
+            f"tool {handler.__name__}: its first parameter must be annotated with a "
+            f"ToolContext type, not {wanted!r}"
+        )
+    return wanted
 
 
 def _parameters_model(handler: Handler) -> type[BaseModel]:
@@ -100,8 +130,8 @@ def failure(code: str, message: str, **details: Any) -> Result:
     return {"success": False, "error": message, "error_code": code, **details}
 
 
-class ToolRegistry:
-    """The tools of one conversation.
+class ToolRegistry(Generic[C]):
+    """The tools of one kind of conversation, all working on a context of ``context_type``.
 
     ``hidden`` tools are not offered to the model but still answered if it calls them (a
     book that turned questions off answers ``ask_user`` with "cancelled"). Calls that need
@@ -111,10 +141,19 @@ class ToolRegistry:
     def __init__(
         self,
         tools: Iterable[Tool],
+        context_type: type[C],
         *,
         hidden: Iterable[str] = (),
         approval: ApprovalPolicy | None = None,
     ) -> None:
+        tools = tuple(tools)
+        for t in tools:
+            if not issubclass(context_type, t.context_type):
+                raise TypeError(
+                    f"tool {t.name} works on {t.context_type.__name__}, which "
+                    f"{context_type.__name__} is not"
+                )
+        self.context_type = context_type
         self._tools = {t.name: t for t in tools}
         offered = [t for t in self._tools.values() if t.name not in set(hidden)]
         self.specs: tuple[ToolSpec, ...] = tuple(t.spec for t in offered)
@@ -124,7 +163,7 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    async def run(self, call: ToolCall, context: Any) -> Result:
+    async def run(self, call: ToolCall, context: C) -> Result:
         """Run one call; every outcome is a JSON-ready result with ``success``."""
         if call.error is not None:
             return failure(call.error.code, call.error.message)
@@ -143,16 +182,15 @@ class ToolRegistry:
             return failure(DENIED, refusal)
         return await _execute(found, context, arguments)
 
-    async def _refusal(self, found: Tool, call: ToolCall, context: Any) -> str | None:
+    async def _refusal(self, found: Tool, call: ToolCall, context: C) -> str | None:
         if self._approval is None or not self._approval.needs_approval(
             found.name, found.needs_approval
         ):
             return None
-        asker = getattr(context, "asker", "the model")
-        return await self._approval.refusal(found.name, call.arguments, asker)
+        return await self._approval.refusal(found.name, call.arguments, context.asker)
 
 
-async def _execute(found: Tool, context: Any, arguments: BaseModel) -> Result:
+async def _execute(found: Tool, context: ToolContext, arguments: BaseModel) -> Result:
     values = {name: getattr(arguments, name) for name in type(arguments).model_fields}
     try:
         if inspect.iscoroutinefunction(found.handler):

@@ -44,6 +44,6 @@ def _root(
     pass
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     with error_boundary():
-        app()
+        app(args=argv, prog_name="honyaku")

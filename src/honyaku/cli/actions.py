@@ -8,9 +8,16 @@ from rich.console import Console
 from rich.markup import escape
 
 from honyaku.agent.questions import QUESTION_TOOL_NAMES
-from honyaku.store import RecordedAction
+from honyaku.store import ActionKind, RecordedAction
 
-NOTABLE_ACTIONS = ("question", "tool_result", "nudge", "retry", "error")
+NOTABLE_ACTIONS = (
+    ActionKind.QUESTION,
+    ActionKind.TOOL_RESULT,
+    ActionKind.NUDGE,
+    ActionKind.RETRY,
+    ActionKind.SKIPPED,
+    ActionKind.ERROR,
+)
 SUMMARY_CHARS = 160
 
 
@@ -30,17 +37,22 @@ def _line(entry: RecordedAction) -> str | None:
     action = entry.action
     payload: dict[str, Any] = action.payload
     match action.kind:
-        case "question":
+        case ActionKind.QUESTION:
             return _question(payload)
-        case "tool_result" if not payload.get("success") and action.name not in QUESTION_TOOL_NAMES:
+        case ActionKind.TOOL_RESULT if (
+            not payload.get("success") and action.name not in QUESTION_TOOL_NAMES
+        ):
             return _short(
                 f"{action.name} refused: {payload.get('error_code')}: {payload.get('error')}"
             )
-        case "nudge":
+        case ActionKind.NUDGE:
             return _short(f"nudged: {payload.get('text')}")
-        case "retry":
+        case ActionKind.RETRY:
             return _short(f"retry {payload.get('attempt')}: {payload.get('reason')}")
-        case "error":
+        case ActionKind.SKIPPED:
+            count = len(payload.get("paragraph_ids", ()))
+            return f"left {count} paragraph(s) to another running job"
+        case ActionKind.ERROR:
             return _short(f"chunk failed: {payload.get('message')}")
     return None
 

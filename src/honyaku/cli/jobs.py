@@ -6,25 +6,26 @@ import asyncio
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 
 from honyaku.agent.broker import Broker
+from honyaku.books import export_book, sample_book
 from honyaku.cli.console import EXIT_FAILURE, EXIT_INTERRUPTED, err, out
 from honyaku.cli.dialog import TerminalFrontEnd
 from honyaku.cli.models import ApiKeyEnv, BaseUrl, Header, Model, Protocol, Provider
-from honyaku.cli.options import Home, open_library, parse_chapter_numbers
+from honyaku.cli.options import BookRef, Home, open_library
 from honyaku.cli.progress import JobProgressView, print_summary
+from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
-from honyaku.formats import ExportFormat, read_book, write_book
-from honyaku.jobs.model_choice import DEMO_MODEL, ModelChoice, ToolProtocol
-from honyaku.jobs.runner import CONCURRENCY, JobOutcome, JobRequest, JobRunner
-from honyaku.store import JobStore, Library, ModelProfiles, resolve_home
+from honyaku.errors import HonyakuError
+from honyaku.formats import ExportFormat
+from honyaku.jobs import CONCURRENCY, JobFinished, JobOutcome, JobRequest, JobService
+from honyaku.llm.models import DEMO_MODEL, ModelChoice, ToolProtocol, open_model
+from honyaku.store import Library, ModelProfiles, resolve_home
 
-Book = Annotated[str, typer.Argument(help="Book id (or a unique prefix).")]
 Chapters = Annotated[
     str | None,
     typer.Option("--chapters", help="Chapters to work on, e.g. 1-3,7. Default: all."),
@@ -33,12 +34,10 @@ Concurrency = Annotated[
     int, typer.Option("--concurrency", min=1, max=64, help="Chapters worked on at once.")
 ]
 
-_SAMPLE = Path(__file__).parents[1] / "samples" / "rashomon.html"
-
 
 def _job_command(kind: JobKind, summary: str) -> typer.models.CommandFunctionType:
     def command(
-        book: Book,
+        book: BookRef,
         chapters: Chapters = None,
         model: Model = None,
         base_url: BaseUrl = None,
@@ -80,31 +79,28 @@ proofread = _job_command(
 
 
 def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOutcome:
-    # The model SDKs take a second to import: only for commands that call a model.
-    from honyaku.jobs.connection import open_model
-
+    choice.check()
     out.print(f"Model: {escape(choice.describe())}")
     target = library.book(request.book_id).target_lang
-    profiles = ModelProfiles(library.database)
 
-    async def job() -> JobOutcome:
-        async with open_model(choice, profiles, language=target) as model:
-            with JobProgressView(out, request.kind.value) as view, _front_end(view) as broker:
-                runner = JobRunner(
-                    library,
-                    JobStore(library.database),
-                    model.provider,
-                    protocol=model.protocol.value,
-                    broker=broker,
-                    report=view,
-                )
-                return await runner.run(request)
+    async def job() -> JobOutcome | None:
+        outcome = None
+        async with open_model(choice, ModelProfiles(library.database), language=target) as model:
+            with JobProgressView(out, err, request.kind.value) as view, _front_end(view) as broker:
+                async for event in JobService(library, broker).run(request, model):
+                    view(event)
+                    if isinstance(event, JobFinished):
+                        outcome = event.outcome
+        return outcome
 
     try:
         outcome = asyncio.run(job())
-    except KeyboardInterrupt:
-        err.print("[yellow]interrupted[/]: accepted work is saved; run the command again to go on")
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        why = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped on request"
+        err.print(f"[yellow]{why}[/]: accepted work is saved; run the command again to go on")
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    if outcome is None:
+        raise HonyakuError("the job ended without finishing")
     print_summary(out, outcome)
     return outcome
 
@@ -132,30 +128,15 @@ def demo(
     """Import a sample book (Akutagawa's Rashōmon), translate it into Chinese with the
     built-in demo model (or the model you name), and export the result."""
     library = open_library(home)
-    book_id = _demo_book(library)
-    choice = ModelChoice(
-        model=model or DEMO_MODEL,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        protocol=protocol,
-        api=provider,
-    )
+    book_id = sample_book(library)
+    choice = ModelChoice(model or DEMO_MODEL, base_url, api_key_env, protocol, provider)
     outcome = run_job(library, choice, JobRequest(book_id, JobKind.TRANSLATION))
     folder = resolve_home(home) / "exports"
     folder.mkdir(parents=True, exist_ok=True)
-    book = library.get_book(book_id)
     epub, markdown = folder / "rashomon.zh-CN.epub", folder / "rashomon.zh-CN.md"
-    write_book(book, epub, ExportFormat.EPUB)
-    write_book(book, markdown, ExportFormat.MD, bilingual=True)
+    export_book(library, book_id, epub, ExportFormat.EPUB)
+    export_book(library, book_id, markdown, ExportFormat.MD, bilingual=True)
     out.print(f"\nThe translation is in [bold]{epub}[/] and, side by side, [bold]{markdown}[/].")
     out.print(f"See the book with [bold]honyaku show {book_id}[/].")
     if not outcome.ok:
         raise typer.Exit(EXIT_FAILURE)
-
-
-def _demo_book(library: Library) -> str:
-    draft = read_book(_SAMPLE)
-    for book in library.list_books():
-        if book.title == draft.title and book.author == draft.author:
-            return book.id
-    return library.add_book(draft, source_lang="ja", target_lang="zh-CN")

@@ -10,14 +10,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from honyaku.agent.questions import QUESTION_TOOLS
+from honyaku.books import export_book, import_book
 from honyaku.cli.actions import NOTABLE_ACTIONS, print_actions
 from honyaku.cli.console import out
-from honyaku.cli.options import Home, open_library
-from honyaku.domain.languages import guess_language, normalize_language
-from honyaku.errors import ConfigError
-from honyaku.formats import ExportFormat, read_book, write_book
-from honyaku.jobs.tools import TASK_TOOLS
+from honyaku.cli.options import BookRef, Home, open_library
+from honyaku.formats import ExportFormat
+from honyaku.jobs import change_settings
 from honyaku.store import Job, JobStore
 
 
@@ -35,18 +33,19 @@ def import_(
     home: Home = None,
 ) -> None:
     """Import a book. Prints the new book id alone on the last line."""
-    draft = read_book(path, chapter_pattern=chapter_pattern)
-    library = open_library(home)
-    text = "".join(p for c in draft.chapters for p in c.paragraphs)
-    source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
-    target = normalize_language(target_lang)
-    book_id = library.add_book(draft, source_lang=source, target_lang=target, title=title)
-    paragraphs = sum(len(c.paragraphs) for c in draft.chapters)
-    out.print(
-        f"Imported [bold]{escape(title or draft.title)}[/]: {len(draft.chapters)} chapters, "
-        f"{paragraphs} paragraphs ({source} → {target})"
+    book = import_book(
+        open_library(home),
+        path,
+        title=title,
+        source_lang=source_lang,
+        target_lang=target_lang,
+        chapter_pattern=chapter_pattern,
     )
-    print(book_id)
+    out.print(
+        f"Imported [bold]{escape(book.title)}[/]: {book.chapters} chapters, "
+        f"{book.paragraphs} paragraphs ({book.source_lang} → {book.target_lang})"
+    )
+    print(book.id)
 
 
 def books(home: Home = None) -> None:
@@ -68,7 +67,7 @@ def books(home: Home = None) -> None:
 
 
 def show(
-    book: Annotated[str, typer.Argument(help="Book id (or a unique prefix).")],
+    book: BookRef,
     actions: Annotated[
         bool,
         typer.Option(
@@ -101,7 +100,7 @@ def show(
             _ratio(chapter.translated, chapter.work_paragraphs),
         )
     out.print(table)
-    _print_jobs(JobStore(library.database).list(book_id))
+    _print_jobs(JobStore(library.database).for_book(book_id))
 
 
 def _print_jobs(jobs: list[Job]) -> None:
@@ -115,7 +114,7 @@ def _print_jobs(jobs: list[Job]) -> None:
             job.id,
             job.kind.value,
             f"{escape(job.model)} ({job.protocol})",
-            job.status,
+            job.shown_status,
             f"{cost.requests}{retries}",
             f"{_amount(cost.input_tokens, cost.input_chars)} / "
             f"{_amount(cost.output_tokens, cost.output_chars)}",
@@ -129,7 +128,7 @@ def _amount(tokens: int, chars: int) -> str:
 
 
 def export(
-    book: Annotated[str, typer.Argument(help="Book id (or a unique prefix).")],
+    book: BookRef,
     output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
     fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="Output format.")] = (
         ExportFormat.EPUB
@@ -139,7 +138,7 @@ def export(
 ) -> None:
     """Export a book with its selected translations (source text where none exists)."""
     library = open_library(home)
-    write_book(library.get_book(library.resolve(book)), output, fmt, bilingual=bilingual)
+    export_book(library, library.resolve(book), output, fmt, bilingual=bilingual)
     out.print(f"Wrote {output}")
 
 
@@ -149,7 +148,7 @@ class Switch(StrEnum):
 
 
 def settings(
-    book: Annotated[str, typer.Argument(help="Book id (or a unique prefix).")],
+    book: BookRef,
     chunk_chars: Annotated[
         int | None, typer.Option(help="Source characters per chunk sent to the model.")
     ] = None,
@@ -179,17 +178,13 @@ def settings(
         changes["approve_tools"] = _tool_names(approve_tools)
     if always_allow is not None:
         changes["always_allow"] = _tool_names(always_allow)
-    current = library.update_settings(book_id, **changes) if changes else library.settings(book_id)
+    current = change_settings(library, book_id, **changes)
     for name, value in current.model_dump().items():
         out.print(f"{name} = {value}")
 
 
 def _tool_names(listed: str) -> list[str]:
-    names = [name.strip() for name in listed.split(",") if name.strip()]
-    known = [t.name for t in TASK_TOOLS + QUESTION_TOOLS]
-    if unknown := [name for name in names if name not in known]:
-        raise ConfigError(f"unknown tool {', '.join(unknown)}; tools are: {', '.join(known)}")
-    return names
+    return [name.strip() for name in listed.split(",") if name.strip()]
 
 
 def _ratio(done: int, total: int) -> str:

@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
-from honyaku.jobs.model_choice import DEMO_MODEL, ModelApi, ToolProtocol
+from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ToolProtocol
 
 Model = Annotated[
     str | None,
     typer.Option(
         "--model",
         envvar="HONYAKU_MODEL",
-        help=f"Model name as the server knows it; {DEMO_MODEL!r} runs the built-in fake model.",
+        help=f"Model name as the server knows it; {DEMO_MODEL!r} runs the built-in demo model.",
         show_default=False,
     ),
 ]
@@ -36,11 +36,12 @@ ApiKeyEnv = Annotated[
     ),
 ]
 Provider = Annotated[
-    ModelApi | None,
+    str | None,
     typer.Option(
         "--provider",
-        help="The model's API: openai (Chat Completions, any compatible server) or gemini. "
-        "Default: gemini for a gemini-… model without --base-url, else openai.",
+        help="The model's API: "
+        + "; ".join(f"{kind.name} ({kind.summary})" for kind in PROVIDER_KINDS.values())
+        + ". Default: gemini for a gemini-… model without --base-url, else openai.",
         show_default=False,
     ),
 ]

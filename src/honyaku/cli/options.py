@@ -17,26 +17,8 @@ Home = Annotated[
         show_default=False,
     ),
 ]
+BookRef = Annotated[str, typer.Argument(help="Book id (or a unique prefix).")]
 
 
 def open_library(home: Path | None) -> Library:
     return Library(Database.open(home))
-
-
-def parse_chapter_numbers(spec: str | None, count: int) -> list[int] | None:
-    """``"1-3,7"`` → ``[1, 2, 3, 7]``; ``None`` means every chapter."""
-    if spec is None:
-        return None
-    numbers: set[int] = set()
-    for part in spec.split(","):
-        first, _, last = part.strip().partition("-")
-        try:
-            low, high = int(first), int(last or first)
-        except ValueError:
-            raise typer.BadParameter(
-                f"{part!r} is not a chapter number or range like 1-3"
-            ) from None
-        if not 1 <= low <= high <= count:
-            raise typer.BadParameter(f"chapters {part!r} are outside 1-{count}")
-        numbers.update(range(low, high + 1))
-    return sorted(numbers)

@@ -1,4 +1,8 @@
-"""A job's progress as a rich bar, and its summary when it ends."""
+"""A job's events drawn as a rich progress bar, and its summary when it ends.
+
+The bar and the summary go to standard output; retries, failures and paragraphs left to
+another job are told on standard error, one line each.
+"""
 
 from __future__ import annotations
 
@@ -11,22 +15,24 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from honyaku.jobs.events import (
+from honyaku.jobs import (
+    ChunkEvent,
     ChunkFinished,
     JobEvent,
+    JobOutcome,
     JobStarted,
+    ParagraphsBusy,
     ParagraphsDone,
-    RequestFinished,
-    RetryScheduled,
 )
-from honyaku.jobs.runner import JobOutcome
+from honyaku.llm.events import Response, Retry, Usage
 
 
 class JobProgressView:
-    """The ``report`` callback of a job runner, drawn as a progress bar."""
+    """Called with every event of a job, it draws the job's progress."""
 
-    def __init__(self, console: Console, title: str) -> None:
+    def __init__(self, console: Console, errors: Console, title: str) -> None:
         self.console = console
+        self.errors = errors
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -41,6 +47,7 @@ class JobProgressView:
         self._task = self._progress.add_task(title, total=None, requests=0, tokens=0, retries=0)
         self._counts = {"requests": 0, "tokens": 0, "retries": 0}
         self._held: list[str] | None = None
+        self._told_busy = False
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -53,13 +60,13 @@ class JobProgressView:
             held, self._held = self._held, None
             self._progress.start()
             for message in held:
-                self.console.print(message)
+                self.errors.print(message)
 
     def _say(self, message: str) -> None:
         if self._held is not None:
             self._held.append(message)
         else:
-            self.console.print(message)
+            self.errors.print(message)
 
     def __enter__(self) -> JobProgressView:
         self._progress.start()
@@ -79,19 +86,21 @@ class JobProgressView:
                 self._started(event)
             case ParagraphsDone(count=count):
                 self._progress.advance(self._task, count)
-            case RequestFinished(usage=usage):
+            case ParagraphsBusy(paragraph_ids=ids):
+                self._progress.advance(self._task, len(ids))
+                self._busy(event)
+            case ChunkEvent(event=Response(usage=usage)):
                 self._count("requests", 1)
-                tokens = (usage.input_tokens or 0) + (usage.output_tokens or 0)
-                self._count("tokens", tokens or (usage.input_chars + usage.output_chars) // 2)
-            case RetryScheduled():
+                self._count("tokens", _tokens(usage))
+            case ChunkEvent(where=where, event=Retry(delay_s=delay, reason=reason)):
                 self._count("retries", 1)
                 self._say(
-                    f"[yellow]retry[/] chapter {event.chapter} chunk {event.chunk} in "
-                    f"{event.delay_s:.1f}s: {escape(event.reason)}"
+                    f"[yellow]retry[/] chapter {where.chapter} chunk {where.chunk} in "
+                    f"{delay:.1f}s: {escape(reason)}"
                 )
-            case ChunkFinished(error=str() as error):
+            case ChunkFinished(where=where, error=str() as error):
                 self._say(
-                    f"[red]failed[/] chapter {event.chapter} chunk {event.chunk}: {escape(error)}"
+                    f"[red]failed[/] chapter {where.chapter} chunk {where.chunk}: {escape(error)}"
                 )
 
     def _started(self, event: JobStarted) -> None:
@@ -105,15 +114,30 @@ class JobProgressView:
             self._task, total=event.paragraphs_total, completed=event.paragraphs_done
         )
 
+    def _busy(self, event: ParagraphsBusy) -> None:
+        if not self._told_busy:
+            self._told_busy = True
+            self._say(
+                f"[yellow]skipped[/] paragraphs another running job is working on (first in "
+                f"chapter {event.where.chapter}); they are left to it"
+            )
+
     def _count(self, name: str, amount: int) -> None:
         self._counts[name] += amount
         self._progress.update(self._task, **self._counts)
+
+
+def _tokens(usage: Usage) -> int:
+    tokens = (usage.input_tokens or 0) + (usage.output_tokens or 0)
+    return tokens or (usage.input_chars + usage.output_chars) // 2
 
 
 def print_summary(console: Console, outcome: JobOutcome) -> None:
     cost = outcome.job.cost
     table = Table.grid(padding=(0, 2))
     table.add_row("paragraphs", f"{outcome.paragraphs_done}/{outcome.paragraphs_total}")
+    if outcome.busy:
+        table.add_row("left to another job", str(outcome.busy))
     table.add_row("requests", f"{cost.requests} ({cost.retries} retries)")
     table.add_row(
         "input",
@@ -121,6 +145,11 @@ def print_summary(console: Console, outcome: JobOutcome) -> None:
     )
     table.add_row("output", f"{cost.output_tokens} tokens, {cost.output_chars} chars")
     console.print(table)
+    if outcome.running_elsewhere:
+        console.print(
+            f"{outcome.running_elsewhere} chunk(s) of this job are still running in another "
+            "process."
+        )
     if outcome.failures:
         console.print(
             f"[red]{len(outcome.failures)} chunk(s) failed[/] (each is shown above); run the "

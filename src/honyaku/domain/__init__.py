@@ -20,7 +20,14 @@ from honyaku.domain.book import (
 from honyaku.domain.chunking import Chunk, render_chunk, split_into_chunks
 from honyaku.domain.ids import new_id
 from honyaku.domain.languages import guess_language, is_chinese, normalize_language
-from honyaku.domain.workflow import JobKind, TaskStatus, allowed_moves, is_allowed
+from honyaku.domain.workflow import (
+    ChunkWorkflow,
+    JobKind,
+    TaskStatus,
+    allowed_moves,
+    is_allowed,
+    turn_budget,
+)
 
 __all__ = [
     "CHUNK_CHARS",
@@ -33,6 +40,7 @@ __all__ = [
     "Chapter",
     "ChapterDraft",
     "Chunk",
+    "ChunkWorkflow",
     "JobKind",
     "Paragraph",
     "TaskStatus",
@@ -46,5 +54,6 @@ __all__ = [
     "prefix_matches",
     "render_chunk",
     "split_into_chunks",
+    "turn_budget",
     "validate_batch",
 ]

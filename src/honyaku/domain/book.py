@@ -8,6 +8,12 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 
+def paragraph_text(raw: str) -> str:
+    """A paragraph as honyaku stores it: indentation is layout, not text, and a paragraph is
+    always one line."""
+    return " ".join(raw.splitlines()).strip()
+
+
 @dataclass(frozen=True, slots=True)
 class ChapterDraft:
     """A chapter read from a file; empty strings are kept as empty paragraphs."""

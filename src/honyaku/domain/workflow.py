@@ -1,8 +1,24 @@
-"""The task workflow of seed 000: which status moves each job kind allows."""
+"""The task workflow of seed 000: which status moves each job kind allows, and one chunk's way
+through it.
+
+``ChunkWorkflow`` never trusts the model: each move is checked against the table, and
+translation may enter ``review`` only when every work paragraph (and, on a chapter's first
+chunk, the title) has been accepted. It holds no library and writes nothing: a tool checks
+with it, writes, then tells it what was accepted.
+"""
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
+
+from honyaku.domain.batch import BatchItem, validate_batch
+from honyaku.domain.book import Paragraph
+from honyaku.errors import ToolError
 
 
 class JobKind(StrEnum):
@@ -38,6 +54,12 @@ TRANSITIONS: dict[JobKind, dict[TaskStatus, frozenset[TaskStatus]]] = {
     },
 }
 
+MAX_IDS_IN_MESSAGE = 20
+BASE_TURNS = 16
+TURNS_PER_PARAGRAPHS = 3
+"""A cautious model submits a few paragraphs per reply: the turn budget grows with the chunk."""
+_LOOKS_LIKE_JSON = re.compile(r"[{\[]\s*\"")
+
 
 def allowed_moves(kind: JobKind, current: TaskStatus) -> list[TaskStatus]:
     """The statuses ``current`` may move to, in the table's order."""
@@ -46,3 +68,141 @@ def allowed_moves(kind: JobKind, current: TaskStatus) -> list[TaskStatus]:
 
 def is_allowed(kind: JobKind, current: TaskStatus, target: TaskStatus) -> bool:
     return target in TRANSITIONS[kind][current]
+
+
+def turn_budget(paragraphs: int, floor: int = BASE_TURNS) -> int:
+    """Replies a chunk of ``paragraphs`` may take: never fewer than ``floor``, and enough for a
+    model that submits three paragraphs a reply plus its status moves."""
+    return max(floor, 6 + math.ceil(paragraphs / TURNS_PER_PARAGRAPHS))
+
+
+@dataclass
+class ChunkWorkflow:
+    """One chunk's status, what has been accepted, and whether the goal is reached."""
+
+    kind: JobKind
+    assigned: Mapping[str, Paragraph]
+    """The chunk's work paragraphs by id, in chapter order."""
+    chapter_id: str
+    needs_title: bool
+    """Translation of a chapter's first chunk: the title must be accepted before review."""
+    status: TaskStatus = TaskStatus.PLANNING
+    accepted: set[str] = field(default_factory=set)
+    title_done: bool = False
+
+    @property
+    def missing_ids(self) -> list[str]:
+        return [pid for pid in self.assigned if pid not in self.accepted]
+
+    # -- moves -----------------------------------------------------------------------------
+
+    def move(self, target: str) -> dict[str, Any]:
+        current = self.status
+        try:
+            wanted = TaskStatus(target)
+        except ValueError:
+            raise ToolError(
+                "INVALID_STATUS", f"unknown status {target!r}; {self._where_you_are()}"
+            ) from None
+        if not is_allowed(self.kind, current, wanted):
+            raise ToolError(
+                "INVALID_TRANSITION",
+                f"cannot move from {current} to {wanted}; {self._where_you_are()}",
+                current_status=current.value,
+                allowed_next=[s.value for s in allowed_moves(self.kind, current)],
+            )
+        if wanted is TaskStatus.REVIEW and (missing := self._what_is_missing()):
+            raise ToolError("WORK_INCOMPLETE", f"cannot enter review yet: {missing}")
+        self.status = wanted
+        return {
+            "status": wanted.value,
+            "previous_status": current.value,
+            "allowed_next": [s.value for s in allowed_moves(self.kind, wanted)],
+        }
+
+    def _where_you_are(self) -> str:
+        allowed = ", ".join(s.value for s in allowed_moves(self.kind, self.status)) or "none"
+        return f"the current status is {self.status}; allowed next: {allowed}"
+
+    def _what_is_missing(self) -> str:
+        parts = []
+        if missing := self.missing_ids:
+            parts.append(f"{len(missing)} paragraph(s) have no accepted text: {_ids(missing)}")
+        if self.kind is JobKind.TRANSLATION and self.needs_title and not self.title_done:
+            parts.append(
+                f"the chapter title is not translated: call update_chapter_title with "
+                f'chapter_id "{self.chapter_id}"'
+            )
+        return "; ".join(parts)
+
+    # -- submissions -----------------------------------------------------------------------
+
+    def require_working(self, action: str) -> None:
+        if self.status is not TaskStatus.WORKING:
+            hint = (
+                'move back with update_task_status("working") to revise'
+                if self.status is TaskStatus.REVIEW
+                else 'call update_task_status("working") first'
+            )
+            raise ToolError(
+                "WRONG_STATUS",
+                f"{action} is only allowed in working; the status is {self.status}: {hint}",
+                current_status=self.status.value,
+            )
+
+    def check_batch(self, items: Sequence[BatchItem]) -> None:
+        """Raise the batch's every problem at once; return only if it may be written whole."""
+        self.require_working("add_translation_batch")
+        if problems := validate_batch(items, self.assigned):
+            raise ToolError(
+                problems[0].code,
+                " ".join(p.message for p in problems) + " Nothing was saved; fix and resend.",
+                problems=[
+                    {"paragraph_id": p.paragraph_id, "error_code": p.code}
+                    for p in problems
+                    if p.paragraph_id
+                ],
+            )
+
+    def accept(self, paragraph_ids: Iterable[str]) -> dict[str, Any]:
+        self.accepted.update(paragraph_ids)
+        missing = self.missing_ids
+        return {"remaining": len(missing), "remaining_ids": missing[:MAX_IDS_IN_MESSAGE]}
+
+    def check_title(self, chapter_id: str, translated_title: str) -> str:
+        """The title to write, one clean line; raises if the call cannot be accepted."""
+        self.require_working("update_chapter_title")
+        if chapter_id != self.chapter_id:
+            raise ToolError(
+                "CHAPTER_NOT_ASSIGNED",
+                f"chapter {chapter_id} is not this task's chapter; use chapter_id "
+                f'"{self.chapter_id}"',
+            )
+        title = translated_title.strip()
+        if not title or "\n" in title:
+            raise ToolError("BLANK_TEXT", "translated_title must be one non-empty line")
+        return title
+
+    # -- the loop's goal -------------------------------------------------------------------
+
+    def is_reached(self) -> bool:
+        return self.status is TaskStatus.END
+
+    def nudge(self, reply_text: str) -> str:
+        """What to tell a model that stopped calling tools before the end."""
+        told = []
+        if _LOOKS_LIKE_JSON.search(reply_text):
+            told.append(
+                "Do not print JSON or results as text: nothing printed is saved. Use the tools."
+            )
+        told.append(f"The task is not finished: {self._where_you_are()}.")
+        if self.kind is JobKind.TRANSLATION and (missing := self._what_is_missing()):
+            told.append(f"Still to do: {missing}.")
+        told.append(f'Finish with the tools, then update_task_status("{TaskStatus.END}").')
+        return " ".join(told)
+
+
+def _ids(ids: list[str]) -> str:
+    shown = ", ".join(ids[:MAX_IDS_IN_MESSAGE])
+    more = len(ids) - MAX_IDS_IN_MESSAGE
+    return f"{shown} and {more} more" if more > 0 else shown

@@ -1,40 +1,50 @@
 """Jobs: a model translating, polishing or proofreading a book, chunk by chunk, through tools.
 
-``honyaku.jobs.connection.open_model`` connects to a model; it lives in its own module because
-the model SDKs are slow to import.
+service.py      JobService: open a job, run it (an async stream of events), stop it
+planning.py     a job's plan: chapters split into chunks, and what counts as done
+scheduler.py    chapters in parallel, each chapter's chunks in order, events merged
+chunk_run.py    one chunk's conversation with the model, as events
+tools.py        the tools the model calls, and the context they work on
+prompts.py      the system prompt and the chunk message
+action_log.py   the action log and the running cost, kept from the events
+events.py       the events a job reports
+settings.py     a book's job settings
 """
 
 from honyaku.jobs.events import (
+    ChunkEvent,
+    ChunkFailure,
     ChunkFinished,
     ChunkStarted,
     JobEvent,
+    JobFinished,
+    JobOutcome,
     JobStarted,
+    ParagraphsBusy,
     ParagraphsDone,
-    RequestFinished,
-    RetryScheduled,
-    ToolRan,
+    Where,
 )
-from honyaku.jobs.model_choice import DEMO_MODEL, ModelChoice, ToolProtocol
-from honyaku.jobs.runner import ChunkFailure, JobOutcome, JobRequest, JobRunner
-from honyaku.jobs.task import ChunkTask
-from honyaku.jobs.tools import TASK_TOOLS
+from honyaku.jobs.service import CONCURRENCY, JobRequest, JobService
+from honyaku.jobs.settings import TOOL_NAMES, change_settings
+from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 
 __all__ = [
-    "DEMO_MODEL",
+    "CONCURRENCY",
     "TASK_TOOLS",
+    "TOOL_NAMES",
+    "ChunkContext",
+    "ChunkEvent",
     "ChunkFailure",
     "ChunkFinished",
     "ChunkStarted",
-    "ChunkTask",
     "JobEvent",
+    "JobFinished",
     "JobOutcome",
     "JobRequest",
-    "JobRunner",
+    "JobService",
     "JobStarted",
-    "ModelChoice",
+    "ParagraphsBusy",
     "ParagraphsDone",
-    "RequestFinished",
-    "RetryScheduled",
-    "ToolProtocol",
-    "ToolRan",
+    "Where",
+    "change_settings",
 ]

@@ -1,11 +1,51 @@
-"""What a running job reports to whoever shows its progress."""
+"""What a running job tells whoever watches it: a stream of typed events.
+
+A job's stream opens with ``JobStarted`` and closes with ``JobFinished``. In between, each
+chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in ``ChunkEvent``
+(text and reasoning deltas, retries, responses with their usage, tools started and finished,
+nudges), ``ParagraphsDone`` as batches are accepted, and ``ChunkFinished``. The terminal's
+progress bar, the action log, cost accounting and the web app's SSE all consume this stream.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from honyaku.llm.events import Usage
+from honyaku.agent.loop import LoopEvent
 from honyaku.store.jobs import Job
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Which chunk an event comes from."""
+
+    chapter: int
+    """1-based chapter number."""
+    chunk: int
+    """1-based among the chapter's chunks in the job's plan."""
+    chapter_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFailure:
+    where: Where
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class JobOutcome:
+    job: Job
+    failures: list[ChunkFailure]
+    paragraphs_total: int
+    paragraphs_done: int
+    busy: int = 0
+    """Paragraphs left to another live job that was working on them."""
+    running_elsewhere: int = 0
+    """Chunks of this job that another process is still running."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,58 +54,56 @@ class JobStarted:
     paragraphs_total: int
     paragraphs_done: int
     chunks: int
+    """Chunks left to run."""
     resumed: bool
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkStarted:
-    chapter: int
-    chunk: int
+    where: Where
     paragraphs: int
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkEvent:
+    """Something the chunk's conversation did."""
+
+    where: Where
+    event: LoopEvent
+
+
+@dataclass(frozen=True, slots=True)
 class ParagraphsDone:
+    where: Where
     count: int
 
 
 @dataclass(frozen=True, slots=True)
-class RequestFinished:
-    chapter: int
-    chunk: int
-    usage: Usage
+class ParagraphsBusy:
+    """A live chunk of another job holds these paragraphs: this job leaves them to it."""
 
-
-@dataclass(frozen=True, slots=True)
-class RetryScheduled:
-    chapter: int
-    chunk: int
-    attempt: int
-    delay_s: float
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolRan:
-    chapter: int
-    chunk: int
-    name: str
-    outcome: str
+    where: Where
+    paragraph_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkFinished:
-    chapter: int
-    chunk: int
+    where: Where
     error: str | None
+    """Why the chunk failed; ``None`` when it reached its end."""
+
+
+@dataclass(frozen=True, slots=True)
+class JobFinished:
+    outcome: JobOutcome
 
 
 JobEvent = (
     JobStarted
     | ChunkStarted
+    | ChunkEvent
     | ParagraphsDone
-    | RequestFinished
-    | RetryScheduled
-    | ToolRan
+    | ParagraphsBusy
     | ChunkFinished
+    | JobFinished
 )

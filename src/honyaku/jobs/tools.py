@@ -1,22 +1,51 @@
-"""The tools a translation, polish or proofreading model works with (seeds 000, 001, 004).
+"""The tools a translation, polish or proofreading model works with (seeds 000, 001, 004), and
+the context they work on.
 
-Their docstrings are what the model reads about them.
+Their docstrings are what the model reads about them. A tool checks the call with the chunk's
+workflow (pure rules, in ``domain``), writes through the library, then tells the workflow
+what was accepted.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import Field
 
-from honyaku.agent.registry import Tool, tool
+from honyaku.agent.registry import Tool, ToolContext, tool
 from honyaku.domain.batch import MAX_BATCH_ITEMS, BatchItem
-from honyaku.domain.workflow import TaskStatus
+from honyaku.domain.book import Book, TranslationKind
+from honyaku.domain.chunking import Chunk
+from honyaku.domain.workflow import ChunkWorkflow, JobKind, TaskStatus
 from honyaku.errors import ToolError
-from honyaku.jobs.task import ChunkTask
-from honyaku.store.library import LocatedParagraph
+from honyaku.jobs.events import Where
+from honyaku.store.library import Library, LocatedParagraph
 
 MAX_CONTEXT_PARAGRAPHS = 20
+
+VERSION_KINDS = {
+    JobKind.TRANSLATION: TranslationKind.TRANSLATION,
+    JobKind.POLISH: TranslationKind.POLISH,
+    JobKind.PROOFREADING: TranslationKind.PROOFREADING,
+}
+
+
+@dataclass
+class ChunkContext(ToolContext):
+    """What the tools of one chunk's conversation work on."""
+
+    library: Library
+    book: Book
+    job_id: str
+    model: str
+    chunk: Chunk
+    workflow: ChunkWorkflow
+
+    @property
+    def where(self) -> Where:
+        return Where(self.chunk.chapter.order, self.chunk.number, self.chunk.chapter.id)
+
 
 ParagraphId = Annotated[
     str, Field(description="The 8-character id from a paragraph's [ID: …] marker.")
@@ -28,7 +57,7 @@ Count = Annotated[
 
 @tool()
 def update_task_status(
-    task: ChunkTask,
+    context: ChunkContext,
     status: Annotated[
         str,
         Field(
@@ -39,24 +68,27 @@ def update_task_status(
 ) -> dict[str, Any]:
     """Move this task to the next workflow status. Translation: planning → working → review →
     end (review may go back to working). Polish and proofreading: planning → working → end."""
-    return task.move(status)
+    return context.workflow.move(status)
 
 
 @tool()
 def update_chapter_title(
-    task: ChunkTask,
+    context: ChunkContext,
     chapter_id: Annotated[str, Field(description="The chapter_id shown above the chunk.")],
     translated_title: Annotated[
         str, Field(description="The chapter title in the target language.")
     ],
 ) -> dict[str, Any]:
     """Submit the chapter's title in the target language. Only in status working."""
-    return task.set_title(chapter_id, translated_title)
+    title = context.workflow.check_title(chapter_id, translated_title)
+    context.library.set_chapter_title(context.book.id, chapter_id, title)
+    context.workflow.title_done = True
+    return {"chapter_id": chapter_id, "translated_title": title}
 
 
 @tool()
 def add_translation_batch(
-    task: ChunkTask,
+    context: ChunkContext,
     paragraphs: Annotated[
         list[BatchItem],
         Field(
@@ -68,32 +100,53 @@ def add_translation_batch(
     """Submit the text of many paragraphs at once, keyed by paragraph_id (never index). Only in
     status working. The batch is checked whole: if any item is wrong, nothing is saved and the
     error names each offending paragraph_id."""
-    return task.accept_batch(paragraphs)
+    workflow = context.workflow
+    workflow.check_batch(paragraphs)
+    if texts := _new_texts(workflow, paragraphs):
+        context.library.add_translations(
+            context.book.id,
+            texts,
+            kind=VERSION_KINDS[workflow.kind],
+            model=context.model,
+            job_id=context.job_id,
+        )
+    return {
+        "accepted": len(paragraphs),
+        **workflow.accept(item.paragraph_id for item in paragraphs),
+    }
+
+
+def _new_texts(workflow: ChunkWorkflow, items: list[BatchItem]) -> dict[str, str]:
+    """Texts worth a new version: polishing a paragraph into itself changes nothing."""
+    texts = {item.paragraph_id: item.translated_text.strip() for item in items}
+    if workflow.kind is JobKind.TRANSLATION:
+        return texts
+    return {pid: text for pid, text in texts.items() if text != workflow.assigned[pid].translation}
 
 
 @tool()
 def get_previous_paragraphs(
-    task: ChunkTask, paragraph_id: ParagraphId, count: Count = 3
+    context: ChunkContext, paragraph_id: ParagraphId, count: Count = 3
 ) -> dict[str, Any]:
     """Context: the paragraphs before one, across chunk and chapter boundaries. Read only."""
-    _anchor(task, paragraph_id)
-    found = task.library.neighbours(task.book.id, paragraph_id, "before", count)
+    _anchor(context, paragraph_id)
+    found = context.library.neighbours(context.book.id, paragraph_id, "before", count)
     return {"paragraphs": [_context(p) for p in found]}
 
 
 @tool()
 def get_next_paragraphs(
-    task: ChunkTask, paragraph_id: ParagraphId, count: Count = 3
+    context: ChunkContext, paragraph_id: ParagraphId, count: Count = 3
 ) -> dict[str, Any]:
     """Context: the paragraphs after one, across chunk and chapter boundaries. Read only."""
-    _anchor(task, paragraph_id)
-    found = task.library.neighbours(task.book.id, paragraph_id, "after", count)
+    _anchor(context, paragraph_id)
+    found = context.library.neighbours(context.book.id, paragraph_id, "after", count)
     return {"paragraphs": [_context(p) for p in found]}
 
 
 @tool()
 def get_paragraph_position(
-    task: ChunkTask,
+    context: ChunkContext,
     paragraph_id: ParagraphId,
     include_previous: bool = False,
     include_next: bool = False,
@@ -101,34 +154,35 @@ def get_paragraph_position(
 ) -> dict[str, Any]:
     """Where a paragraph sits: its chapter and index, optionally with the paragraphs around it
     (across chunk and chapter boundaries)."""
-    located = _anchor(task, paragraph_id)
+    located = _anchor(context, paragraph_id)
     result: dict[str, Any] = {
         **_context(located),
-        "in_this_task": paragraph_id in task.assigned,
+        "in_this_task": paragraph_id in context.workflow.assigned,
     }
+    library, book_id = context.library, context.book.id
     if include_previous:
-        before = task.library.neighbours(task.book.id, paragraph_id, "before", count)
+        before = library.neighbours(book_id, paragraph_id, "before", count)
         result["previous"] = [_context(p) for p in before]
     if include_next:
-        after = task.library.neighbours(task.book.id, paragraph_id, "after", count)
+        after = library.neighbours(book_id, paragraph_id, "after", count)
         result["next"] = [_context(p) for p in after]
     return result
 
 
 @tool()
-def get_paragraph_info(task: ChunkTask, paragraph_id: ParagraphId) -> dict[str, Any]:
+def get_paragraph_info(context: ChunkContext, paragraph_id: ParagraphId) -> dict[str, Any]:
     """A paragraph's text, current translation, chapter and index."""
-    located = _anchor(task, paragraph_id)
-    versions = task.library.versions(task.book.id, paragraph_id)
+    located = _anchor(context, paragraph_id)
+    versions = context.library.versions(context.book.id, paragraph_id)
     return {
         **_context(located),
-        "in_this_task": paragraph_id in task.assigned,
+        "in_this_task": paragraph_id in context.workflow.assigned,
         "versions": len(versions),
     }
 
 
-def _anchor(task: ChunkTask, paragraph_id: str) -> LocatedParagraph:
-    located = task.library.locate(task.book.id, paragraph_id)
+def _anchor(context: ChunkContext, paragraph_id: str) -> LocatedParagraph:
+    located = context.library.locate(context.book.id, paragraph_id)
     if located is None:
         raise ToolError("PARAGRAPH_NOT_FOUND", f"no paragraph {paragraph_id} in this book")
     return located

@@ -8,6 +8,7 @@ echo the key in an error: ``redacted`` takes it out of anything honyaku passes o
 from __future__ import annotations
 
 from honyaku.errors import (
+    AuthError,
     FatalProviderError,
     ProviderError,
     RateLimitedError,
@@ -37,7 +38,7 @@ def error_for_status(
             f"server error ({status}): {detail}", retry_after_s=retry_after_s, status_code=status
         )
     if status == 401 or bad_key:
-        return FatalProviderError(BAD_KEY.format(status=status), status_code=status)
+        return AuthError(BAD_KEY.format(status=status), status_code=status)
     messages = {
         403: f"access denied (403): {detail}",
         404: f"not found (404): is the model name {model!r} and the base URL right? {detail}",

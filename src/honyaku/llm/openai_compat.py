@@ -26,15 +26,11 @@ from honyaku.llm.http_errors import error_for_status, redacted
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
-    Message,
-    SystemMessage,
-    ToolResultMessage,
-    ToolSpec,
-    UserMessage,
     message_chars,
     request_chars,
 )
 from honyaku.llm.openai_stream import ReplyAssembler, field_of, sse_data
+from honyaku.llm.openai_wire import wire_message, wire_tool
 from honyaku.llm.retry import retry_after_s
 
 CONNECT_TIMEOUT_S = 10.0
@@ -164,53 +160,6 @@ def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str,
     if request.tools:
         body["tools"] = [wire_tool(t) for t in request.tools]
     return body
-
-
-def wire_tool(tool: ToolSpec) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": dict(tool.parameters),
-        },
-    }
-
-
-def wire_message(message: Message) -> dict[str, Any]:
-    match message:
-        case SystemMessage(text):
-            return {"role": "system", "content": text}
-        case UserMessage(text):
-            return {"role": "user", "content": text}
-        case ToolResultMessage():
-            return {"role": "tool", "tool_call_id": message.call_id, "content": message.content}
-        case AssistantMessage():
-            return _wire_assistant(message)
-
-
-def _wire_assistant(message: AssistantMessage) -> dict[str, Any]:
-    wire: dict[str, Any] = {"role": "assistant", "content": message.text}
-    if message.tool_calls:
-        wire["content"] = message.text or None
-        wire["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                # Servers that re-parse the history reject broken JSON, so a call that could
-                # not be read goes back wrapped; the model still sees what it wrote.
-                "function": {
-                    "name": call.name,
-                    "arguments": json.dumps({"unreadable_arguments": call.raw_arguments})
-                    if call.error
-                    else call.raw_arguments or "{}",
-                },
-            }
-            for call in message.tool_calls
-        ]
-    if reasoning_field := message.replay.get("reasoning_field"):
-        wire[reasoning_field] = message.reasoning or ""
-    return wire
 
 
 def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage:

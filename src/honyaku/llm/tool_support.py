@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from honyaku.errors import FatalProviderError
+from honyaku.errors import AuthError, FatalProviderError
 from honyaku.llm.events import ChatProvider, Response
 from honyaku.llm.messages import ChatRequest, SystemMessage, ToolSpec, UserMessage
 
@@ -25,14 +25,15 @@ async def calls_tools_natively(provider: ChatProvider) -> bool:
     """True if the model answers a request offering one tool with a call to it.
 
     A server that refuses requests with tools (400, 422, 501) does not; any other failure
-    (a wrong key, an unknown model) is not an answer, and is raised.
+    (a wrong key, even one refused with a 400; an unknown model) is not an answer, and is
+    raised.
     """
     try:
         async for event in provider.stream(_PROBE):
             if isinstance(event, Response):
                 return any(call.name == PROBE_TOOL.name for call in event.message.tool_calls)
     except FatalProviderError as exc:
-        if exc.status_code in _NO_TOOLS_STATUS:
+        if not isinstance(exc, AuthError) and exc.status_code in _NO_TOOLS_STATUS:
             return False
         raise
     return False

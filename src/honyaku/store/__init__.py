@@ -1,22 +1,49 @@
 """Persistence: SQLAlchemy on SQLite by default, PostgreSQL through ``HONYAKU_DATABASE_URL``."""
 
+from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, PlannedChunk
 from honyaku.store.database import Database, resolve_home
-from honyaku.store.jobs import Action, Job, JobCost, JobStatus, JobStore, RecordedAction
-from honyaku.store.library import BookSummary, ChapterProgress, Library, LocatedParagraph
+from honyaku.store.jobs import (
+    Action,
+    ActionKind,
+    Job,
+    JobCost,
+    JobScope,
+    JobStatus,
+    JobStore,
+    RecordedAction,
+)
+from honyaku.store.leases import Lease, this_process
+from honyaku.store.library import (
+    BookSummary,
+    ChapterProgress,
+    Library,
+    LocatedParagraph,
+    Version,
+)
 from honyaku.store.model_profiles import ModelProfiles
 
 __all__ = [
     "Action",
+    "ActionKind",
     "BookSummary",
     "ChapterProgress",
+    "ChunkItem",
+    "ChunkStatus",
+    "ChunkStore",
+    "Claim",
     "Database",
     "Job",
     "JobCost",
+    "JobScope",
     "JobStatus",
     "JobStore",
+    "Lease",
     "Library",
     "LocatedParagraph",
     "ModelProfiles",
+    "PlannedChunk",
     "RecordedAction",
+    "Version",
     "resolve_home",
+    "this_process",
 ]

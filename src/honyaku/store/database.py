@@ -61,10 +61,16 @@ class Database:
         return cls(f"sqlite:///{folder / DATABASE_FILE}")
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
-        """A session whose work is committed whole at the end, or not at all."""
+    def transaction(self, *, exclusive: bool = False) -> Iterator[Session]:
+        """A session whose work is committed whole at the end, or not at all.
+
+        ``exclusive`` takes SQLite's write lock when the transaction begins, so that a check
+        and the write it allows cannot interleave with another process doing the same
+        (claiming work, opening a job). Elsewhere, callers lock a row ``FOR UPDATE``.
+        """
+        engine = self.engine.execution_options(exclusive=exclusive) if exclusive else self.engine
         try:
-            with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            with Session(engine, expire_on_commit=False) as session, session.begin():
                 yield session
         except SQLAlchemyError as exc:
             raise StoreError(f"database error: {_first_line(exc)}") from exc
@@ -86,6 +92,13 @@ def _create_engine(url: str) -> Engine:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        # Otherwise the driver begins by itself, just before the first write, so that reads
+        # hold no snapshot a write would then have to upgrade.
+        if connection.get_execution_options().get("exclusive"):
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
 

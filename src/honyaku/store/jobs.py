@@ -1,12 +1,15 @@
-"""Jobs, their running cost, and the actions of their conversations."""
+"""Jobs, their running cost, and the actions of their conversations.
+
+A job is opened inside an exclusive transaction: of several processes started at once over
+the same scope, one creates the job and plans its chunks, and the others find it and join in,
+claiming chunks of their own (``store.chunks``).
+"""
 
 from __future__ import annotations
 
-import os
-import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -15,18 +18,19 @@ from sqlalchemy import insert, select, update
 from honyaku.domain.ids import new_id
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
+from honyaku.store.chunks import PlannedChunk, add_chunks, reopen_chunks
 from honyaku.store.database import Database
+from honyaku.store.leases import Lease, this_process
 from honyaku.store.schema import (
     ActionRow,
+    BookRow,
     ChapterRow,
+    ChunkRow,
     JobRow,
     ParagraphRow,
     TranslationRow,
     utc_now,
 )
-
-HEARTBEAT_STALE_S = 600.0
-"""A running job whose owner has written nothing for this long is taken to be dead."""
 
 
 class JobStatus(StrEnum):
@@ -37,6 +41,23 @@ class JobStatus(StrEnum):
 
 
 RESUMABLE = (JobStatus.RUNNING, JobStatus.FAILED, JobStatus.INTERRUPTED)
+
+
+class ActionKind(StrEnum):
+    """What an action records."""
+
+    TEXT = "text"
+    """What the model wrote besides its calls."""
+    REASONING = "reasoning"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    QUESTION = "question"
+    """A question to the translator and its outcome, in short."""
+    NUDGE = "nudge"
+    RETRY = "retry"
+    SKIPPED = "skipped"
+    """Paragraphs left to the live job that held them."""
+    ERROR = "error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,40 +94,23 @@ class Job:
     error: str | None
     created_at: datetime
     cost: JobCost
-    owner: str | None = None
-    """``host:pid`` of the process running it."""
-    heartbeat_at: datetime | None = None
+    lease: Lease
+    """The process that last opened it."""
+    retranslate: bool = False
+    stop_requested: bool = False
 
-    def runs_elsewhere(self) -> bool:
-        """Whether another live process is running this job right now."""
-        if self.status is not JobStatus.RUNNING or not self.owner or self.owner == this_process():
-            return False
-        host, _, pid = self.owner.rpartition(":")
-        if host == socket.gethostname():
-            return _alive(int(pid))
-        beat = self.heartbeat_at or self.created_at
-        if beat.tzinfo is None:
-            beat = beat.replace(tzinfo=UTC)
-        return (utc_now() - beat).total_seconds() < HEARTBEAT_STALE_S
-
-
-def this_process() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    @property
+    def shown_status(self) -> JobStatus:
+        """The status as a person should read it: a running job whose process died was
+        interrupted, whatever the row still says."""
+        if self.status is JobStatus.RUNNING and not self.lease.is_live(utc_now()):
+            return JobStatus.INTERRUPTED
+        return self.status
 
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    kind: str
+    kind: ActionKind
     name: str | None = None
     payload: dict[str, Any] = field(default_factory=dict)
     chapter_id: str | None = None
@@ -121,31 +125,43 @@ class RecordedAction:
     chapter_number: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class JobScope:
+    """What a job works on; a job over the same scope is resumed rather than started anew."""
+
+    book_id: str
+    kind: JobKind
+    chapters: list[int] | None
+    retranslate: bool = False
+
+
 class JobStore:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    def create(
-        self, book_id: str, kind: JobKind, chapters: list[int] | None, *, model: str, protocol: str
-    ) -> Job:
-        with self.database.transaction() as session:
-            taken = set(session.scalars(select(JobRow.id)))
-            row = JobRow(
-                id=new_id(taken),
-                book_id=book_id,
-                kind=kind.value,
-                chapters=chapters,
-                model=model,
-                protocol=protocol,
-                status=JobStatus.RUNNING,
-                created_at=utc_now(),
-                owner=this_process(),
-                heartbeat_at=utc_now(),
-                **dict.fromkeys(JobCost.__slots__, 0),
-            )
-            session.add(row)
-            session.flush()
-            return _job(row)
+    def open(
+        self,
+        scope: JobScope,
+        *,
+        model: str,
+        protocol: str,
+        planned: Sequence[PlannedChunk],
+    ) -> tuple[Job, bool]:
+        """The unfinished job over ``scope`` reopened (``True``), or a new one with the
+        chunks ``planned`` (``False``). A retranslation always starts anew."""
+        with self.database.transaction(exclusive=True) as session:
+            # The book's row is the lock where the database has row locks (PostgreSQL).
+            session.execute(select(BookRow.id).where(BookRow.id == scope.book_id).with_for_update())
+            previous = None if scope.retranslate else _resumable(session, scope)
+            if previous is not None:
+                _reopen(session, previous, model=model, protocol=protocol)
+                if not session.scalar(select(ChunkRow.pk).where(ChunkRow.job_id == previous.id)):
+                    add_chunks(session, previous.id, scope.book_id, planned)
+                reopen_chunks(session, previous.id)
+                return _job(previous), True
+            row = _new_job(session, scope, model=model, protocol=protocol)
+            add_chunks(session, row.id, scope.book_id, planned)
+            return _job(row), False
 
     def get(self, job_id: str) -> Job:
         with self.database.transaction() as session:
@@ -154,44 +170,25 @@ class JobStore:
                 raise NotFoundError(f"no job with id {job_id!r}")
             return _job(row)
 
-    def resumable(self, book_id: str, kind: JobKind, chapters: list[int] | None) -> Job | None:
-        """The latest unfinished job of this kind over the same chapters, if any."""
-        with self.database.transaction() as session:
-            rows = session.scalars(
-                select(JobRow)
-                .where(JobRow.book_id == book_id, JobRow.kind == kind.value)
-                .order_by(JobRow.created_at.desc())
-            )
-            latest = next((row for row in rows if row.chapters == chapters), None)
-            return _job(latest) if latest is not None and latest.status in RESUMABLE else None
-
-    def list(self, book_id: str) -> list[Job]:
+    def for_book(self, book_id: str) -> list[Job]:
         with self.database.transaction() as session:
             rows = session.scalars(
                 select(JobRow).where(JobRow.book_id == book_id).order_by(JobRow.created_at)
             )
             return [_job(row) for row in rows]
 
-    def reopen(self, job_id: str, *, model: str, protocol: str) -> None:
-        """Run a stopped job again, in this process, with the model now chosen."""
-        self._set_status(
-            job_id,
-            JobStatus.RUNNING,
-            None,
-            model=model,
-            protocol=protocol,
-            owner=this_process(),
-            heartbeat_at=utc_now(),
-        )
-
     def finish(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
-        self._set_status(job_id, status, error, finished_at=utc_now())
-
-    def _set_status(self, job_id: str, status: JobStatus, error: str | None, **more: Any) -> None:
         with self.database.transaction() as session:
             session.execute(
-                update(JobRow).where(JobRow.id == job_id).values(status=status, error=error, **more)
+                update(JobRow)
+                .where(JobRow.id == job_id)
+                .values(status=status, error=error, finished_at=utc_now(), stop_requested=False)
             )
+
+    def request_stop(self, job_id: str) -> None:
+        """Ask the processes running the job to stop; they look between requests."""
+        with self.database.transaction() as session:
+            session.execute(update(JobRow).where(JobRow.id == job_id).values(stop_requested=True))
 
     def record(self, job_id: str, actions: Sequence[Action], cost: JobCost = JobCost()) -> None:
         """Add actions and cost in one transaction."""
@@ -205,7 +202,7 @@ class JobStore:
                             "job_id": job_id,
                             "chapter_id": a.chapter_id,
                             "chunk": a.chunk,
-                            "kind": a.kind,
+                            "kind": a.kind.value,
                             "name": a.name,
                             "payload": a.payload,
                             "created_at": now,
@@ -214,10 +211,11 @@ class JobStore:
                     ],
                 )
             counters = {n: getattr(JobRow, n) + getattr(cost, n) for n in JobCost.__slots__}
-            counters["heartbeat_at"] = utc_now()
             session.execute(update(JobRow).where(JobRow.id == job_id).values(counters))
 
-    def actions(self, book_id: str, *, kinds: Sequence[str] | None = None) -> list[RecordedAction]:
+    def actions(
+        self, book_id: str, *, kinds: Sequence[ActionKind] | None = None
+    ) -> list[RecordedAction]:
         with self.database.transaction() as session:
             query = (
                 select(ActionRow, ChapterRow.position)
@@ -231,12 +229,12 @@ class JobStore:
                 .order_by(ActionRow.pk)
             )
             if kinds is not None:
-                query = query.where(ActionRow.kind.in_(list(kinds)))
+                query = query.where(ActionRow.kind.in_([kind.value for kind in kinds]))
             return [
                 RecordedAction(
                     row.job_id,
                     row.created_at,
-                    Action(row.kind, row.name, row.payload, row.chapter_id, row.chunk),
+                    Action(ActionKind(row.kind), row.name, row.payload, row.chapter_id, row.chunk),
                     None if position is None else position + 1,
                 )
                 for row, position in session.execute(query)
@@ -254,6 +252,50 @@ class JobStore:
             )
 
 
+def _resumable(session: Any, scope: JobScope) -> JobRow | None:
+    """The latest job of this kind over the same chapters, if it is unfinished."""
+    rows = session.scalars(
+        select(JobRow)
+        .where(JobRow.book_id == scope.book_id, JobRow.kind == scope.kind.value)
+        .order_by(JobRow.created_at.desc())
+    )
+    latest = next((row for row in rows if row.chapters == scope.chapters), None)
+    return latest if latest is not None and latest.status in RESUMABLE else None
+
+
+def _reopen(session: Any, row: JobRow, *, model: str, protocol: str) -> None:
+    row.status = JobStatus.RUNNING
+    row.error = None
+    row.model = model
+    row.protocol = protocol
+    row.owner = this_process()
+    row.heartbeat_at = utc_now()
+    row.stop_requested = False
+    session.flush()
+
+
+def _new_job(session: Any, scope: JobScope, *, model: str, protocol: str) -> JobRow:
+    taken = set(session.scalars(select(JobRow.id)))
+    row = JobRow(
+        id=new_id(taken),
+        book_id=scope.book_id,
+        kind=scope.kind.value,
+        chapters=scope.chapters,
+        model=model,
+        protocol=protocol,
+        status=JobStatus.RUNNING,
+        created_at=utc_now(),
+        owner=this_process(),
+        heartbeat_at=utc_now(),
+        retranslate=scope.retranslate,
+        stop_requested=False,
+        **dict.fromkeys(JobCost.__slots__, 0),
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
 def _job(row: JobRow) -> Job:
     return Job(
         row.id,
@@ -266,6 +308,7 @@ def _job(row: JobRow) -> Job:
         row.error,
         row.created_at,
         JobCost(*(getattr(row, name) for name in JobCost.__slots__)),
-        row.owner,
-        row.heartbeat_at,
+        Lease(row.owner, row.heartbeat_at),
+        bool(row.retranslate),
+        bool(row.stop_requested),
     )

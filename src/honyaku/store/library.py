@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -42,6 +43,18 @@ class ChapterProgress:
     paragraphs: int
     work_paragraphs: int
     translated: int
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One version of a paragraph's target text."""
+
+    text: str
+    kind: TranslationKind
+    model: str | None
+    job_id: str | None
+    created_at: datetime
+    selected: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +150,28 @@ class Library:
             )
             return _book(row, chapters)
 
+    def chapter(self, book_id: str, chapter_id: str) -> Chapter:
+        """A chapter's title and translated title, without its paragraphs."""
+        with self.database.transaction() as session:
+            row = session.scalar(
+                select(ChapterRow).where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
+            )
+            if row is None:
+                raise NotFoundError(f"no chapter {chapter_id} in book {book_id}")
+            return Chapter(row.id, row.position + 1, row.title, row.translated_title)
+
+    def paragraphs(self, book_id: str, ids: Collection[str]) -> dict[str, Paragraph]:
+        """The paragraphs with these ids, with their selected translations."""
+        with self.database.transaction() as session:
+            rows = session.execute(
+                select(
+                    ParagraphRow.id, ParagraphRow.position, ParagraphRow.text, TranslationRow.text
+                )
+                .outerjoin(TranslationRow, _selected_join())
+                .where(ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(ids)))
+            )
+            return {pid: Paragraph(pid, position, text, tr) for pid, position, text, tr in rows}
+
     def chapter_count(self, book_id: str) -> int:
         with self.database.transaction() as session:
             _book_row(session, book_id)
@@ -226,7 +261,7 @@ class Library:
                 ],
             )
 
-    def versions(self, book_id: str, paragraph_id: str) -> list[dict[str, Any]]:
+    def versions(self, book_id: str, paragraph_id: str) -> list[Version]:
         """Every version of a paragraph, oldest first."""
         with self.database.transaction() as session:
             rows = session.execute(
@@ -236,14 +271,9 @@ class Library:
                 .order_by(TranslationRow.pk)
             ).scalars()
             return [
-                {
-                    "text": r.text,
-                    "kind": r.kind,
-                    "model": r.model,
-                    "job_id": r.job_id,
-                    "created_at": r.created_at.isoformat(),
-                    "selected": r.selected,
-                }
+                Version(
+                    r.text, TranslationKind(r.kind), r.model, r.job_id, r.created_at, r.selected
+                )
                 for r in rows
             ]
 
@@ -315,9 +345,7 @@ def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
             .values(book_id=book_id, id=chapter_id, position=position, title=chapter.title)
             .returning(ChapterRow.pk)
         ).scalar_one()
-        for index, raw in enumerate(chapter.paragraphs):
-            # Indentation is layout, not text; and a paragraph is always one line.
-            text = " ".join(raw.splitlines()).strip()
+        for index, text in enumerate(chapter.paragraphs):
             paragraph_id = new_id(taken_paragraphs)
             taken_paragraphs.add(paragraph_id)
             rows.append(

@@ -107,6 +107,33 @@ class JobRow(Base):
     cached_tokens: Mapped[int] = mapped_column(Integer, default=0)
     owner: Mapped[str | None] = mapped_column(Text)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    retranslate: Mapped[bool] = mapped_column(Boolean, default=False)
+    stop_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class ChunkRow(Base):
+    """One chunk of a job's plan: the work item a process claims, runs and finishes."""
+
+    __tablename__ = "job_chunks"
+    __table_args__ = (
+        Index("uq_job_chunks_position", "job_id", "chapter_number", "number", unique=True),
+        Index("ix_job_chunks_book_status", "book_id", "status"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    book_id: Mapped[str] = mapped_column(String(8))
+    chapter_id: Mapped[str] = mapped_column(String(8))
+    chapter_number: Mapped[int] = mapped_column(Integer)
+    number: Mapped[int] = mapped_column(Integer)
+    chunks_in_chapter: Mapped[int] = mapped_column(Integer)
+    paragraph_ids: Mapped[list[str]] = mapped_column(JSON)
+    shows_title: Mapped[bool] = mapped_column(Boolean)
+    status: Mapped[str] = mapped_column(String(10))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    owner: Mapped[str | None] = mapped_column(Text)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    error: Mapped[str | None] = mapped_column(Text)
 
 
 class ActionRow(Base):

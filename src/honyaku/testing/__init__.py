@@ -1,8 +1,6 @@
-"""Stand-ins for real model servers, for tests, the demo and the benchmarks."""
+"""Stand-ins for real model servers, for the tests and the benchmarks."""
 
-from honyaku.testing.fake_gemini import FakeGeminiServer
-from honyaku.testing.fake_llm import MODEL_NAME, FakeLLMServer, Fault, FaultKind, ToolSupport
-from honyaku.testing.fake_translator import (
+from honyaku.llm.demo import (
     FakeCall,
     FakeTranslator,
     Mistake,
@@ -10,6 +8,8 @@ from honyaku.testing.fake_translator import (
     pseudo_revision,
     pseudo_translation,
 )
+from honyaku.testing.fake_gemini import FakeGeminiServer
+from honyaku.testing.fake_llm import MODEL_NAME, FakeLLMServer, Fault, FaultKind, ToolSupport
 
 __all__ = [
     "MODEL_NAME",

@@ -41,8 +41,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from honyaku.llm.demo import FakeCall, FakeTranslator, Mistake, Reply, Turn
 from honyaku.testing.fake_llm import CHARS_PER_TOKEN, DELTA_CHARS, Fault, FaultKind
-from honyaku.testing.fake_translator import FakeCall, FakeTranslator, Mistake, Reply, Turn
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-gemini"

@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import re
 import threading
 import time
 from collections import deque
@@ -32,15 +31,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from honyaku.testing.fake_translator import FakeCall, FakeTranslator, Mistake, Reply, Turn
+from honyaku.llm.demo import (
+    FakeCall,
+    FakeTranslator,
+    Mistake,
+    Reply,
+    read_conversation,
+    reply_text,
+)
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-translator"
 DELTA_CHARS = 24
 CHARS_PER_TOKEN = 2
-_XML_CALL = re.compile(r"<invoke name=\"([^\"]+)\">(.*?)</invoke>", re.S)
-_XML_PARAMETER = re.compile(r"<parameter name=\"([^\"]+)\">(.*?)</parameter>", re.S)
-_XML_RESULT = re.compile(r"<tool_result name=\"[^\"]*\">(.*?)</tool_result>", re.S)
 
 
 class ToolSupport(StrEnum):
@@ -121,7 +124,7 @@ class FakeLLMServer(Served):
         if self.tool_support is ToolSupport.IGNORED:
             body = {key: value for key, value in body.items() if key != "tools"}
         offered = tuple(t["function"]["name"] for t in body.get("tools") or ())
-        reply = self.translator.reply(*_conversation(body), offered)
+        reply = self.translator.reply(*read_conversation(body.get("messages", [])), offered)
         xml = not body.get("tools")
         chunks = _chunks(reply, body, xml=xml, delta_chars=self.delta_chars)
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:
@@ -172,93 +175,7 @@ def _error(status: int, message: str, kind: str, headers: dict[str, str] | None 
     return JSONResponse({"error": {"message": message, "type": kind}}, status, headers)
 
 
-# -- reading a request -----------------------------------------------------------------------
-
-
-def _conversation(body: dict[str, Any]) -> tuple[str, list[Turn]]:
-    messages = body.get("messages", [])
-    system = "".join(_text(m) for m in messages if m.get("role") == "system")
-    turns: list[Turn] = []
-    results: list[dict[str, Any]] = []
-    for message in messages:
-        role = message.get("role")
-        if role == "tool":
-            results.append(_json_object(_text(message)))
-            continue
-        if results:
-            turns.append(Turn("tool", results=tuple(results)))
-            results = []
-        if role == "assistant":
-            turns.append(Turn("assistant", _text(message), _calls(message)))
-        elif role == "user":
-            turns.append(_user_turn(_text(message)))
-    if results:
-        turns.append(Turn("tool", results=tuple(results)))
-    return system, turns
-
-
-def _user_turn(text: str) -> Turn:
-    xml_results = _XML_RESULT.findall(text)
-    if xml_results:
-        return Turn("tool", results=tuple(_json_object(r) for r in xml_results))
-    return Turn("user", text)
-
-
-def _calls(message: dict[str, Any]) -> tuple[FakeCall, ...]:
-    native = [
-        FakeCall(c["function"]["name"], _json_object(c["function"].get("arguments") or "{}"))
-        for c in message.get("tool_calls") or ()
-    ]
-    xml = [
-        FakeCall(name, {p: _xml_value(v) for p, v in _XML_PARAMETER.findall(inner)})
-        for name, inner in _XML_CALL.findall(_text(message))
-    ]
-    return tuple(native + xml)
-
-
-def _xml_value(value: str) -> Any:
-    value = value.strip("\n")
-    if value[:1] in "[{":
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            return value
-    return value
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content") or ""
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return content
-
-
-def _json_object(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 # -- writing a reply -------------------------------------------------------------------------
-
-
-def render_xml_call(call: FakeCall) -> str:
-    parameters = "".join(
-        f'<parameter name="{name}">'
-        f"{value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
-        "</parameter>\n"
-        for name, value in call.arguments.items()
-    )
-    return f'<tool_use>\n<invoke name="{call.name}">\n{parameters}</invoke>\n</tool_use>\n'
-
-
-def _reply_text(reply: Reply, *, xml: bool) -> str:
-    if not xml:
-        return reply.text
-    blocks = "".join(render_xml_call(call) for call in reply.calls)
-    return f"{reply.text}\n{blocks}" if reply.text and blocks else reply.text + blocks
 
 
 def _pieces(text: str, size: int) -> Iterator[str]:
@@ -271,7 +188,7 @@ def _chunks(
 ) -> list[dict[str, Any]]:
     """The reply as stream chunks: role, text, calls in small argument deltas, finish, usage."""
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
-    deltas += [{"content": piece} for piece in _pieces(_reply_text(reply, xml=xml), delta_chars)]
+    deltas += [{"content": piece} for piece in _pieces(reply_text(reply, xml=xml), delta_chars)]
     if not xml:
         for index, call in enumerate(reply.calls):
             deltas += _call_deltas(index, call, delta_chars)
@@ -310,7 +227,7 @@ def _chunk(body: dict[str, Any], choices: list[dict[str, Any]], **more: Any) -> 
 
 
 def _completion(reply: Reply, body: dict[str, Any], *, xml: bool) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": _reply_text(reply, xml=xml) or None}
+    message: dict[str, Any] = {"role": "assistant", "content": reply_text(reply, xml=xml) or None}
     if reply.calls and not xml:
         message["tool_calls"] = [
             {
@@ -336,7 +253,7 @@ def _completion(reply: Reply, body: dict[str, Any], *, xml: bool) -> dict[str, A
 
 def _usage(body: dict[str, Any], reply: Reply, *, xml: bool) -> dict[str, int]:
     prompt = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // CHARS_PER_TOKEN
-    output = len(_reply_text(reply, xml=xml)) + sum(
+    output = len(reply_text(reply, xml=xml)) + sum(
         len(json.dumps(c.arguments)) for c in reply.calls
     )
     return {

@@ -1,4 +1,5 @@
-"""A model that translates by tools, deterministically: the behaviour behind every fake server.
+"""A model that translates by tools, deterministically: the demo model, and the behaviour
+behind every fake server in the tests.
 
 It reads the chunk like a real model would (the ``[ID: …]`` lines, the chapter_id, the
 current translations after ``→``), works out from the tool results so far where the task

@@ -1,0 +1,6 @@
+"""The library as a translator uses it: import a file, export a book, the sample book."""
+
+from honyaku.books.exporting import export_book
+from honyaku.books.importing import ImportedBook, import_book, sample_book
+
+__all__ = ["ImportedBook", "export_book", "import_book", "sample_book"]

@@ -1,0 +1,67 @@
+"""Importing a book file into the library, as every front end does it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from honyaku.domain.book import BookDraft, paragraph_text
+from honyaku.domain.languages import guess_language, normalize_language
+from honyaku.formats import read_book
+from honyaku.store.library import Library
+
+DEFAULT_TARGET = "zh-CN"
+SAMPLE = Path(__file__).parents[1] / "samples" / "rashomon.html"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedBook:
+    id: str
+    title: str
+    chapters: int
+    paragraphs: int
+    source_lang: str
+    target_lang: str
+
+
+def import_book(
+    library: Library,
+    path: Path,
+    *,
+    title: str | None = None,
+    source_lang: str | None = None,
+    target_lang: str = DEFAULT_TARGET,
+    chapter_pattern: str | None = None,
+) -> ImportedBook:
+    """Read the book at ``path`` and store it; the source language is the book's own, else
+    guessed from its text."""
+    draft = _cleaned(read_book(path, chapter_pattern=chapter_pattern))
+    text = "".join(p for c in draft.chapters for p in c.paragraphs)
+    source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
+    target = normalize_language(target_lang)
+    book_id = library.add_book(draft, source_lang=source, target_lang=target, title=title)
+    return ImportedBook(
+        book_id,
+        title or draft.title,
+        len(draft.chapters),
+        sum(len(c.paragraphs) for c in draft.chapters),
+        source,
+        target,
+    )
+
+
+def sample_book(library: Library) -> str:
+    """The sample book (Akutagawa's Rashōmon, into Chinese), imported once."""
+    draft = read_book(SAMPLE)
+    for book in library.list_books():
+        if book.title == draft.title and book.author == draft.author:
+            return book.id
+    return import_book(library, SAMPLE, source_lang="ja").id
+
+
+def _cleaned(draft: BookDraft) -> BookDraft:
+    chapters = tuple(
+        replace(c, paragraphs=tuple(paragraph_text(p) for p in c.paragraphs))
+        for c in draft.chapters
+    )
+    return replace(draft, chapters=chapters)

@@ -1,0 +1,26 @@
+"""Which chapters a job covers, as a person writes it: ``1-3,7``."""
+
+from __future__ import annotations
+
+from honyaku.errors import UserError
+
+
+def parse_chapter_numbers(spec: str | None, count: int) -> list[int] | None:
+    """``"1-3,7"`` → ``[1, 2, 3, 7]`` for a book of ``count`` chapters; ``None`` means all."""
+    if spec is None:
+        return None
+    numbers: set[int] = set()
+    for part in spec.split(","):
+        first, _, last = part.strip().partition("-")
+        try:
+            low, high = int(first), int(last or first)
+        except ValueError:
+            raise UserError(
+                f"chapters: {part!r} is not a chapter number or range like 1-3"
+            ) from None
+        if low > high:
+            raise UserError(f"chapters: {part!r} is reversed; write {high}-{low}")
+        if not 1 <= low <= high <= count:
+            raise UserError(f"chapters: {part!r} is outside 1-{count}")
+        numbers.update(range(low, high + 1))
+    return sorted(numbers)

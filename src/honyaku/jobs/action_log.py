@@ -1,0 +1,89 @@
+"""A job's action log and running cost, kept by reading its event stream.
+
+Every call and result, the model's text, questions with their outcomes, nudges, retries and
+failures become actions; every response adds to the job's cost. What a turn did is written
+together, off the event loop, so the other chapters keep streaming meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from honyaku.agent.loop import Nudged, ToolFinished, ToolStarted
+from honyaku.agent.questions import QUESTION_TOOL_NAMES, question_summary
+from honyaku.jobs.events import ChunkEvent, ChunkFinished, JobEvent, ParagraphsBusy, Where
+from honyaku.llm.events import Response, Retry, Usage
+from honyaku.store.jobs import Action, ActionKind, JobCost, JobStore
+
+
+class ActionLog:
+    def __init__(self, store: JobStore, job_id: str) -> None:
+        self.store = store
+        self.job_id = job_id
+        self._actions: list[Action] = []
+        self._cost = JobCost()
+
+    async def follow(self, event: JobEvent) -> None:
+        match event:
+            case ChunkEvent(where=where, event=inner):
+                await self._follow_chunk(where, inner)
+            case ParagraphsBusy(where=where, paragraph_ids=ids):
+                self._add(where, ActionKind.SKIPPED, None, {"paragraph_ids": list(ids)})
+            case ChunkFinished(where=where, error=str() as error):
+                self._add(where, ActionKind.ERROR, None, {"message": error})
+                await self.flush()
+            case ChunkFinished():
+                await self.flush()
+
+    async def _follow_chunk(self, where: Where, event: object) -> None:
+        match event:
+            case Response(message=message, usage=usage):
+                self._cost += _cost_of(usage)
+                if message.text.strip():
+                    self._add(where, ActionKind.TEXT, None, {"text": message.text})
+                await self.flush()
+            case Retry(attempt=attempt, reason=reason):
+                self._cost += JobCost(retries=1)
+                self._add(where, ActionKind.RETRY, None, {"attempt": attempt, "reason": reason})
+            case ToolStarted(call=call):
+                payload = {"id": call.id, "arguments": dict(call.arguments)}
+                if call.error:
+                    payload |= {"raw_arguments": call.raw_arguments, "error": call.error.message}
+                self._add(where, ActionKind.TOOL_CALL, call.name, payload)
+            case ToolFinished(call=call, result=result):
+                self._add(where, ActionKind.TOOL_RESULT, call.name, {"id": call.id, **result})
+                if call.name in QUESTION_TOOL_NAMES:
+                    summary = question_summary(call.name, call.arguments, result)
+                    self._add(where, ActionKind.QUESTION, call.name, summary)
+            case Nudged(text=text):
+                self._add(where, ActionKind.NUDGE, None, {"text": text})
+
+    def _add(self, where: Where, kind: ActionKind, name: str | None, payload: dict) -> None:
+        self._actions.append(Action(kind, name, payload, where.chapter_id, where.chunk))
+
+    async def flush(self) -> None:
+        if pending := self._take():
+            await asyncio.to_thread(self.store.record, self.job_id, *pending)
+
+    def write_now(self) -> None:
+        """Write what is pending from outside the event loop's care: a job ending anyhow."""
+        if pending := self._take():
+            self.store.record(self.job_id, *pending)
+
+    def _take(self) -> tuple[list[Action], JobCost] | None:
+        if not self._actions and self._cost == JobCost():
+            return None
+        taken = self._actions, self._cost
+        self._actions, self._cost = [], JobCost()
+        return taken
+
+
+def _cost_of(usage: Usage) -> JobCost:
+    return JobCost(
+        requests=1,
+        input_chars=usage.input_chars,
+        output_chars=usage.output_chars,
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cached_tokens=usage.cached_tokens or 0,
+    )

@@ -1,0 +1,65 @@
+"""A job's plan: each chapter's work paragraphs, split into chunks.
+
+The plan is made once, when the job is created, and kept as rows (``store.chunks``); a
+resumed job runs what is left of the same plan. A paragraph counts as done for a translation
+once it has a selected translation (unless the job retranslates), and for every job once the
+job has written a version of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+
+from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.domain.chunking import split_into_chunks
+from honyaku.domain.workflow import JobKind
+from honyaku.store.chunks import PlannedChunk
+
+
+def work_of(chapter: Chapter, kind: JobKind) -> list[Paragraph]:
+    """A chapter's work items: non-empty paragraphs, and for revisions only translated ones."""
+    work = chapter.work_paragraphs
+    return list(work) if kind is JobKind.TRANSLATION else [p for p in work if p.translation]
+
+
+def is_done(paragraph: Paragraph, kind: JobKind, *, retranslate: bool, written: Set[str]) -> bool:
+    """Whether the job has nothing left to do on ``paragraph``; ``written`` are the ids the
+    job has already written a version of."""
+    if paragraph.id in written:
+        return True
+    return kind is JobKind.TRANSLATION and not retranslate and paragraph.translation is not None
+
+
+def title_wanted(chapter: Chapter, kind: JobKind, *, retranslate: bool) -> bool:
+    return kind is JobKind.TRANSLATION and (chapter.translated_title is None or retranslate)
+
+
+def plan_chunks(
+    book: Book, kind: JobKind, *, retranslate: bool, written: Set[str]
+) -> list[PlannedChunk]:
+    """The chunks of ``book``'s chapters still to do, in chapter order."""
+    planned: list[PlannedChunk] = []
+    for chapter in book.chapters:
+        work = [
+            p
+            for p in work_of(chapter, kind)
+            if not is_done(p, kind, retranslate=retranslate, written=written)
+        ]
+        chunks = split_into_chunks(
+            chapter,
+            work,
+            max_chars=book.settings.chunk_chars,
+            with_title=title_wanted(chapter, kind, retranslate=retranslate),
+        )
+        planned += [
+            PlannedChunk(
+                chapter.id,
+                chapter.order,
+                chunk.number,
+                len(chunks),
+                chunk.paragraph_ids,
+                chunk.shows_title,
+            )
+            for chunk in chunks
+        ]
+    return planned

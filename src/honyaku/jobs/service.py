@@ -1,0 +1,315 @@
+"""Jobs as every front end runs them: open a job over a scope, run what is left of it, stop it.
+
+``JobService.run`` opens the job (resuming an unfinished one over the same scope, or joining
+one another process is running), then runs its chapters in parallel, each chapter's chunks in
+order, claiming each chunk before it runs it. It yields the job's events; the action log and
+the cost are kept from those same events before they are passed on. Accepted batches are
+written as they come, so a job that dies (crash, SIGKILL, Ctrl-C) resumes where they stopped.
+
+A heartbeat renews this process's leases while the job runs, and stops the run when someone
+asked the job to stop (``JobService.stop``, from this or another process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from itertools import groupby
+
+from honyaku.agent.broker import ApprovalPolicy, Broker
+from honyaku.agent.loop import LoopLimits
+from honyaku.agent.questions import QUESTION_TOOL_NAMES, QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS
+from honyaku.agent.registry import ToolRegistry
+from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.domain.chunking import Chunk
+from honyaku.domain.workflow import ChunkWorkflow, JobKind
+from honyaku.jobs.action_log import ActionLog
+from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
+from honyaku.jobs.events import (
+    ChunkFailure,
+    ChunkFinished,
+    JobEvent,
+    JobFinished,
+    JobOutcome,
+    JobStarted,
+    ParagraphsBusy,
+    ParagraphsDone,
+    Where,
+)
+from honyaku.jobs.planning import is_done, plan_chunks, title_wanted, work_of
+from honyaku.jobs.prompts import system_prompt
+from honyaku.jobs.scheduler import merged
+from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
+from honyaku.llm.models import ConnectedModel
+from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim
+from honyaku.store.jobs import ActionKind, Job, JobScope, JobStatus, JobStore, RecordedAction
+from honyaku.store.library import Library
+
+CONCURRENCY = 4
+HEARTBEAT_S = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class JobRequest:
+    book_id: str
+    kind: JobKind
+    chapters: list[int] | None = None
+    """1-based chapter numbers; ``None`` for every chapter."""
+    concurrency: int = CONCURRENCY
+    """Chapters worked on at once."""
+    retranslate: bool = False
+    limits: LoopLimits = field(default_factory=LoopLimits)
+
+
+class JobService:
+    def __init__(self, library: Library, broker: Broker | None = None) -> None:
+        self.library = library
+        self.store = JobStore(library.database)
+        self.chunks = ChunkStore(library.database)
+        self.broker = broker or Broker()
+        self._running: dict[str, asyncio.Task[object]] = {}
+
+    async def run(self, request: JobRequest, model: ConnectedModel) -> AsyncIterator[JobEvent]:
+        """Run the job ``request`` asks for with ``model``: ``JobStarted``, every chunk's
+        events, then ``JobFinished``. A fatal provider error or a stop is raised after the
+        job's state is saved."""
+        book = self.library.get_book(request.book_id, chapter_numbers=request.chapters)
+        scope = JobScope(book.id, request.kind, request.chapters, request.retranslate)
+        planned = plan_chunks(book, request.kind, retranslate=request.retranslate, written=set())
+        job, resumed = await asyncio.to_thread(
+            self.store.open,
+            scope,
+            model=model.provider.model,
+            protocol=model.protocol.value,
+            planned=planned,
+        )
+        run = _Run(self, job, book, request, model)
+        lanes = run.lanes(self.chunks.items(job.id))
+        yield JobStarted(
+            job, run.total, run.total - len(run.to_do), sum(len(lane) for lane in lanes), resumed
+        )
+        async for event in self._running_job(run, lanes):
+            yield event
+
+    async def _running_job(
+        self, run: _Run, lanes: list[list[ChunkItem]]
+    ) -> AsyncIterator[JobEvent]:
+        job = run.job
+        log = ActionLog(self.store, job.id)
+        task = asyncio.current_task()
+        assert task is not None
+        self._running[job.id] = task
+        heartbeat = asyncio.create_task(self._heartbeat(job.id, task))
+        try:
+            async for event in merged(lanes, run.chapter, concurrency=run.request.concurrency):
+                await log.follow(event)
+                run.tally(event)
+                yield event
+        except BaseException as exc:
+            # However the run ended (a stop, Ctrl-C, a refused key), what it did and what it
+            # cost are written, and its chunks are free for the next run.
+            log.write_now()
+            self.chunks.release(job.id)
+            stopped = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit)
+            status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
+            self.store.finish(job.id, status, str(exc) or type(exc).__name__)
+            raise
+        finally:
+            heartbeat.cancel()
+            self._running.pop(job.id, None)
+        yield JobFinished(await asyncio.to_thread(self._outcome, run))
+
+    def stop(self, job_id: str) -> None:
+        """Stop a running job, here at once, in another process at its next heartbeat."""
+        self.store.request_stop(job_id)
+        if task := self._running.get(job_id):
+            task.cancel()
+
+    def jobs(self, book_id: str) -> list[Job]:
+        return self.store.for_book(book_id)
+
+    def actions(
+        self, book_id: str, kinds: Sequence[ActionKind] | None = None
+    ) -> list[RecordedAction]:
+        return self.store.actions(book_id, kinds=kinds)
+
+    async def _heartbeat(self, job_id: str, task: asyncio.Task[object]) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            if await asyncio.to_thread(self.chunks.beat, job_id):
+                task.cancel()
+                return
+
+    def _outcome(self, run: _Run) -> JobOutcome:
+        job = run.job
+        items = self.chunks.items(job.id)
+        elsewhere = self.chunks.live_elsewhere(job.id)
+        if not elsewhere:
+            left = [i for i in items if i.status is not ChunkStatus.DONE]
+            status = JobStatus.FAILED if left else JobStatus.FINISHED
+            self.store.finish(job.id, status, _failure_text(run.failures, left))
+        return JobOutcome(
+            self.store.get(job.id),
+            run.failures,
+            run.total,
+            run.total - len(run.to_do) + run.done,
+            run.busy,
+            elsewhere,
+        )
+
+
+class _Run:
+    """One run of one job in this process: its tools, its plan, what it has done so far."""
+
+    def __init__(
+        self,
+        service: JobService,
+        job: Job,
+        book: Book,
+        request: JobRequest,
+        model: ConnectedModel,
+    ) -> None:
+        self.service, self.job, self.book, self.request = service, job, book, request
+        self.paragraphs = {p.id: p for c in book.chapters for p in work_of(c, request.kind)}
+        self.total = len(self.paragraphs)
+        self.to_do = self._still_to_do(service.store.paragraphs_done(job.id))
+        self.talk = ChunkTalk(model.provider, self._registry(), self._prompt(), request.limits)
+        self.failures: list[ChunkFailure] = []
+        self.done = 0
+        self.busy = 0
+
+    def _still_to_do(self, written: set[str]) -> set[str]:
+        return {
+            pid
+            for pid, paragraph in self.paragraphs.items()
+            if not is_done(
+                paragraph, self.job.kind, retranslate=self.job.retranslate, written=written
+            )
+        }
+
+    def _registry(self) -> ToolRegistry[ChunkContext]:
+        settings = self.book.settings
+        approval = ApprovalPolicy(
+            self.service.broker,
+            set(settings.approve_tools),
+            set(settings.always_allow),
+            remember_always=self._always_allow,
+        )
+        if settings.skip_ask_user:
+            questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
+        else:
+            questions, hidden = QUESTION_TOOLS, ()
+        return ToolRegistry(TASK_TOOLS + questions, ChunkContext, hidden=hidden, approval=approval)
+
+    def _prompt(self) -> str:
+        book = self.book
+        return system_prompt(
+            self.request.kind,
+            book.source_lang,
+            book.target_lang,
+            questions=not book.settings.skip_ask_user,
+        )
+
+    def _always_allow(self, tool: str) -> None:
+        library = self.service.library
+        allowed = library.settings(self.book.id).always_allow
+        if tool not in allowed:
+            library.update_settings(self.book.id, always_allow=[*allowed, tool])
+
+    def lanes(self, items: list[ChunkItem]) -> list[list[ChunkItem]]:
+        """The chunks left to run, one lane per chapter, longest chapters first: the job ends
+        closest to its critical path."""
+        left = [i for i in items if i.status is not ChunkStatus.DONE]
+        by_chapter = [list(g) for _, g in groupby(left, key=lambda i: i.planned.chapter_number)]
+        return sorted(by_chapter, key=len, reverse=True)
+
+    def tally(self, event: JobEvent) -> None:
+        match event:
+            case ParagraphsDone(count=count):
+                self.done += count
+            case ParagraphsBusy(paragraph_ids=ids):
+                self.busy += len(ids)
+            case ChunkFinished(where=where, error=str() as error):
+                self.failures.append(ChunkFailure(where, error))
+
+    async def chapter(self, items: Sequence[ChunkItem]) -> AsyncIterator[JobEvent]:
+        """A chapter's chunks in order; a chunk another process holds leaves it the chapter."""
+        chunks = self.service.chunks
+        for item in items:
+            claim = await asyncio.to_thread(chunks.claim, item.pk)
+            if claim is ChunkStatus.RUNNING:
+                return
+            if isinstance(claim, Claim):
+                async for event in self._claimed(claim):
+                    yield event
+
+    async def _claimed(self, claim: Claim) -> AsyncIterator[JobEvent]:
+        planned = claim.item.planned
+        where = Where(planned.chapter_number, planned.number, planned.chapter_id)
+        chapter, work, gone = await asyncio.to_thread(self._work, claim)
+        if claim.busy:
+            yield ParagraphsBusy(where, claim.busy)
+        if gone:
+            yield ParagraphsDone(where, gone)
+        shows_title = (
+            planned.shows_title
+            and not claim.busy
+            and title_wanted(chapter, self.job.kind, retranslate=self.job.retranslate)
+        )
+        error = None
+        if work or shows_title:
+            context = self._context(Chunk(chapter, planned.number, tuple(work), shows_title))
+            async for event in run_chunk(
+                context, self.talk, chunks_in_chapter=planned.chunks_in_chapter
+            ):
+                if isinstance(event, ChunkFinished):
+                    error = event.error
+                yield event
+        status = ChunkStatus.FAILED if error else ChunkStatus.DONE
+        await asyncio.to_thread(self.service.chunks.finish, claim.item.pk, status, error)
+
+    def _work(self, claim: Claim) -> tuple[Chapter, list[Paragraph], int]:
+        """The chunk's chapter, its paragraphs still to do, and how many of those it was planned
+        with were done meanwhile (by another job or process)."""
+        library, book_id = self.service.library, self.book.id
+        chapter = library.chapter(book_id, claim.item.planned.chapter_id)
+        found = library.paragraphs(book_id, claim.free)
+        written = self.service.store.paragraphs_done(self.job.id)
+        kind, retranslate = self.job.kind, self.job.retranslate
+        work = [
+            found[pid]
+            for pid in claim.free
+            if not is_done(found[pid], kind, retranslate=retranslate, written=written)
+        ]
+        left = {p.id for p in work}
+        gone = sum(1 for pid in claim.free if pid in self.to_do and pid not in left)
+        return chapter, work, gone
+
+    def _context(self, chunk: Chunk) -> ChunkContext:
+        chapter = chunk.chapter
+        kind = self.job.kind
+        asker = f"{kind} of chapter {chapter.order} «{chapter.title}», chunk {chunk.number}"
+        workflow = ChunkWorkflow(
+            kind, {p.id: p for p in chunk.paragraphs}, chapter.id, needs_title=chunk.shows_title
+        )
+        return ChunkContext(
+            self.service.broker,
+            asker,
+            self.service.library,
+            self.book,
+            self.job.id,
+            self.talk.provider.model,
+            chunk,
+            workflow,
+        )
+
+
+def _failure_text(failures: list[ChunkFailure], left: list[ChunkItem]) -> str | None:
+    if failures:
+        first = failures[0]
+        where = f"chapter {first.where.chapter} chunk {first.where.chunk}"
+        return f"{len(failures)} chunk(s) failed; first: {where}: {first.reason}"
+    if left:
+        return f"{len(left)} chunk(s) not done"
+    return None

@@ -1,0 +1,34 @@
+"""The built-in demo model: a deterministic translator that marks each paragraph 〈译〉.
+
+It runs inside honyaku's process (``DemoProvider``). The fake model servers of the tests
+put the same translator behind real HTTP.
+"""
+
+from honyaku.llm.demo.conversation import read_conversation, render_xml_call, reply_text
+from honyaku.llm.demo.provider import DEMO_MODEL, DemoProvider
+from honyaku.llm.demo.translator import (
+    FakeCall,
+    FakeTranslator,
+    Mistake,
+    Reply,
+    Turn,
+    proofreading_changes,
+    pseudo_revision,
+    pseudo_translation,
+)
+
+__all__ = [
+    "DEMO_MODEL",
+    "DemoProvider",
+    "FakeCall",
+    "FakeTranslator",
+    "Mistake",
+    "Reply",
+    "Turn",
+    "proofreading_changes",
+    "pseudo_revision",
+    "pseudo_translation",
+    "read_conversation",
+    "render_xml_call",
+    "reply_text",
+]

@@ -1,0 +1,284 @@
+"""Which model honyaku talks to, how it calls tools, and opening it.
+
+A ``ModelChoice`` is what a person chose (flags, environment, a saved profile). Each kind of
+provider is a ``ProviderKind`` in ``PROVIDER_KINDS``, an open registry: its default URL, the
+environment variables its key may be in, and how to connect. ``open_model`` turns a choice
+into a provider with retries, speaking tools natively or through the XML protocol; ``auto``
+asks the model once with a trivial tool and remembers the verdict (``ProtocolMemory``) for
+that server and model.
+
+Model SDKs take a second to import: each kind imports its own only when it connects.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+from urllib.parse import urlsplit, urlunsplit
+
+from honyaku.errors import ConfigError
+from honyaku.llm.demo import DEMO_MODEL, DemoProvider
+from honyaku.llm.events import ChatProvider
+from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
+from honyaku.llm.tool_support import calls_tools_natively
+from honyaku.llm.xml import XmlToolProtocol
+
+
+class ToolProtocol(StrEnum):
+    NATIVE = "native"
+    XML = "xml"
+    AUTO = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderKind:
+    name: str
+    summary: str
+    default_url: str | None
+    key_variables: tuple[str, ...]
+    connect: Callable[[ModelChoice], ChatProvider]
+    native_tools: bool | None = None
+    """Known to call tools natively (or not): ``auto`` then asks nothing."""
+
+
+PROVIDER_KINDS: dict[str, ProviderKind] = {}
+
+
+def register_provider_kind(kind: ProviderKind) -> None:
+    PROVIDER_KINDS[kind.name] = kind
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChoice:
+    model: str | None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """The variable holding the key; by default the provider's usual one."""
+    protocol: ToolProtocol = ToolProtocol.AUTO
+    provider: str | None = None
+    """A name in ``PROVIDER_KINDS``. By default ``demo`` for the demo model, Gemini for a
+    ``gemini-…`` model without a base URL, else Chat Completions."""
+    headers: tuple[str, ...] = ()
+    """Extra HTTP headers as ``Name: value``, for gateways; never printed."""
+
+    @property
+    def kind(self) -> ProviderKind:
+        if self.provider is not None:
+            if self.provider not in PROVIDER_KINDS:
+                known = ", ".join(PROVIDER_KINDS)
+                raise ConfigError(f"unknown provider {self.provider!r}; known: {known}")
+            return PROVIDER_KINDS[self.provider]
+        if self.model == DEMO_MODEL:
+            return PROVIDER_KINDS["demo"]
+        gemini = (self.model or "").startswith("gemini") and self.base_url is None
+        return PROVIDER_KINDS["gemini" if gemini else "openai"]
+
+    @property
+    def header_map(self) -> dict[str, str]:
+        headers = {}
+        for n, header in enumerate(self.headers, start=1):
+            name, colon, value = header.partition(":")
+            if not colon or not name.strip():
+                # Never echo it: a header is where secrets go.
+                raise ConfigError(f"--header number {n} must look like 'Name: value'")
+            headers[name.strip()] = value.strip()
+        return headers
+
+    @property
+    def endpoint(self) -> str | None:
+        """The base URL requests go to; ``None`` is the provider's own.
+
+        ``$OPENAI_BASE_URL`` stands in for ``--base-url`` with Chat Completions only.
+        """
+        if self.base_url:
+            return self.base_url
+        if self.kind.name == "openai":
+            return os.environ.get("OPENAI_BASE_URL") or None
+        return None
+
+    @property
+    def key_variable(self) -> str | None:
+        if self.api_key_env:
+            return self.api_key_env
+        candidates = self.kind.key_variables
+        return next((name for name in candidates if os.environ.get(name)), None) or (
+            candidates[0] if candidates else None
+        )
+
+    @property
+    def api_key(self) -> str | None:
+        return os.environ.get(self.key_variable) if self.key_variable else None
+
+    def check(self) -> None:
+        """Refuse, in one line and before any request, what cannot work: a malformed base
+        URL, a password inside it, a named key variable that is not set."""
+        if self.base_url is not None:
+            check_base_url(self.base_url)
+        if self.api_key_env and not os.environ.get(self.api_key_env):
+            raise ConfigError(
+                f"--api-key-env {self.api_key_env}: that environment variable is not set"
+            )
+
+    def describe(self) -> str:
+        """Where requests go; never the key itself."""
+        if self.kind.name == "demo":
+            return "the built-in demo model (it marks each paragraph 〈译〉 instead of translating)"
+        key = f"key from ${self.key_variable}" if self.api_key else "no key"
+        url = printable_url(self.endpoint or self.kind.default_url or "")
+        return f"{self.model} at {url} ({key})"
+
+
+def check_base_url(url: str) -> None:
+    """One line naming what is wrong with a base URL, or nothing."""
+    shown = printable_url(url) if "@" in url else url
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise ConfigError(f"base URL {shown!r} is not a URL: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        raise ConfigError(f"base URL {shown!r} must start with http:// or https://")
+    if not parts.hostname:
+        raise ConfigError(f"base URL {shown!r} names no host")
+    if port == 0:
+        raise ConfigError(f"base URL {shown!r}: port 0 is not a port")
+    if parts.username or parts.password:
+        raise ConfigError(
+            "the base URL holds a user name or password, which honyaku will not store: put "
+            "the key in an environment variable (--api-key-env VAR) or a header (--header)"
+        )
+
+
+def printable_url(url: str) -> str:
+    """A URL fit to print: no ``user:password@`` and no query, where keys sometimes ride."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port:
+            host += f":{parts.port}"
+    except ValueError:
+        return "(an address that cannot be read)"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+class ProtocolMemory(Protocol):
+    """Where the verdict of ``auto`` is kept, per server and model."""
+
+    def protocol(self, base_url: str, model: str) -> str | None: ...
+
+    def remember_protocol(self, base_url: str, model: str, protocol: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectedModel:
+    provider: ChatProvider
+    protocol: ToolProtocol
+    """NATIVE or XML: what ``auto`` resolved to."""
+
+
+@asynccontextmanager
+async def open_model(
+    choice: ModelChoice, memory: ProtocolMemory, *, language: str
+) -> AsyncIterator[ConnectedModel]:
+    """The chosen model with retries, speaking tools in ``language`` if it needs the XML
+    protocol; its connections close on exit."""
+    if choice.model is None:
+        raise ConfigError(
+            "no model chosen: pass --model NAME (with --base-url for a local server) or set "
+            f"HONYAKU_MODEL; --model {DEMO_MODEL} runs the built-in demo model"
+        )
+    choice.check()
+    kind = choice.kind
+    server = kind.connect(choice)
+    url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
+    try:
+        protocol = await _resolve(choice.protocol, kind, server, url, memory)
+        provider: ChatProvider = server
+        if protocol is ToolProtocol.XML:
+            provider = XmlToolProtocol(server, language=language)
+        yield ConnectedModel(RetryingProvider(provider, retry_policy()), protocol)
+    finally:
+        await server.aclose()
+
+
+async def _resolve(
+    wanted: ToolProtocol, kind: ProviderKind, server: ChatProvider, url: str, memory: ProtocolMemory
+) -> ToolProtocol:
+    if wanted is not ToolProtocol.AUTO:
+        return wanted
+    if kind.native_tools is not None:
+        return ToolProtocol.NATIVE if kind.native_tools else ToolProtocol.XML
+    if remembered := memory.protocol(url, server.model):
+        return ToolProtocol(remembered)
+    native = await calls_tools_natively(RetryingProvider(server, retry_policy()))
+    protocol = ToolProtocol.NATIVE if native else ToolProtocol.XML
+    memory.remember_protocol(url, server.model, protocol.value)
+    return protocol
+
+
+def retry_policy() -> RetryPolicy:
+    setting = os.environ.get("HONYAKU_RETRY_BASE_S", str(RETRY_BASE_S))
+    try:
+        return RetryPolicy(base_s=float(setting))
+    except ValueError:
+        raise ConfigError(f"HONYAKU_RETRY_BASE_S must be seconds, not {setting!r}") from None
+
+
+# -- the kinds honyaku knows ----------------------------------------------------------------
+
+
+def _openai(choice: ModelChoice) -> ChatProvider:
+    from honyaku.llm.openai_compat import OpenAICompatibleProvider
+
+    assert choice.model is not None
+    return OpenAICompatibleProvider(
+        model=choice.model,
+        base_url=choice.endpoint,
+        api_key=choice.api_key,
+        headers=choice.header_map,
+    )
+
+
+def _gemini(choice: ModelChoice) -> ChatProvider:
+    from honyaku.llm.gemini import GeminiProvider
+
+    assert choice.model is not None
+    return GeminiProvider(model=choice.model, api_key=choice.api_key, base_url=choice.endpoint)
+
+
+def _demo(_choice: ModelChoice) -> ChatProvider:
+    return DemoProvider()
+
+
+register_provider_kind(
+    ProviderKind(
+        "openai",
+        "Chat Completions: OpenAI, DeepSeek, Ollama, vLLM, llama.cpp, LM Studio…",
+        "https://api.openai.com/v1",
+        ("OPENAI_API_KEY",),
+        _openai,
+    )
+)
+register_provider_kind(
+    ProviderKind(
+        "gemini",
+        "Google's own Gemini API",
+        "https://generativelanguage.googleapis.com",
+        ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        _gemini,
+    )
+)
+register_provider_kind(
+    ProviderKind(
+        "demo",
+        "the built-in demo model, inside honyaku",
+        None,
+        (),
+        _demo,
+        native_tools=True,
+    )
+)
