@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from honyaku.books import export_book, import_book
 from honyaku.domain.book import Book, BookDraft, Chapter, Paragraph
 from honyaku.domain.ids import new_id
 from honyaku.formats import ExportFormat, read_book, write_book
@@ -147,10 +148,10 @@ def whole_import_and_export(work: Path, name: str, path: Path) -> str:
     """What ``honyaku import`` and ``honyaku export`` do: read and store; load and write."""
     library = Library(Database.open(work / f"home-{path.stem}"))
     started = time.perf_counter()
-    book_id = library.add_book(read_book(path), source_lang="ja", target_lang="zh-CN")
+    book_id = import_book(library, path, source_lang="ja").id
     imported = time.perf_counter() - started
     started = time.perf_counter()
-    write_book(library.get_book(book_id), work / "whole.epub", ExportFormat.EPUB)
+    export_book(library, book_id, work / "whole.epub", ExportFormat.EPUB)
     exported = time.perf_counter() - started
     short = name.split(" (")[0]
     return "\n".join(

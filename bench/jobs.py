@@ -30,11 +30,12 @@ import httpx2
 
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.formats import read_book
-from honyaku.jobs.events import JobEvent, RequestFinished
-from honyaku.jobs.runner import JobRequest, JobRunner
+from honyaku.jobs import ChunkEvent, JobEvent, JobFinished, JobRequest, JobService
+from honyaku.llm.events import Response
+from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
-from honyaku.store import Database, JobStore, Library
+from honyaku.store import Database, Library
 from honyaku.testing import FakeLLMServer
 
 DIALOGUE = (
@@ -104,57 +105,52 @@ def model_process(latency_s: float, delta_chars: int = 256) -> Iterator[str]:
 
 async def _run(
     library: Library,
-    jobs: JobStore,
     url: str,
     book_id: str,
     concurrency: int,
     report: Callable[[JobEvent], None] = lambda event: None,
 ) -> float:
     provider = RetryingProvider(OpenAICompatibleProvider(model="fake", base_url=url))
-    runner = JobRunner(library, jobs, provider, report=report)
+    model = ConnectedModel(provider, ToolProtocol.NATIVE)
+    request = JobRequest(book_id, JobKind.TRANSLATION, concurrency=concurrency)
     started = time.perf_counter()
     try:
-        outcome = await runner.run(
-            JobRequest(book_id, JobKind.TRANSLATION, concurrency=concurrency)
-        )
+        async for event in JobService(library).run(request, model):
+            report(event)
+            if isinstance(event, JobFinished):
+                assert event.outcome.ok, event.outcome.failures
     finally:
         await provider.aclose()
-    assert outcome.ok, outcome.failures
     return time.perf_counter() - started
 
 
-def _fresh(home: Path, draft: BookDraft) -> tuple[Library, JobStore, str]:
-    database = Database.open(home)
-    library = Library(database)
-    return (
-        library,
-        JobStore(database),
-        library.add_book(draft, source_lang="ja", target_lang="zh-CN"),
-    )
+def _fresh(home: Path, draft: BookDraft) -> tuple[Library, str]:
+    library = Library(Database.open(home))
+    return library, library.add_book(draft, source_lang="ja", target_lang="zh-CN")
 
 
 def throughput(home: Path) -> dict[str, float]:
     draft = light_novel(chapters=24, paragraphs=600)
-    library, jobs, book_id = _fresh(home / "throughput", draft)
+    library, book_id = _fresh(home / "throughput", draft)
     work = sum(1 for c in draft.chapters for p in c.paragraphs if p)
     with model_process(latency_s=0) as url:
-        seconds = asyncio.run(_run(library, jobs, url, book_id, concurrency=4))
+        seconds = asyncio.run(_run(library, url, book_id, concurrency=4))
     return {"paragraphs": work, "seconds": seconds, "paragraphs_per_s": work / seconds}
 
 
 def scheduling(home: Path, chunk_chars: int, latency_s: float = 0.2) -> dict[str, float]:
     concurrency = 8
     draft = light_novel(chapters=20, paragraphs=240, vary=True)
-    library, jobs, book_id = _fresh(home / f"scheduling-{chunk_chars}-{latency_s}", draft)
+    library, book_id = _fresh(home / f"scheduling-{chunk_chars}-{latency_s}", draft)
     library.update_settings(book_id, chunk_chars=chunk_chars)
     replies: Counter[int] = Counter()
 
     def count(event: JobEvent) -> None:
-        if isinstance(event, RequestFinished):
-            replies[event.chapter] += 1
+        if isinstance(event, ChunkEvent) and isinstance(event.event, Response):
+            replies[event.where.chapter] += 1
 
     with model_process(latency_s) as url:
-        seconds = asyncio.run(_run(library, jobs, url, book_id, concurrency, count))
+        seconds = asyncio.run(_run(library, url, book_id, concurrency, count))
     chains = list(replies.values())
     bound = latency_s * max(max(chains), math.ceil(sum(chains) / concurrency))
     schedule = latency_s * _longest_first_makespan(chains, concurrency)
@@ -178,9 +174,9 @@ def _longest_first_makespan(chains: list[int], workers: int) -> int:
 
 
 def cost(home: Path, name: str, draft: BookDraft) -> dict[str, float]:
-    library, jobs, book_id = _fresh(home / f"cost-{name}", draft)
+    library, book_id = _fresh(home / f"cost-{name}", draft)
     with FakeLLMServer() as server:
-        asyncio.run(_run(library, jobs, server.url, book_id, concurrency=1))
+        asyncio.run(_run(library, server.url, book_id, concurrency=1))
         requests = server.requests
     source_chars = sum(len(p) for c in draft.chapters for p in c.paragraphs)
     work = [p for c in draft.chapters for p in c.paragraphs if p.strip()]

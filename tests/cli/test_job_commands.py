@@ -192,3 +192,50 @@ def test_ctrl_c_stops_the_job_saying_the_work_is_saved_and_it_resumes(home):
         assert JobStore(library.database).for_book(book)[0].status == "interrupted"
         resumed = honyaku("translate", book, *model_flags(server))
     assert "Resuming translation job" in resumed.stdout
+
+
+def test_four_copies_started_together_share_one_job_and_pay_for_each_paragraph_once(home):
+    book = imported(KOJIKI)
+    honyaku("settings", book, "--chunk-chars", "1500")
+    with FakeLLMServer(latency_s=0.1) as server:
+        command = [sys.executable, "-m", "honyaku", "translate", book, *model_flags(server)]
+        copies = [
+            subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(4)
+        ]
+        outputs = [copy.communicate(timeout=120) for copy in copies]
+
+    library = Library(Database.open(home))
+    assert [copy.returncode for copy in copies] == [0, 0, 0, 0], outputs
+    assert len(JobStore(library.database).for_book(book)) == 1
+    for chapter in library.get_book(book).chapters:
+        for paragraph in chapter.work_paragraphs:
+            assert len(library.versions(book, paragraph.id)) == 1
+
+
+def test_overlapping_chapter_ranges_started_a_moment_apart_never_translate_twice(home):
+    book = imported(KOJIKI)
+    honyaku("settings", book, "--chunk-chars", "1500")
+    with FakeLLMServer(latency_s=0.1) as server:
+        runs = []
+        for chapters in ("1-12", "6-18", "10-22"):
+            command = [sys.executable, "-m", "honyaku", "translate", book, "--chapters", chapters]
+            runs.append(
+                subprocess.Popen(
+                    [*command, *model_flags(server)],
+                    text=True,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+            )
+            time.sleep(0.5)
+        outputs = [run.communicate(timeout=120) for run in runs]
+
+    library = Library(Database.open(home))
+    assert [run.returncode for run in runs] == [0, 0, 0], outputs
+    versions = Counter(
+        len(library.versions(book, p.id))
+        for c in library.get_book(book).chapters
+        for p in c.work_paragraphs
+    )
+    assert versions == {1: _work(library, book)}

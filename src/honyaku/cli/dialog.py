@@ -193,8 +193,13 @@ class TerminalInput:
     async def _readable(self) -> None:
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[None] = loop.create_future()
-        loop.add_reader(self._fd, lambda: ready.done() or ready.set_result(None))
+        loop.add_reader(self._fd, _settle, ready)
         try:
             await ready
         finally:
             loop.remove_reader(self._fd)
+
+
+def _settle(ready: asyncio.Future[None]) -> None:
+    if not ready.done():
+        ready.set_result(None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated
 
@@ -35,7 +35,7 @@ Concurrency = Annotated[
 ]
 
 
-def _job_command(kind: JobKind, summary: str) -> typer.models.CommandFunctionType:
+def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
     def command(
         book: BookRef,
         chapters: Chapters = None,

@@ -124,7 +124,13 @@ class JobProgressView:
 
     def _count(self, name: str, amount: int) -> None:
         self._counts[name] += amount
-        self._progress.update(self._task, **self._counts)
+        counts = self._counts
+        self._progress.update(
+            self._task,
+            requests=counts["requests"],
+            tokens=counts["tokens"],
+            retries=counts["retries"],
+        )
 
 
 def _tokens(usage: Usage) -> int:

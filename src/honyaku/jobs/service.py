@@ -196,10 +196,10 @@ class _Run:
             set(settings.always_allow),
             remember_always=self._always_allow,
         )
+        hidden: tuple[str, ...] = ()
+        questions = QUESTION_TOOLS
         if settings.skip_ask_user:
             questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
-        else:
-            questions, hidden = QUESTION_TOOLS, ()
         return ToolRegistry(TASK_TOOLS + questions, ChunkContext, hidden=hidden, approval=approval)
 
     def _prompt(self) -> str:
@@ -275,7 +275,7 @@ class _Run:
         library, book_id = self.service.library, self.book.id
         chapter = library.chapter(book_id, claim.item.planned.chapter_id)
         found = library.paragraphs(book_id, claim.free)
-        written = self.service.store.paragraphs_done(self.job.id)
+        written = self.service.store.paragraphs_done(self.job.id, among=claim.free)
         kind, retranslate = self.job.kind, self.job.retranslate
         work = [
             found[pid]

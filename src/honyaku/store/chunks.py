@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from sqlalchemy import insert, select, update
+from sqlalchemy.orm import Session
 
+from honyaku.errors import NotFoundError
 from honyaku.store.database import Database
 from honyaku.store.leases import Lease, this_process
-from honyaku.store.schema import BookRow, ChunkRow, JobRow, utc_now
+from honyaku.store.schema import BookRow, ChunkRow, JobRow, table_of, utc_now
 
 
 class ChunkStatus(StrEnum):
@@ -67,11 +69,13 @@ class Claim:
     """Paragraphs a live chunk of another job holds: left to it."""
 
 
-def add_chunks(session: Any, job_id: str, book_id: str, planned: Sequence[PlannedChunk]) -> None:
+def add_chunks(
+    session: Session, job_id: str, book_id: str, planned: Sequence[PlannedChunk]
+) -> None:
     if not planned:
         return
     session.execute(
-        insert(ChunkRow.__table__),
+        insert(table_of(ChunkRow)),
         [
             {
                 "job_id": job_id,
@@ -90,7 +94,7 @@ def add_chunks(session: Any, job_id: str, book_id: str, planned: Sequence[Planne
     )
 
 
-def reopen_chunks(session: Any, job_id: str) -> None:
+def reopen_chunks(session: Session, job_id: str) -> None:
     """A resumed job tries its failed chunks again; chunks a dead process held are free."""
     now = utc_now()
     rows = session.scalars(
@@ -124,6 +128,8 @@ class ChunkStore:
         now = utc_now()
         with self.database.transaction(exclusive=True) as session:
             row = session.get(ChunkRow, pk)
+            if row is None:
+                raise NotFoundError(f"no chunk {pk}")
             if row.status in ENDED or _lease(row).held_elsewhere(now):
                 return ChunkStatus(row.status)
             session.execute(select(BookRow.id).where(BookRow.id == row.book_id).with_for_update())
@@ -187,7 +193,7 @@ class ChunkStore:
         )
 
 
-def _held_by_others(session: Any, row: ChunkRow, now: Any) -> set[str]:
+def _held_by_others(session: Session, row: ChunkRow, now: datetime) -> set[str]:
     """Paragraphs of ``row`` that a live running chunk of any job on the book holds."""
     others = session.scalars(
         select(ChunkRow).where(

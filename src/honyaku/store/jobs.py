@@ -7,13 +7,14 @@ claiming chunks of their own (``store.chunks``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import insert, select, update
+from sqlalchemy.orm import Session
 
 from honyaku.domain.ids import new_id
 from honyaku.domain.workflow import JobKind
@@ -29,6 +30,7 @@ from honyaku.store.schema import (
     JobRow,
     ParagraphRow,
     TranslationRow,
+    table_of,
     utc_now,
 )
 
@@ -196,7 +198,7 @@ class JobStore:
             if actions:
                 now = utc_now()
                 session.execute(
-                    insert(ActionRow.__table__),
+                    insert(table_of(ActionRow)),
                     [
                         {
                             "job_id": job_id,
@@ -240,19 +242,20 @@ class JobStore:
                 for row, position in session.execute(query)
             ]
 
-    def paragraphs_done(self, job_id: str) -> set[str]:
-        """Ids of the paragraphs this job has written a version of."""
+    def paragraphs_done(self, job_id: str, among: Collection[str] | None = None) -> set[str]:
+        """Ids of the paragraphs (``among`` these, if given) this job wrote a version of."""
+        query = (
+            select(ParagraphRow.id)
+            .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
+            .where(TranslationRow.job_id == job_id)
+        )
+        if among is not None:
+            query = query.where(ParagraphRow.id.in_(list(among)))
         with self.database.transaction() as session:
-            return set(
-                session.scalars(
-                    select(ParagraphRow.id)
-                    .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
-                    .where(TranslationRow.job_id == job_id)
-                )
-            )
+            return set(session.scalars(query))
 
 
-def _resumable(session: Any, scope: JobScope) -> JobRow | None:
+def _resumable(session: Session, scope: JobScope) -> JobRow | None:
     """The latest job of this kind over the same chapters, if it is unfinished."""
     rows = session.scalars(
         select(JobRow)
@@ -263,7 +266,7 @@ def _resumable(session: Any, scope: JobScope) -> JobRow | None:
     return latest if latest is not None and latest.status in RESUMABLE else None
 
 
-def _reopen(session: Any, row: JobRow, *, model: str, protocol: str) -> None:
+def _reopen(session: Session, row: JobRow, *, model: str, protocol: str) -> None:
     row.status = JobStatus.RUNNING
     row.error = None
     row.model = model
@@ -274,7 +277,7 @@ def _reopen(session: Any, row: JobRow, *, model: str, protocol: str) -> None:
     session.flush()
 
 
-def _new_job(session: Any, scope: JobScope, *, model: str, protocol: str) -> JobRow:
+def _new_job(session: Session, scope: JobScope, *, model: str, protocol: str) -> JobRow:
     taken = set(session.scalars(select(JobRow.id)))
     row = JobRow(
         id=new_id(taken),

@@ -16,7 +16,14 @@ from honyaku.domain.book import Book, BookDraft, BookSettings, Chapter, Paragrap
 from honyaku.domain.ids import new_id
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.store.database import Database
-from honyaku.store.schema import BookRow, ChapterRow, ParagraphRow, TranslationRow, utc_now
+from honyaku.store.schema import (
+    BookRow,
+    ChapterRow,
+    ParagraphRow,
+    TranslationRow,
+    table_of,
+    utc_now,
+)
 
 MIN_ID_PREFIX = 4
 ID_PREFIX = re.compile(r"[0-9a-f]{1,8}")
@@ -245,8 +252,7 @@ class Library:
             )
             now = utc_now()
             session.execute(
-                # Core, not ORM, inserts: a batch of hundreds costs a fifth of the time.
-                insert(TranslationRow.__table__),
+                insert(table_of(TranslationRow)),
                 [
                     {
                         "paragraph_pk": pks[pid],
@@ -358,7 +364,7 @@ def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
                 }
             )
     if rows:
-        session.execute(insert(ParagraphRow.__table__), rows)
+        session.execute(insert(table_of(ParagraphRow)), rows)
 
 
 def _selected_join() -> Any:

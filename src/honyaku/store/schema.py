@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -15,6 +25,12 @@ def utc_now() -> datetime:
 
 class Base(DeclarativeBase):
     pass
+
+
+def table_of(row: type[Base]) -> Table:
+    """The Core table behind a mapped class: bulk inserts through Core cost a fifth of the
+    time the ORM takes for hundreds of rows."""
+    return cast(Table, row.__table__)
 
 
 class BookRow(Base):
@@ -63,6 +79,8 @@ class TranslationRow(Base):
     """One version of a paragraph's target text. Rows are only ever added; one is selected."""
 
     __tablename__ = "translations"
+    __table_args__ = (Index("ix_translations_paragraph", "paragraph_pk"),)
+
     pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     paragraph_pk: Mapped[int] = mapped_column(ForeignKey("paragraphs.pk", ondelete="CASCADE"))
     text: Mapped[str] = mapped_column(Text)

@@ -70,7 +70,7 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("selected", sa.Boolean, nullable=False),
     )
-    selected = sa.column("selected")
+    selected = sa.column("selected", sa.Boolean)
     op.create_index(
         "uq_translations_selected",
         "translations",

@@ -1,4 +1,5 @@
-"""Create job_chunks, a job's plan as work items; add jobs.retranslate and jobs.stop_requested.
+"""Create job_chunks, a job's plan as work items; add jobs.retranslate and jobs.stop_requested;
+index translations by paragraph (a lookup of a paragraph's versions scanned the whole table).
 
 Revision ID: 0005
 """
@@ -40,9 +41,11 @@ def upgrade() -> None:
         unique=True,
     )
     op.create_index("ix_job_chunks_book_status", "job_chunks", ["book_id", "status"])
+    op.create_index("ix_translations_paragraph", "translations", ["paragraph_pk"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_translations_paragraph", "translations")
     op.drop_table("job_chunks")
     with op.batch_alter_table("jobs") as jobs:
         jobs.drop_column("stop_requested")

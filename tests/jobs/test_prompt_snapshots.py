@@ -1,0 +1,368 @@
+"""What the model reads, pinned: a change to a prompt, a tool's schema or the chunk text shows
+in review as a change to this file (``pytest --inline-snapshot=fix`` rewrites it)."""
+
+from __future__ import annotations
+
+from inline_snapshot import snapshot
+
+from honyaku.agent.questions import QUESTION_TOOLS
+from honyaku.domain import Chapter, JobKind, Paragraph, split_into_chunks
+from honyaku.jobs.prompts import chunk_message, system_prompt
+from honyaku.jobs.tools import TASK_TOOLS
+
+CHAPTER = Chapter(
+    "c0ffee00",
+    2,
+    "第二章　羅生門",
+    "第二章 罗生门",
+    (
+        Paragraph("1a2b3c4d", 0, "ある日の暮方の事である。", "某日傍晚。"),
+        Paragraph("2b3c4d5e", 1, ""),
+        Paragraph(
+            "3c4d5e6f",
+            2,
+            "一人の下人が、羅生門の下で雨やみを待っていた。",
+            "一个仆人在罗生门下等雨停。",
+        ),
+    ),
+)
+
+
+def rendered(kind: JobKind) -> str:
+    [chunk] = split_into_chunks(CHAPTER, CHAPTER.work_paragraphs, max_chars=8000)
+    return chunk_message(chunk, kind, chunks_in_chapter=1)
+
+
+def test_translation_prompt_into_chinese():
+    assert system_prompt(JobKind.TRANSLATION, "ja", "zh-CN", questions=True) == snapshot("""\
+你负责把一本日语书翻译成简体中文，每次处理一个分块。
+
+工作步骤：
+1. 调用 update_task_status("working")。
+2. 翻译每一个待处理段落，用 add_translation_batch 提交，每次调用尽量多提交一些段落。如果分块开头有
+   chapter_id 和 title，还要用 update_chapter_title 提交章节标题的译文。
+3. 调用 update_task_status("review") 检查译文；需要修改时先回到 "working" 再重新提交这些段落。
+4. 调用 update_task_status("end")。
+一次回复中可以调用多个工具。
+
+规则：
+- 只通过工具工作。不要以文本形式输出 JSON、译文列表或结果：输出的文本不会被保存。
+- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"。[n] 是段落在本章中的位置，仅供定位阅读；
+  提交时必须使用 paragraph_id（"ID:" 后面的 8 个字符），不得使用 index。
+  original_text_prefix 填原文段落开头的几个字符。
+- 只有带 [ID: …] 标记的行是待处理段落。通过 get_previous_paragraphs、get_next_paragraphs、
+  get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以随时查阅，但不要提交。
+- 每个段落一项，译文写在一行内。人名和术语前后保持一致。
+- 遇到必须由译者决定、且影响工作的关键歧义（人名译法、角色口吻、重要术语）时，
+  用 ask_user 提问，多个问题可用 ask_user_batch 一次提出。尽量少问；其他问题自行判断。\
+""")
+
+
+def test_polish_prompt_into_english_without_questions():
+    assert system_prompt(JobKind.POLISH, "ja", "en", questions=False) == snapshot("""\
+You polish an existing English translation of a Japanese book, one chunk at a time: make it read naturally and beautifully in English without changing its meaning.
+
+Steps:
+1. update_task_status("working").
+2. Submit the polished text of each paragraph you improve with add_translation_batch, as many
+   per call as you can. The current translation is on the line after each work line (→).
+3. update_task_status("end").
+You may make several tool calls in one reply.
+
+Rules:
+- Work only through the tools. Never print JSON, lists of translations or results as text:
+  printed text is not saved.
+- Work lines look like "[n] [ID: 1a2b3c4d] text". [n] is the paragraph's position in the
+  chapter, for reading only. Submit by paragraph_id, the 8 characters after "ID:", never by
+  index. original_text_prefix is the first few characters of the source paragraph.
+- Only lines with an [ID: …] marker are work items. Paragraphs you read with
+  get_previous_paragraphs, get_next_paragraphs, get_paragraph_position or get_paragraph_info are
+  context: use them freely to understand the text, never submit them.
+- One item per paragraph, its text on one line. Keep names and terms consistent.\
+""")
+
+
+def test_proofreading_prompt_into_chinese():
+    assert system_prompt(JobKind.PROOFREADING, "ja", "zh-CN", questions=True) == snapshot("""\
+你负责校对一本日语书的现有简体中文译文，每次处理一个分块：逐段对照原文，修正误译、漏译、人名术语错误和错别字；已经正确的内容不要改动。
+
+工作步骤：
+1. 调用 update_task_status("working")。
+2. 对需要修正的段落，用 add_translation_batch 提交修正后的文本。
+   每个待处理行的下一行（→ 之后）是当前译文。
+3. 调用 update_task_status("end")。
+一次回复中可以调用多个工具。
+
+规则：
+- 只通过工具工作。不要以文本形式输出 JSON、译文列表或结果：输出的文本不会被保存。
+- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"。[n] 是段落在本章中的位置，仅供定位阅读；
+  提交时必须使用 paragraph_id（"ID:" 后面的 8 个字符），不得使用 index。
+  original_text_prefix 填原文段落开头的几个字符。
+- 只有带 [ID: …] 标记的行是待处理段落。通过 get_previous_paragraphs、get_next_paragraphs、
+  get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以随时查阅，但不要提交。
+- 每个段落一项，译文写在一行内。人名和术语前后保持一致。
+- 遇到必须由译者决定、且影响工作的关键歧义（人名译法、角色口吻、重要术语）时，
+  用 ask_user 提问，多个问题可用 ask_user_batch 一次提出。尽量少问；其他问题自行判断。\
+""")
+
+
+def test_a_translation_chunk_as_the_model_reads_it():
+    assert rendered(JobKind.TRANSLATION) == snapshot("""\
+Chapter 2, chunk 1/1: 2 work paragraph(s).
+
+chapter_id: c0ffee00
+title: 第二章\u3000羅生門
+
+[1] [ID: 1a2b3c4d] ある日の暮方の事である。
+[3] [ID: 3c4d5e6f] 一人の下人が、羅生門の下で雨やみを待っていた。\
+""")
+
+
+def test_a_polish_chunk_as_the_model_reads_it():
+    assert rendered(JobKind.POLISH) == snapshot("""\
+Chapter 2, chunk 1/1: 2 work paragraph(s).
+
+chapter_id: c0ffee00
+title: 第二章\u3000羅生門
+    → 第二章 罗生门
+
+[1] [ID: 1a2b3c4d] ある日の暮方の事である。
+    → 某日傍晚。
+[3] [ID: 3c4d5e6f] 一人の下人が、羅生門の下で雨やみを待っていた。
+    → 一个仆人在罗生门下等雨停。\
+""")
+
+
+def test_tool_schemas():
+    schemas = {
+        tool.name: {"description": tool.spec.description, "parameters": tool.spec.parameters}
+        for tool in TASK_TOOLS + QUESTION_TOOLS
+    }
+    assert schemas == snapshot(
+        {
+            "update_task_status": {
+                "description": """\
+Move this task to the next workflow status. Translation: planning → working → review →
+end (review may go back to working). Polish and proofreading: planning → working → end.\
+""",
+                "parameters": {
+                    "properties": {
+                        "status": {
+                            "description": "The status to move to.",
+                            "enum": ["planning", "working", "review", "end"],
+                            "type": "string",
+                        }
+                    },
+                    "required": ["status"],
+                    "type": "object",
+                },
+            },
+            "update_chapter_title": {
+                "description": "Submit the chapter's title in the target language. Only in status working.",
+                "parameters": {
+                    "properties": {
+                        "chapter_id": {
+                            "description": "The chapter_id shown above the chunk.",
+                            "type": "string",
+                        },
+                        "translated_title": {
+                            "description": "The chapter title in the target language.",
+                            "type": "string",
+                        },
+                    },
+                    "required": ["chapter_id", "translated_title"],
+                    "type": "object",
+                },
+            },
+            "add_translation_batch": {
+                "description": """\
+Submit the text of many paragraphs at once, keyed by paragraph_id (never index). Only in
+status working. The batch is checked whole: if any item is wrong, nothing is saved and the
+error names each offending paragraph_id.\
+""",
+                "parameters": {
+                    "properties": {
+                        "paragraphs": {
+                            "description": "One item per paragraph, keyed by paragraph_id.",
+                            "items": {
+                                "description": "One paragraph's result in an ``add_translation_batch`` call.",
+                                "properties": {
+                                    "paragraph_id": {
+                                        "description": "The 8-character id from the paragraph's [ID: …] marker.",
+                                        "type": "string",
+                                    },
+                                    "original_text_prefix": {
+                                        "default": "",
+                                        "description": "The first few characters of the source paragraph, copied as they are.",
+                                        "type": "string",
+                                    },
+                                    "translated_text": {
+                                        "description": "The paragraph's new text, on one line.",
+                                        "type": "string",
+                                    },
+                                },
+                                "required": ["paragraph_id", "translated_text"],
+                                "type": "object",
+                            },
+                            "maxItems": 400,
+                            "minItems": 1,
+                            "type": "array",
+                        }
+                    },
+                    "required": ["paragraphs"],
+                    "type": "object",
+                },
+            },
+            "get_previous_paragraphs": {
+                "description": "Context: the paragraphs before one, across chunk and chapter boundaries. Read only.",
+                "parameters": {
+                    "properties": {
+                        "paragraph_id": {
+                            "description": "The 8-character id from a paragraph's [ID: …] marker.",
+                            "type": "string",
+                        },
+                        "count": {
+                            "default": 3,
+                            "description": "How many paragraphs to return.",
+                            "maximum": 20,
+                            "minimum": 1,
+                            "type": "integer",
+                        },
+                    },
+                    "required": ["paragraph_id"],
+                    "type": "object",
+                },
+            },
+            "get_next_paragraphs": {
+                "description": "Context: the paragraphs after one, across chunk and chapter boundaries. Read only.",
+                "parameters": {
+                    "properties": {
+                        "paragraph_id": {
+                            "description": "The 8-character id from a paragraph's [ID: …] marker.",
+                            "type": "string",
+                        },
+                        "count": {
+                            "default": 3,
+                            "description": "How many paragraphs to return.",
+                            "maximum": 20,
+                            "minimum": 1,
+                            "type": "integer",
+                        },
+                    },
+                    "required": ["paragraph_id"],
+                    "type": "object",
+                },
+            },
+            "get_paragraph_position": {
+                "description": """\
+Where a paragraph sits: its chapter and index, optionally with the paragraphs around it
+(across chunk and chapter boundaries).\
+""",
+                "parameters": {
+                    "properties": {
+                        "paragraph_id": {
+                            "description": "The 8-character id from a paragraph's [ID: …] marker.",
+                            "type": "string",
+                        },
+                        "include_previous": {"default": False, "type": "boolean"},
+                        "include_next": {"default": False, "type": "boolean"},
+                        "count": {
+                            "default": 3,
+                            "description": "How many paragraphs to return.",
+                            "maximum": 20,
+                            "minimum": 1,
+                            "type": "integer",
+                        },
+                    },
+                    "required": ["paragraph_id"],
+                    "type": "object",
+                },
+            },
+            "get_paragraph_info": {
+                "description": "A paragraph's text, current translation, chapter and index.",
+                "parameters": {
+                    "properties": {
+                        "paragraph_id": {
+                            "description": "The 8-character id from a paragraph's [ID: …] marker.",
+                            "type": "string",
+                        }
+                    },
+                    "required": ["paragraph_id"],
+                    "type": "object",
+                },
+            },
+            "ask_user": {
+                "description": """\
+Ask the translator one question and wait for the answer. Only for a choice that is
+theirs to make and that blocks your work (a name's rendering, a character's voice, a key
+term); never for what you can decide yourself. Returns answer and, when a suggestion was
+picked, its selected_index (0-based); or cancelled.\
+""",
+                "parameters": {
+                    "properties": {
+                        "question": {
+                            "description": "The question, short and clear.",
+                            "minLength": 1,
+                            "type": "string",
+                        },
+                        "suggested_answers": {
+                            "default": [],
+                            "description": "Answers to choose from, most likely first. May be empty.",
+                            "items": {"type": "string"},
+                            "maxItems": 10,
+                            "type": "array",
+                        },
+                        "allow_free_text": {
+                            "default": True,
+                            "description": "Whether the translator may type another answer.",
+                            "type": "boolean",
+                        },
+                    },
+                    "required": ["question"],
+                    "type": "object",
+                },
+            },
+            "ask_user_batch": {
+                "description": """\
+Ask the translator several questions in one dialog, answered one after another. Same
+rules as ask_user. Returns answers, each with its question_index; on cancel, the answers
+given so far.\
+""",
+                "parameters": {
+                    "properties": {
+                        "questions": {
+                            "description": "The questions, in order.",
+                            "items": {
+                                "properties": {
+                                    "question": {
+                                        "description": "The question, short and clear.",
+                                        "minLength": 1,
+                                        "type": "string",
+                                    },
+                                    "suggested_answers": {
+                                        "default": [],
+                                        "description": "Answers to choose from, most likely first. May be empty.",
+                                        "items": {"type": "string"},
+                                        "maxItems": 10,
+                                        "type": "array",
+                                    },
+                                    "allow_free_text": {
+                                        "default": True,
+                                        "description": "Whether the translator may type another answer.",
+                                        "type": "boolean",
+                                    },
+                                },
+                                "required": ["question"],
+                                "type": "object",
+                            },
+                            "maxItems": 20,
+                            "minItems": 1,
+                            "type": "array",
+                        }
+                    },
+                    "required": ["questions"],
+                    "type": "object",
+                },
+            },
+        }
+    )
