@@ -1,8 +1,17 @@
 """Stand-ins for real model servers, for tests, the demo and the benchmarks."""
 
 from honyaku.testing.fake_gemini import FakeGeminiServer
-from honyaku.testing.fake_llm import MODEL_NAME, FakeLLMServer, Fault, FaultKind, ToolSupport
+from honyaku.testing.fake_llm import (
+    MODEL_NAME,
+    FakeLLMServer,
+    Fault,
+    FaultKind,
+    Thinking,
+    ThoughtPlace,
+    ToolSupport,
+)
 from honyaku.testing.fake_translator import (
+    DRAFT_MARK,
     FakeCall,
     FakeTranslator,
     Mistake,
@@ -12,6 +21,7 @@ from honyaku.testing.fake_translator import (
 )
 
 __all__ = [
+    "DRAFT_MARK",
     "MODEL_NAME",
     "FakeCall",
     "FakeGeminiServer",
@@ -20,6 +30,8 @@ __all__ = [
     "Fault",
     "FaultKind",
     "Mistake",
+    "Thinking",
+    "ThoughtPlace",
     "ToolSupport",
     "proofreading_changes",
     "pseudo_revision",
