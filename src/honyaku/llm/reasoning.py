@@ -205,7 +205,8 @@ class ReplySplit:
 
     ``take`` answers the deltas to yield now; ``finish`` those held back to the end, and
     teaches ``opening`` how this reply began. A reply that ended inside its reasoning raises
-    ``CutStreamError``: it has no answer, and none of its calls may run.
+    ``CutStreamError``: it has no answer, and none of its calls may run. The line breaks that
+    set the answer apart from the reasoning before it are not part of the answer.
     """
 
     def __init__(self, opening: ReplyOpening) -> None:
@@ -217,6 +218,7 @@ class ReplySplit:
         self._held: list[TextDelta | ReasoningDelta] = []
         self._answer: list[str] = []
         self._reasoning: list[str] = []
+        self._after_reasoning = False
 
     @property
     def answer(self) -> str:
@@ -229,16 +231,23 @@ class ReplySplit:
     def take(self, event: SplitEvent) -> list[TextDelta | ReasoningDelta]:
         match event:
             case VisibleText(text):
+                if self._after_reasoning:
+                    text = text.lstrip("\r\n")
+                    self._after_reasoning = not text
+                if not text:
+                    return []
                 self._answer.append(text)
                 return self._show(TextDelta(text))
             case ReasoningText(text):
                 self._reasoning.append(text)
+                self._after_reasoning = True
                 return self._let_go(ReasoningDelta(text))  # an explicit opener: not inside
             case BeganInReasoning(element, reasoning):
                 self._answer = []
                 self._held = []
                 self._began_inside = element
                 self._reasoning.append(reasoning)
+                self._after_reasoning = True
                 return self._let_go(ReasoningDelta(reasoning)) if reasoning else self._let_go()
             case UnclosedReasoning(element):
                 raise CutStreamError(
