@@ -25,7 +25,13 @@ from typing import Any
 
 from honyaku.llm.events import ReasoningDelta, TextDelta
 from honyaku.llm.messages import CUT_BY_OUTPUT_LIMIT, AssistantMessage, ToolCall, ToolCallError
-from honyaku.llm.reasoning import BeganInReasoning, ReasoningSplitter, ReplyOpening, ReplySplit
+from honyaku.llm.reasoning import (
+    BeganInReasoning,
+    ReasoningSplitter,
+    ReplyOpening,
+    ReplySplit,
+    SplitEvent,
+)
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 DONE = "[DONE]"
@@ -131,7 +137,7 @@ class ReplyAssembler:
             return [TextDelta(piece)]
         return self._take_split(self._splitter.feed(piece))
 
-    def _take_split(self, events: list[Any]) -> list[TextDelta | ReasoningDelta]:
+    def _take_split(self, events: list[SplitEvent]) -> list[TextDelta | ReasoningDelta]:
         assert self._split is not None
         deltas: list[TextDelta | ReasoningDelta] = []
         for event in events:
