@@ -793,6 +793,19 @@ def test_a_reply_begun_in_thought_is_shown_as_reasoning_and_later_ones_stream_it
     assert second[0] == (1, ReasoningDelta(text[:7]))  # streamed from the first delta
 
 
+def test_a_bare_closer_in_a_later_reply_still_withdraws_the_drafts() -> None:
+    provider = FakeProvider(reply_events("Hello."), reply_events(f"plan {DRAFT}</think>ok {REAL}"))
+    protocol = XmlToolProtocol(provider)
+    timeline(protocol, provider, ask())
+
+    events = [event for _, event in timeline(protocol, provider, ask())]
+
+    message = final(events)
+    assert [call.arguments for call in message.tool_calls] == [{"status": "working"}]
+    assert (message.text, message.reasoning) == ("ok ", f"plan {DRAFT}")
+    assert shown(events, ReasoningDelta) == f"plan {DRAFT}"  # shown as text first: it streamed
+
+
 def test_a_reply_presumed_to_begin_in_thought_that_never_closes_it_is_cut() -> None:
     provider = FakeProvider(reply_events(f"plan</think>{REAL}"), reply_events(f"plan {DRAFT}"))
     protocol = XmlToolProtocol(provider)
