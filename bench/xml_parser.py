@@ -6,7 +6,8 @@ The replies are what a translation model writes: Chinese prose, then <tool_use> 
 ``paragraphs`` parameter is a large JSON array of Japanese-to-Chinese translations. Each reply
 is fed in chunks of 1, 4, 16 and 64 characters, as a stream would bring it. "MB" is a million
 characters (a Chinese character is 3 bytes of UTF-8, so MB/s in bytes would read 2-3x higher).
-Linear time shows as a constant µs per thousand characters across sizes.
+Linear time shows as a constant µs per thousand characters across sizes. A reasoning model's
+reply, whose first half is a ``<think>`` block that drafts the batches, is read at 16 characters.
 """
 
 from __future__ import annotations
@@ -89,6 +90,12 @@ def translation_reply(chars: int) -> str:
     return "".join(pieces) + tail[: chars - size]
 
 
+def thinking_reply(chars: int) -> str:
+    """A ``<think>`` block with drafted batches for half of ``chars``, then the answer."""
+    thought = translation_reply(chars // 2 - len("<think></think>"))
+    return f"<think>{thought}</think>" + translation_reply(chars - chars // 2)
+
+
 def status_block(n: int) -> str:
     status = ("working", "review", "end")[n % 3]
     return (
@@ -130,6 +137,15 @@ def throughput_table() -> list[tuple[int, int, float, float]]:
             chunks = cut(reply, chunk)
             seconds = best_seconds(lambda chunks=chunks: parse_chunks(chunks))
             rows.append((chars, chunk, chars / seconds / 1e6, seconds / chars * 1e9))
+    return rows
+
+
+def thinking_table() -> list[tuple[int, float, float]]:
+    rows = []
+    for chars in REPLY_CHARS:
+        chunks = cut(thinking_reply(chars), 16)
+        seconds = best_seconds(lambda chunks=chunks: parse_chunks(chunks))
+        rows.append((chars, chars / seconds / 1e6, seconds / chars * 1e9))
     return rows
 
 
@@ -178,6 +194,12 @@ def main() -> None:
         per_char = {chars: ns for chars, size, _, ns in rows if size == chunk}
         ratio = per_char[REPLY_CHARS[-1]] / per_char[REPLY_CHARS[0]]
         print(f"  {chunk:>2}-char chunks: {ratio:.2f}")
+    print()
+    print("Reasoning model replies, half <think> block, 16-char chunks")
+    thinking = thinking_table()
+    for chars, mb_per_s, ns_per_char in thinking:
+        print(f"{chars:>10,} {16:>6} {mb_per_s:>8.2f} {ns_per_char:>8.1f}")
+    print(f"  linearity: {thinking[-1][2] / thinking[0][2]:.2f}")
     print()
     print("Cost per tool call")
     for name, microseconds in call_costs().items():

@@ -173,6 +173,19 @@ async def test_usage_counts_prompt_and_output_tokens_with_thinking(replay: Repla
 
 
 @pytest.mark.anyio
+async def test_usage_counts_thinking_tokens_apart_and_thoughts_stay_reasoning(replay: Replay):
+    replay.load("gemini/google-stream-no-args-tool-call.chunks.txt")
+
+    events, reply = await collect(replay.provider())
+
+    assert reply.usage.reasoning_tokens == 183
+    thought = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+    assert thought
+    assert reply.message.reasoning == thought
+    assert thought not in reply.message.text
+
+
+@pytest.mark.anyio
 async def test_a_stream_without_its_finish_reason_is_refused_whole(replay: Replay):
     replay.load("gemini/google-stream-tool-call-arguments.chunks.txt")
     last = json.loads(replay.lines[-1])

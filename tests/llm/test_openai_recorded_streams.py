@@ -15,9 +15,8 @@ from starlette.routing import Route
 from honyaku.errors import CutStreamError
 from honyaku.llm.events import ReasoningDelta, TextDelta
 from honyaku.llm.events import Response as Reply
-from honyaku.llm.messages import ChatRequest, ToolSpec, UserMessage
+from honyaku.llm.messages import ChatRequest, ToolResultMessage, ToolSpec, UserMessage
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
-from honyaku.llm.openai_wire import wire_message
 from honyaku.testing.server import BackgroundServer
 
 STREAMS = Path(__file__).parents[1] / "fixtures" / "streams"
@@ -34,11 +33,13 @@ class Replay:
 
     def __init__(self) -> None:
         self.body = b""
+        self.requests: list[dict] = []
         self.server = BackgroundServer(
             Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
         )
 
-    async def _chat(self, _request: Request) -> Response:
+    async def _chat(self, request: Request) -> Response:
+        self.requests.append(await request.json())
         return Response(self.body, media_type="text/event-stream")
 
 
@@ -49,8 +50,10 @@ def replay() -> Iterator[Replay]:
         yield server
 
 
-async def collect(provider: OpenAICompatibleProvider) -> tuple[list[object], Reply]:
-    events = [event async for event in provider.stream(REQUEST)]
+async def collect(
+    provider: OpenAICompatibleProvider, request: ChatRequest = REQUEST
+) -> tuple[list[object], Reply]:
+    events = [event async for event in provider.stream(request)]
     assert isinstance(events[-1], Reply)
     return events, events[-1]
 
@@ -91,16 +94,35 @@ async def test_a_stream_cut_before_its_finish_reason_is_refused_whole(replay: Re
     await provider.aclose()
 
 
+def streamed_field(file: str, name: str) -> str:
+    """The text of one delta field across a recorded stream, exactly as it was sent."""
+    events = (STREAMS / file).read_text().split("\n\n")
+    chunks = [json.loads(e[len("data: ") :]) for e in events if e.startswith("data: {")]
+    return "".join(c["choices"][0]["delta"].get(name) or "" for c in chunks if c["choices"])
+
+
 @pytest.mark.anyio
-async def test_reasoning_content_goes_back_to_the_server_that_sent_it(replay: Replay):
+@pytest.mark.parametrize("replay_reasoning", [False, True], ids=["by default", "when told"])
+async def test_reasoning_content_goes_back_exactly_as_received_only_when_told(
+    replay: Replay, replay_reasoning: bool
+):
     replay.body = (STREAMS / "openai/xai-tool-call.sse").read_bytes()
-    provider = OpenAICompatibleProvider(model="recorded", base_url=f"{replay.server.origin}/v1")
-
+    provider = OpenAICompatibleProvider(
+        model="recorded",
+        base_url=f"{replay.server.origin}/v1",
+        replay_reasoning=replay_reasoning,
+    )
     _, reply = await collect(provider)
+    result = ToolResultMessage(reply.message.tool_calls[0].id, "weather", '{"sunny": true}')
 
-    wire = wire_message(reply.message)
-    assert wire["reasoning_content"].startswith("First, the user is asking")
-    assert wire["tool_calls"][0]["function"] == {
+    await collect(provider, ChatRequest((*REQUEST.messages, reply.message, result), REQUEST.tools))
+
+    sent = replay.requests[-1]["messages"][1]
+    received = streamed_field("openai/xai-tool-call.sse", "reasoning_content")
+    assert received.startswith("First, the user is asking")
+    assert sent.get("reasoning_content") == (received if replay_reasoning else None)
+    assert sent["content"] is None
+    assert sent["tool_calls"][0]["function"] == {
         "name": "weather",
         "arguments": '{"location":"San Francisco"}',
     }

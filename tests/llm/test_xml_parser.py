@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from honyaku.llm.reasoning import BeganInReasoning, ReasoningText, UnclosedReasoning
 from honyaku.llm.xml.parser import (
     MAX_REPLY_CHARS,
     TAG_MAX_CHARS,
@@ -487,3 +488,186 @@ def test_visible_text_is_never_taken_back_and_never_holds_a_block(
         assert expected_visible.startswith(shown)
     shown += "".join(e.text for e in parser.close() if isinstance(e, VisibleText))
     assert shown == expected_visible
+
+
+# --- Reasoning ------------------------------------------------------------------------------------
+
+
+def read(chunks: list[str], **parser_options: str) -> tuple[str, list[ParserEvent], str]:
+    """Visible text, calls and reasoning as the protocol reads them: a bare closer withdraws
+    the text and calls before it, which were reasoning."""
+    parser = XmlToolParser(**parser_options)  # type: ignore[arg-type]
+    events = [event for chunk in chunks for event in parser.feed(chunk)] + parser.close()
+    visible: list[str] = []
+    calls: list[ParserEvent] = []
+    reasoning: list[str] = []
+    for event in events:
+        if isinstance(event, VisibleText):
+            visible.append(event.text)
+        elif isinstance(event, ReasoningText):
+            reasoning.append(event.text)
+        elif isinstance(event, BeganInReasoning):
+            visible, calls = [], []
+            reasoning.append(event.reasoning)
+        else:
+            calls.append(event)
+    return "".join(visible), calls, "".join(reasoning)
+
+
+@pytest.mark.parametrize("element", ["think", "thinking", "reasoning"])
+def test_a_call_drafted_in_reasoning_is_not_read_and_the_real_call_after_it_is(
+    element: str,
+) -> None:
+    thought = f"Draft: {block('title', t='草稿')} no, better."
+    reply = f"<{element}>{thought}</{element}>\n\nDone. " + block("title", t="real")
+    visible, calls, reasoning = read([reply])
+    assert named(calls) == [("title", {"t": "real"})]
+    assert visible == "\n\nDone. "
+    assert reasoning == thought
+
+
+def test_a_reply_begun_inside_reasoning_withdraws_its_drafts_at_the_bare_closer() -> None:
+    draft = block("title", t="草稿")
+    reply = f"plan {draft} hmm</think>\n\nok "
+    parser = XmlToolParser()
+    assert parser.feed(reply) == [
+        VisibleText("plan "),
+        ParsedInvoke("title", {"t": "草稿"}, draft[len("<tool_use>\n") : -len("\n</tool_use>")]),
+        VisibleText(" hmm"),
+        BeganInReasoning("think", f"plan {draft} hmm"),
+        VisibleText("\n\nok "),
+    ]
+    visible, calls, reasoning = read([reply + block("title", t="real")])
+    assert (visible, named(calls), reasoning) == (
+        "\n\nok ",
+        [("title", {"t": "real"})],
+        f"plan {draft} hmm",
+    )
+
+
+def test_a_parser_made_inside_reasoning_reads_no_call_before_the_closer() -> None:
+    reply = "plan " + block("title", t="草稿") + "</think>ok " + block("title", t="real")
+    visible, calls, reasoning = read(cut(reply, [5]), inside_reasoning="think")
+    assert named(calls) == [("title", {"t": "real"})]
+    assert visible == "ok "
+    assert reasoning == "plan " + block("title", t="草稿")
+
+
+def test_a_reasoning_block_that_never_closes_is_reported_with_its_text() -> None:
+    thought = "plan " + block("title", t="草稿") + " and </thi"
+    assert read(["Hi <think>", thought]) == ("Hi ", [UnclosedReasoning("think")], thought)
+    assert read([thought], inside_reasoning="thinking") == (
+        "",
+        [UnclosedReasoning("thinking")],
+        thought,
+    )
+
+
+def test_think_tags_inside_a_parameter_value_stay_part_of_the_value() -> None:
+    value = "彼は<think>考えた</think>、そして</think><reasoning>歩いた"
+    reply = "<think>plan</think>" + block("say", text=value) + "tail"
+    for chunks in ([reply], cut(reply, [3]), cut(reply, [1])):
+        visible, calls, reasoning = read(chunks)
+        assert named(calls) == [("say", {"text": value})]
+        assert (visible, reasoning) == ("tail", "plan")
+
+
+def test_think_after_a_tool_block_opens_reasoning_again() -> None:
+    reply = block("a") + " <think>second thoughts " + block("b") + "</think> " + block("c")
+    visible, calls, reasoning = read([reply])
+    assert [name for name, _ in named(calls)] == ["a", "c"]
+    assert visible == "  "
+    assert reasoning == "second thoughts " + block("b")
+
+
+def test_only_its_own_closer_ends_a_reasoning_block() -> None:
+    reply = "<think>I could write </thinking>, <think> or <tool_use> here</think>answer"
+    assert read([reply]) == ("answer", [], "I could write </thinking>, <think> or <tool_use> here")
+
+
+def test_reasoning_streams_before_its_block_closes_holding_back_only_a_partial_tag() -> None:
+    parser = XmlToolParser()
+    assert parser.feed("<think>abc") == [ReasoningText("abc")]
+    assert parser.feed(" </thi") == [ReasoningText(" ")]
+    assert parser.feed("x") == [ReasoningText("</thix")]
+    assert parser.feed("</think>") == []
+    assert parser.feed("Hi <thi") == [VisibleText("Hi ")]
+    assert parser.feed("s") == [VisibleText("<this")]
+    assert parser.feed(" </reason") == [VisibleText(" ")]
+    assert parser.feed("s") == [VisibleText("</reasons")]
+
+
+def test_answer_text_is_the_reply_as_written_less_its_reasoning() -> None:
+    def answer_text(reply: str, **parser_options: str) -> str:
+        parser = XmlToolParser(**parser_options)  # type: ignore[arg-type]
+        for chunk in cut(reply, [4]):
+            parser.feed(chunk)
+        parser.close()
+        return parser.answer_text
+
+    explicit = (
+        "A <think>x</think>B" + block("a", p="<think>v</think>") + "<reasoning>y</reasoning>C"
+    )
+    assert answer_text(explicit) == "A B" + block("a", p="<think>v</think>") + "C"
+    assert answer_text("x " + block("a") + "</think>\n\nB") == "\n\nB"
+    assert answer_text("x</think>B<think>y</think>", inside_reasoning="think") == "B"
+
+
+def test_work_grows_linearly_with_reasoning_fed_one_character_at_a_time() -> None:
+    def seconds_for(size: int) -> float:
+        reply = "<think>" + "</thin<x" * (size // 8)
+        best = float("inf")
+        for _ in range(3):
+            parser = XmlToolParser()
+            start = time.perf_counter()
+            for char in reply:
+                parser.feed(char)
+            parser.close()
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    assert seconds_for(100_000) / seconds_for(10_000) < 30
+
+
+THOUGHT_PIECES = st.sampled_from(
+    ["plan", " ", "\n", "<", "</thi", "<think>", "</thinking>", "<tool_use>", "</tool_use>",
+     '<invoke name="x">', '<parameter name="p">draft</parameter>', "</invoke>", "考える", ">"]
+)  # fmt: skip
+
+
+@st.composite
+def thinking_replies(draw: st.DrawFn) -> tuple[str, str, list[tuple[str, dict[str, str]]], str]:
+    """A reply that thinks (opened in it, or only closed), answers, and may think again; its
+    visible text, calls and reasoning."""
+    answer, visible, calls = draw(generated_replies())
+    opening = draw(st.sampled_from(["none", "explicit", "bare"]))
+    reasoning = ""
+    if opening == "explicit":
+        reasoning = "".join(draw(st.lists(THOUGHT_PIECES, max_size=8)))
+        answer = f"<think>{reasoning}</think>{answer}"
+    elif opening == "bare":
+        reasoning = draw(generated_replies())[0]  # drafts are calls until the closer comes
+        answer = f"{reasoning}</think>{answer}"
+    if draw(st.booleans()):
+        again = "".join(draw(st.lists(THOUGHT_PIECES, max_size=8)))
+        more, more_visible, more_calls = draw(generated_replies())
+        answer, visible, calls = (
+            f"{answer}<think>{again}</think>{more}",
+            visible + more_visible,
+            calls + more_calls,
+        )
+        reasoning += again
+    return answer, visible, calls, reasoning
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated=thinking_replies(), sizes=CHUNK_SIZES)
+def test_thinking_replies_read_the_same_however_they_are_cut(
+    generated: tuple[str, str, list[tuple[str, dict[str, str]]], str], sizes: list[int]
+) -> None:
+    reply, expected_visible, expected_calls, expected_reasoning = generated
+    visible, calls, reasoning = read(cut(reply, sizes))
+    assert visible == expected_visible
+    assert named(calls) == expected_calls
+    assert reasoning == expected_reasoning
+    assert read([reply]) == (visible, calls, reasoning)

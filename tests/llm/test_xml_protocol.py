@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from honyaku.errors import CutStreamError
 from honyaku.llm.events import ReasoningDelta, Response, Retry, StreamEvent, TextDelta, Usage
 from honyaku.llm.messages import (
     AssistantMessage,
@@ -26,6 +27,7 @@ from honyaku.llm.messages import (
     ToolSpec,
     UserMessage,
 )
+from honyaku.llm.retry import RetryingProvider, RetryPolicy
 from honyaku.llm.xml import (
     XmlToolParser,
     XmlToolProtocol,
@@ -99,11 +101,15 @@ class FakeProvider:
     def __init__(self, *scripts: list[StreamEvent]) -> None:
         self.model = "fake-model"
         self.requests: list[ChatRequest] = []
+        self.sent = 0
+        """Events sent in the current reply so far."""
         self._scripts = list(scripts)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
+        self.sent = 0
         for event in self._scripts.pop(0):
+            self.sent += 1
             yield event
 
 
@@ -519,7 +525,7 @@ def test_request_without_a_system_message_is_opened_with_the_tool_section() -> N
 
 def test_request_without_tools_gets_no_tool_section() -> None:
     request = ChatRequest((SystemMessage("S"), UserMessage("Hi")))
-    assert render_request(request) == request
+    assert render_request(request) == ChatRequest(request.messages, raw_text=True)
 
 
 def test_history_renders_append_only_so_prefix_caches_hit() -> None:
@@ -703,3 +709,152 @@ def test_next_turn_sends_the_raw_reply_and_the_results_back() -> None:
         AssistantMessage(text),
         UserMessage('<tool_result name="update_task_status">{"success": true}</tool_result>'),
     )
+
+
+# --- Reasoning in the reply ----------------------------------------------------------------------
+
+DRAFT = xml_call("update_task_status", status="end")
+REAL = xml_call("update_task_status", status="working")
+
+
+def timeline(
+    protocol: XmlToolProtocol, provider: FakeProvider, request: ChatRequest
+) -> list[tuple[int, StreamEvent]]:
+    """Each event the protocol yields, with how many events the inner provider had sent."""
+
+    async def collect() -> list[tuple[int, StreamEvent]]:
+        return [(provider.sent, event) async for event in protocol.stream(request)]
+
+    return asyncio.run(collect())
+
+
+def shown(events: Sequence[StreamEvent], kind: type[TextDelta | ReasoningDelta]) -> str:
+    return "".join(event.text for event in events if isinstance(event, kind))
+
+
+def test_a_call_drafted_while_thinking_is_not_returned_and_the_real_call_after_it_is() -> None:
+    thought = f"I might {DRAFT} first."
+    text = f"<think>{thought}</think>\n\nWorking. {REAL}"
+    events = run_stream(FakeProvider(reply_events(text)), ask(UserMessage("Go")))
+    message = final(events)
+    assert message.tool_calls == (
+        ToolCall("xml_0_1", "update_task_status", {"status": "working"}, '{"status":"working"}'),
+    )
+    assert message.text == shown(events, TextDelta) == "Working. "
+    assert message.reasoning == shown(events, ReasoningDelta) == thought
+    assert message.replay["xml_text"] == f"\n\nWorking. {REAL}"
+
+
+def test_think_inside_a_value_of_a_real_call_stays_in_its_argument() -> None:
+    paragraphs = '[{"paragraph_id": "a1b2c3d4", "translated_text": "<think>想</think>"}]'
+    text = "<think>plan</think>" + xml_call("add_translation_batch", paragraphs=paragraphs)
+    message = final(run_stream(FakeProvider(reply_events(text, 3)), ask()))
+    (call,) = message.tool_calls
+    assert call.arguments["paragraphs"][0]["translated_text"] == "<think>想</think>"
+    assert message.reasoning == "plan"
+
+
+def test_an_unclosed_think_block_is_a_cut_reply_and_none_of_its_calls_escape() -> None:
+    text = f"Sure. <think>I will call {REAL} now"
+    with pytest.raises(CutStreamError, match="ended inside its <think> block"):
+        run_stream(FakeProvider(reply_events(text)), ask())
+
+
+def test_an_unclosed_think_block_is_retried_and_only_the_retry_is_returned() -> None:
+    unclosed = reply_events(f"<think>I will call {DRAFT}")
+    provider = FakeProvider(unclosed, reply_events(f"<think>Better.</think>{REAL}"))
+    retrying = RetryingProvider(XmlToolProtocol(provider), RetryPolicy(base_s=0))
+
+    async def collect() -> list[StreamEvent]:
+        return [event async for event in retrying.stream(ask())]
+
+    events = asyncio.run(collect())
+    assert sum(isinstance(event, Retry) for event in events) == 1
+    message = final(events)
+    assert [call.arguments for call in message.tool_calls] == [{"status": "working"}]
+    assert message.reasoning == "Better."
+
+
+def test_a_reply_begun_in_thought_is_shown_as_reasoning_and_later_ones_stream_it_at_once() -> None:
+    thought = f"The prompt opened my thinking. {DRAFT} perhaps."
+    text = f"{thought}</think>\n\nok {REAL}"
+    provider = FakeProvider(reply_events(text), reply_events(text))
+    protocol = XmlToolProtocol(provider)
+
+    first = timeline(protocol, provider, ask(UserMessage("Go")))
+    second = timeline(protocol, provider, ask(UserMessage("Go")))
+
+    for events in ([event for _, event in first], [event for _, event in second]):
+        message = final(events)
+        assert [call.arguments for call in message.tool_calls] == [{"status": "working"}]
+        assert message.text == shown(events, TextDelta) == "ok "
+        assert message.reasoning == shown(events, ReasoningDelta) == thought
+    assert first[0][1] == ReasoningDelta(thought)  # held back until the closer told
+    assert second[0] == (1, ReasoningDelta(text[:7]))  # streamed from the first delta
+
+
+def test_a_bare_closer_in_a_later_reply_still_withdraws_the_drafts() -> None:
+    provider = FakeProvider(reply_events("Hello."), reply_events(f"plan {DRAFT}</think>ok {REAL}"))
+    protocol = XmlToolProtocol(provider)
+    timeline(protocol, provider, ask())
+
+    events = [event for _, event in timeline(protocol, provider, ask())]
+
+    message = final(events)
+    assert [call.arguments for call in message.tool_calls] == [{"status": "working"}]
+    assert (message.text, message.reasoning) == ("ok ", f"plan {DRAFT}")
+    assert shown(events, ReasoningDelta) == f"plan {DRAFT}"  # shown as text first: it streamed
+
+
+def test_a_reply_presumed_to_begin_in_thought_that_never_closes_it_is_cut() -> None:
+    provider = FakeProvider(reply_events(f"plan</think>{REAL}"), reply_events(f"plan {DRAFT}"))
+    protocol = XmlToolProtocol(provider)
+    timeline(protocol, provider, ask())
+    with pytest.raises(CutStreamError):
+        timeline(protocol, provider, ask())
+
+
+def test_a_first_reply_holds_its_answer_until_it_ends_and_later_replies_do_not() -> None:
+    text = "Working on it, chapter by chapter."
+    provider = FakeProvider(reply_events(text), reply_events(text))
+    protocol = XmlToolProtocol(provider)
+
+    first = timeline(protocol, provider, ask())
+    second = timeline(protocol, provider, ask())
+
+    last = len(reply_events(text))
+    assert [sent for sent, event in first if isinstance(event, TextDelta)] == [last] * 5
+    assert [sent for sent, event in second if isinstance(event, TextDelta)] == [1, 2, 3, 4, 5]
+
+
+def test_an_explicit_opener_lets_a_first_reply_stream_from_there() -> None:
+    text = "<think>" + "hmm " * 10 + "</think>Done."
+    provider = FakeProvider(reply_events(text))
+    events = timeline(XmlToolProtocol(provider), provider, ask())
+    reasoning = [sent for sent, event in events if isinstance(event, ReasoningDelta)]
+    assert reasoning[0] == 2
+    assert final([event for _, event in events]).text == "Done."
+
+
+def test_the_reply_goes_back_next_turn_as_written_less_its_reasoning() -> None:
+    text = f"<thinking>{DRAFT}?</thinking>Submitting.\n{REAL}<think>done?</think>\nBye."
+    provider = FakeProvider(reply_events(text), reply_events("Done."))
+    first = ask(UserMessage("Go"))
+    message = final(run_stream(provider, first))
+    result = ToolResultMessage(message.tool_calls[0].id, "update_task_status", '{"success":true}')
+    run_stream(provider, ChatRequest((*first.messages, message, result), TOOLS))
+    assert provider.requests[1].messages[2] == AssistantMessage(
+        f"Submitting.\n{REAL}\nBye.", reasoning=f"{DRAFT}?done?"
+    )
+
+
+def test_reasoning_from_the_server_and_from_the_text_are_kept_together() -> None:
+    inner = reply_events("<think>in text</think>ok", message={"reasoning": "in field, "})
+    events = run_stream(FakeProvider([ReasoningDelta("in field, "), *inner]), ask())
+    assert final(events).reasoning == shown(events, ReasoningDelta) == "in field, in text"
+
+
+def test_the_inner_provider_is_asked_for_the_reply_text_as_written() -> None:
+    provider = FakeProvider(reply_events("Hello."))
+    run_stream(provider, ask(UserMessage("Hi")))
+    assert provider.requests[0].raw_text

@@ -35,6 +35,8 @@ class Usage:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    """Of ``output_tokens``, those spent reasoning, where the provider reports them."""
 
 
 @dataclass(frozen=True, slots=True)

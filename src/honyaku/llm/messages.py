@@ -70,6 +70,9 @@ Message = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
 class ChatRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
+    raw_text: bool = False
+    """Hand the reply's text over as written, think tags and all: the caller (the XML
+    protocol) reads them itself, because only it knows which ones sit inside a tool value."""
 
     @property
     def turn(self) -> int:

@@ -4,6 +4,13 @@ OpenAI, DeepSeek, Ollama, vLLM, llama.cpp and LM Studio all speak this API, each
 accent; ``openai_stream`` reads the chunks. This module owns the HTTP side: the request, the
 server's errors translated into honyaku's, and the fallback to a plain request for servers
 whose streaming is broken.
+
+A reply's reasoning is not part of its answer and is not sent back next turn, as chat
+templates drop earlier reasoning and it costs tokens, except to servers that require it:
+``replay_reasoning=True`` sends each reasoning field back exactly as it came. DeepSeek's
+thinking mode (V3.1 and later) with tool calls and Moonshot's Kimi thinking models need their
+``reasoning_content`` back within the same tool loop; DeepSeek-reasoner (R1) answered 400 when
+it was sent. Reasoning split out of ``content`` is never sent back.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from honyaku.llm.messages import (
 )
 from honyaku.llm.openai_stream import ReplyAssembler, field_of, sse_data
 from honyaku.llm.openai_wire import wire_message, wire_tool
+from honyaku.llm.reasoning import ReplyOpening
 from honyaku.llm.retry import retry_after_s
 
 CONNECT_TIMEOUT_S = 10.0
@@ -50,9 +58,14 @@ class OpenAICompatibleProvider:
         headers: Mapping[str, str] | None = None,
         read_timeout_s: float = READ_TIMEOUT_S,
         streaming: bool = True,
+        replay_reasoning: bool = False,
     ) -> None:
         self.model = model
         self.streaming = streaming
+        self.replay_reasoning = replay_reasoning
+        """Send a reply's reasoning fields back in the history (see the module docstring)."""
+        self.opening = ReplyOpening()
+        """Whether this server's replies begin inside ``<think>`` (``honyaku.llm.reasoning``)."""
         self._stream_failures = 0
         self._api_key = api_key
         self._client = openai.AsyncOpenAI(
@@ -65,7 +78,7 @@ class OpenAICompatibleProvider:
         )
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        assembler = ReplyAssembler()
+        assembler = ReplyAssembler(opening=None if request.raw_text else self.opening)
         try:
             async for event in self._events(request, assembler):
                 yield event
@@ -83,6 +96,8 @@ class OpenAICompatibleProvider:
             self._note_stream_failure()
             raise CutStreamError("the reply was cut off before it finished")
         self._stream_failures = 0
+        for delta in assembler.finish():
+            yield delta
         message = assembler.message(request.turn)
         yield Response(message, assembler.finish_reason, _usage(request, message, assembler.usage))
 
@@ -155,7 +170,9 @@ def _chunk(data: str) -> Any:
 def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": provider.model,
-        "messages": [wire_message(m) for m in request.messages],
+        "messages": [
+            wire_message(m, replay_reasoning=provider.replay_reasoning) for m in request.messages
+        ],
     }
     if request.tools:
         body["tools"] = [wire_tool(t) for t in request.tools]
@@ -163,13 +180,13 @@ def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str,
 
 
 def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage:
-    details = field_of(usage, "prompt_tokens_details")
     return Usage(
         input_chars=request_chars(request),
         output_chars=message_chars(message),
         input_tokens=field_of(usage, "prompt_tokens"),
         output_tokens=field_of(usage, "completion_tokens"),
-        cached_tokens=field_of(details, "cached_tokens"),
+        cached_tokens=field_of(field_of(usage, "prompt_tokens_details"), "cached_tokens"),
+        reasoning_tokens=field_of(field_of(usage, "completion_tokens_details"), "reasoning_tokens"),
     )
 
 

@@ -4,6 +4,16 @@ The SDK's own accumulator trusts the wire more than servers deserve: it indexes 
 list position (Claude gateways start at index 1), drops content sent as a list of parts
 (Mistral's thinking), and has no notion of ``reasoning_content``. This module reads each chunk
 defensively and keys tool calls by their index value, their id, or their order of arrival.
+
+Reasoning comes three ways: in a field of its own (``reasoning_content``, or ``reasoning``;
+a server that sends both gets counted once), as ``thinking`` parts, or, from servers without
+a reasoning parser, as ``<think>…</think>`` in ``content``, split off by
+``honyaku.llm.reasoning`` (a reply that ends inside it is cut). A server whose tool parser
+reads the thinking too streams the calls drafted there as real ones: a call that starts while
+``content`` is inside reasoning, or before a closer that shows the reply began inside it, is a
+draft and is dropped. (A reply that is not streamed carries no such order: its calls all
+count.) The field's reasoning is kept in ``replay`` exactly as it came, for the servers that
+want it back.
 """
 
 from __future__ import annotations
@@ -15,6 +25,13 @@ from typing import Any
 
 from honyaku.llm.events import ReasoningDelta, TextDelta
 from honyaku.llm.messages import CUT_BY_OUTPUT_LIMIT, AssistantMessage, ToolCall, ToolCallError
+from honyaku.llm.reasoning import (
+    BeganInReasoning,
+    ReasoningSplitter,
+    ReplyOpening,
+    ReplySplit,
+    SplitEvent,
+)
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 DONE = "[DONE]"
@@ -54,20 +71,35 @@ class _PartialCall:
     id: str | None = None
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    drafted: bool = False
+    """Begun while the content was reasoning: a draft, never run."""
 
 
 @dataclass
 class ReplyAssembler:
-    """Feed it every chunk of one reply; it yields display deltas and builds the message."""
+    """Feed it every chunk of one reply; it yields display deltas and builds the message.
 
+    With an ``opening``, ``<think>`` blocks are split out of the content (see the module
+    docstring); without, the content is kept as written. ``finish`` ends the reply.
+    """
+
+    opening: ReplyOpening | None = None
     text: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
-    reasoning_field: str | None = None
+    reasoning_fields: dict[str, list[str]] = field(default_factory=dict)
+    """Each reasoning field's text as it came, to go back unchanged where a server wants it."""
     finish_reason: str | None = None
     usage: Any = None
     chunks: int = 0
     _calls: dict[Any, _PartialCall] = field(default_factory=dict)
     _last_key: Any = None
+    _split: ReplySplit | None = None
+    _splitter: ReasoningSplitter | None = None
+
+    def __post_init__(self) -> None:
+        if self.opening is not None:
+            self._split = ReplySplit(self.opening)
+            self._splitter = ReasoningSplitter(inside=self._split.inside)
 
     def add_chunk(self, chunk: Any) -> list[TextDelta | ReasoningDelta]:
         self.chunks += 1
@@ -84,19 +116,43 @@ class ReplyAssembler:
 
     def _add_delta(self, delta: Any) -> list[TextDelta | ReasoningDelta]:
         events: list[TextDelta | ReasoningDelta] = []
-        for name in REASONING_FIELDS:
-            if isinstance(piece := field_of(delta, name), str) and piece:
-                self.reasoning_field = name
-                events.append(self._add_reasoning(piece))
+        pieces = [(name, field_of(delta, name)) for name in REASONING_FIELDS]
+        pieces = [(name, piece) for name, piece in pieces if isinstance(piece, str) and piece]
+        for name, piece in pieces:
+            self.reasoning_fields.setdefault(name, []).append(piece)
+        if pieces:  # servers in transition send the same text in both fields
+            events.append(self._add_reasoning(pieces[0][1]))
         content = field_of(delta, "content")
         if isinstance(content, str) and content:
-            self.text.append(content)
-            events.append(TextDelta(content))
+            events.extend(self._add_content(content))
         elif isinstance(content, list):
             events.extend(self._add_content_parts(content))
         for call in field_of(delta, "tool_calls") or ():
             self._add_call_delta(call)
         return events
+
+    def _add_content(self, piece: str) -> list[TextDelta | ReasoningDelta]:
+        if self._split is None or self._splitter is None:
+            self.text.append(piece)
+            return [TextDelta(piece)]
+        return self._take_split(self._splitter.feed(piece))
+
+    def _take_split(self, events: list[SplitEvent]) -> list[TextDelta | ReasoningDelta]:
+        assert self._split is not None
+        deltas: list[TextDelta | ReasoningDelta] = []
+        for event in events:
+            if isinstance(event, BeganInReasoning):
+                for partial in self._calls.values():
+                    partial.drafted = True
+            deltas += self._split.take(event)
+        return deltas
+
+    def finish(self) -> list[TextDelta | ReasoningDelta]:
+        """The deltas held back to the end of the reply; raises ``CutStreamError`` if the
+        content ended inside reasoning."""
+        if self._split is None or self._splitter is None:
+            return []
+        return self._take_split(self._splitter.close()) + self._split.finish()
 
     def _add_reasoning(self, piece: str) -> ReasoningDelta:
         self.reasoning.append(piece)
@@ -107,8 +163,7 @@ class ReplyAssembler:
         for part in parts:
             kind = field_of(part, "type")
             if kind == "text" and (piece := field_of(part, "text")):
-                self.text.append(piece)
-                events.append(TextDelta(piece))
+                events.extend(self._add_content(piece))
             elif kind == "thinking":
                 for inner in field_of(part, "thinking") or ():
                     if piece := field_of(inner, "text"):
@@ -120,7 +175,10 @@ class ReplyAssembler:
         function = field_of(call, "function")
         name = field_of(function, "name")
         key = self._key_for(field_of(call, "index"), call_id)
-        partial = self._calls.setdefault(key, _PartialCall())
+        if key not in self._calls:
+            drafting = self._splitter is not None and self._splitter.in_reasoning
+            self._calls[key] = _PartialCall(drafted=drafting)
+        partial = self._calls[key]
         self._last_key = key
         partial.id = partial.id or call_id
         partial.name = partial.name or name or ""
@@ -143,13 +201,14 @@ class ReplyAssembler:
         calls = tuple(
             _finish_call(partial, f"call_{turn}_{n}", cut=self.finish_reason == "length")
             for n, partial in enumerate(self._calls.values())
+            if not partial.drafted
         )
-        replay = {"reasoning_field": self.reasoning_field} if self.reasoning_field else {}
+        replay = {name: "".join(pieces) for name, pieces in self.reasoning_fields.items()}
+        text, reasoning = "".join(self.text), "".join(self.reasoning)
+        if self._split is not None:
+            text, reasoning = self._split.answer, reasoning + self._split.reasoning
         return AssistantMessage(
-            text="".join(self.text),
-            tool_calls=calls,
-            reasoning="".join(self.reasoning) or None,
-            replay=replay,
+            text=text, tool_calls=calls, reasoning=reasoning or None, replay=replay
         )
 
 

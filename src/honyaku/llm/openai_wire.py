@@ -1,4 +1,8 @@
-"""honyaku's neutral messages and tools in the Chat Completions wire format."""
+"""honyaku's neutral messages and tools in the Chat Completions wire format.
+
+A reply's reasoning goes back only where the server asks for it (``replay_reasoning``; see
+``openai_compat``), exactly as it came, in the field it came in.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from honyaku.llm.messages import (
     ToolSpec,
     UserMessage,
 )
+from honyaku.llm.openai_stream import REASONING_FIELDS
 
 
 def wire_tool(tool: ToolSpec) -> dict[str, Any]:
@@ -26,7 +31,8 @@ def wire_tool(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def wire_message(message: Message) -> dict[str, Any]:
+def wire_message(message: Message, *, replay_reasoning: bool = False) -> dict[str, Any]:
+    """A message as Chat Completions takes it; ``replay_reasoning``: see the module docstring."""
     match message:
         case SystemMessage(text):
             return {"role": "system", "content": text}
@@ -35,10 +41,10 @@ def wire_message(message: Message) -> dict[str, Any]:
         case ToolResultMessage():
             return {"role": "tool", "tool_call_id": message.call_id, "content": message.content}
         case AssistantMessage():
-            return _wire_assistant(message)
+            return _wire_assistant(message, replay_reasoning)
 
 
-def _wire_assistant(message: AssistantMessage) -> dict[str, Any]:
+def _wire_assistant(message: AssistantMessage, replay_reasoning: bool) -> dict[str, Any]:
     wire: dict[str, Any] = {"role": "assistant", "content": message.text}
     if message.tool_calls:
         wire["content"] = message.text or None
@@ -57,6 +63,8 @@ def _wire_assistant(message: AssistantMessage) -> dict[str, Any]:
             }
             for call in message.tool_calls
         ]
-    if reasoning_field := message.replay.get("reasoning_field"):
-        wire[reasoning_field] = message.reasoning or ""
+    if replay_reasoning:
+        for name in REASONING_FIELDS:
+            if isinstance(reasoning := message.replay.get(name), str):
+                wire[name] = reasoning
     return wire

@@ -1,6 +1,7 @@
 """Stand-ins for real model servers, for the tests and the benchmarks."""
 
 from honyaku.llm.demo import (
+    DRAFT_MARK,
     FakeCall,
     FakeTranslator,
     Mistake,
@@ -9,9 +10,18 @@ from honyaku.llm.demo import (
     pseudo_translation,
 )
 from honyaku.testing.fake_gemini import FakeGeminiServer
-from honyaku.testing.fake_llm import MODEL_NAME, FakeLLMServer, Fault, FaultKind, ToolSupport
+from honyaku.testing.fake_llm import (
+    MODEL_NAME,
+    FakeLLMServer,
+    Fault,
+    FaultKind,
+    Thinking,
+    ThoughtPlace,
+    ToolSupport,
+)
 
 __all__ = [
+    "DRAFT_MARK",
     "MODEL_NAME",
     "FakeCall",
     "FakeGeminiServer",
@@ -20,6 +30,8 @@ __all__ = [
     "Fault",
     "FaultKind",
     "Mistake",
+    "Thinking",
+    "ThoughtPlace",
     "ToolSupport",
     "proofreading_changes",
     "pseudo_revision",

@@ -5,9 +5,17 @@ as it talks to OpenAI or vLLM. It serves ``/v1/models`` and ``/v1/chat/completio
 and not, with native tool calls, or with XML tool blocks in the text when the request carries
 no tools (the XML protocol). Its answers come from ``FakeTranslator``.
 
+Given ``thinking``, it is a reasoning model: every reply thinks first, and drafts there the
+calls it then makes otherwise (``drafted_calls``: a title and translations marked
+``DRAFT_MARK``). The thought comes as ``<think>…</think>`` in the text, as from a server
+without a reasoning parser (natively, the drafts also stream as calls in the middle of it, as
+from a server whose tool parser reads the thinking too), or in ``reasoning_content``; with
+only its closer, as when the chat template put the opener in the prompt; in ``<thinking>``
+or ``<reasoning>``. Its usage then reports ``completion_tokens_details.reasoning_tokens``.
+
 Faults are queued and each spoils one request: 429 with ``Retry-After``, 500, a stream cut
-before its finish reason, a dropped connection, a slow first byte. Every request body is kept
-in ``requests`` for tests and benchmarks to inspect.
+before its finish reason, a dropped connection, a slow first byte, a reply that thinks and
+never stops. Every request body is kept in ``requests`` for tests and benchmarks to inspect.
 
 Run it alone with ``python -m honyaku.testing --port 8765``.
 """
@@ -36,7 +44,9 @@ from honyaku.llm.demo import (
     FakeTranslator,
     Mistake,
     Reply,
+    drafted_calls,
     read_conversation,
+    render_xml_call,
     reply_text,
 )
 from honyaku.testing.server import BackgroundServer, Served
@@ -64,6 +74,27 @@ class FaultKind(StrEnum):
     SLOW_FIRST_BYTE = "slow_first_byte"
     NO_STREAMING = "no_streaming"
     """Answers a streamed request with a plain JSON body, as some proxies do."""
+    UNCLOSED_THINKING = "unclosed_thinking"
+    """The reply opens a think block in its text, drafts calls in it and never closes it, so
+    it has no answer (``FakeLLMServer`` only)."""
+
+
+class ThoughtPlace(StrEnum):
+    CONTENT = "content"
+    """``<think>…</think>`` in the reply text; natively the drafts also stream as calls."""
+    FIELD = "field"
+    """The ``reasoning_content`` field, as from a server with a reasoning parser."""
+
+
+@dataclass(frozen=True, slots=True)
+class Thinking:
+    """How the fake model thinks before each reply (see the module docstring)."""
+
+    place: ThoughtPlace = ThoughtPlace.CONTENT
+    element: str = "think"
+    """The tag it thinks in: ``think``, ``thinking`` or ``reasoning``."""
+    opened_in_prompt: bool = False
+    """Only the closer is written, as when the chat template put the opener in the prompt."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +107,7 @@ class Fault:
 @dataclass
 class FakeLLMServer(Served):
     translator: FakeTranslator = field(default_factory=FakeTranslator)
+    thinking: Thinking | None = None
     latency_s: float = 0.0
     """Time to first byte of every reply, like a real model's thinking time."""
     delta_chars: int = DELTA_CHARS
@@ -125,13 +157,14 @@ class FakeLLMServer(Served):
             body = {key: value for key, value in body.items() if key != "tools"}
         offered = tuple(t["function"]["name"] for t in body.get("tools") or ())
         reply = self.translator.reply(*read_conversation(body.get("messages", [])), offered)
-        xml = not body.get("tools")
-        chunks = _chunks(reply, body, xml=xml, delta_chars=self.delta_chars)
+        unclosed = fault is not None and fault.kind is FaultKind.UNCLOSED_THINKING
+        written = _written(reply, self.thinking, xml=not body.get("tools"), unclosed=unclosed)
+        chunks = _chunks(written, body, delta_chars=self.delta_chars)
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:
             first_byte_at += fault.seconds
         if not body.get("stream") or (fault and fault.kind is FaultKind.NO_STREAMING):
             await asyncio.sleep(first_byte_at - time.monotonic())
-            return JSONResponse(_completion(reply, body, xml=xml))
+            return JSONResponse(_completion(written, body))
         with_usage = body.get("stream_options", {}).get("include_usage")
         return StreamingResponse(
             self._sse(chunks, fault, with_usage, first_byte_at), media_type="text/event-stream"
@@ -178,24 +211,75 @@ def _error(status: int, message: str, kind: str, headers: dict[str, str] | None 
 # -- writing a reply -------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """A reply as the server sends it, in stream order."""
+
+    reasoning: str = ""
+    """The ``reasoning_content`` field."""
+    thought: str = ""
+    """The text before the answer: the think block as written."""
+    drafts: tuple[FakeCall, ...] = ()
+    """Native calls streamed in the middle of ``thought``."""
+    answer: str = ""
+    calls: tuple[FakeCall, ...] = ()
+    """Native calls."""
+    output_chars: int = 0
+
+
+def _written(reply: Reply, thinking: Thinking | None, *, xml: bool, unclosed: bool) -> _Written:
+    answer = reply_text(reply, xml=xml)
+    calls = () if xml else reply.calls
+    # As before thinking came: XML calls count twice, as text and as arguments.
+    output = len(answer) + sum(len(json.dumps(c.arguments)) for c in reply.calls)
+    if thinking is None and not unclosed:
+        return _Written(answer=answer, calls=calls, output_chars=output)
+    thinking = thinking or Thinking()
+    drafts = drafted_calls(reply.calls)
+    thought = _thought(drafts)
+    native_drafts = () if xml else drafts
+    if unclosed:
+        thought = f"<{thinking.element}>{thought}"
+        return _Written(thought=thought, drafts=native_drafts, output_chars=len(thought))
+    if thinking.place is ThoughtPlace.FIELD:
+        return _Written(thought, "", (), answer, calls, output + len(thought))
+    opener = "" if thinking.opened_in_prompt else f"<{thinking.element}>"
+    block = f"{opener}{thought}</{thinking.element}>\n\n"
+    return _Written("", block, native_drafts, answer, calls, output + len(block))
+
+
+def _thought(drafts: tuple[FakeCall, ...]) -> str:
+    if not drafts:
+        return "\nNothing to call yet; a short answer will do.\n"
+    calls = "".join(render_xml_call(call) for call in drafts)
+    return (
+        f"\nThe chunk is in front of me. A first draft of my calls:\n{calls}"
+        "No: the title and the wording can be better. The real calls follow.\n"
+    )
+
+
 def _pieces(text: str, size: int) -> Iterator[str]:
     for start in range(0, len(text), size):
         yield text[start : start + size]
 
 
-def _chunks(
-    reply: Reply, body: dict[str, Any], *, xml: bool, delta_chars: int
-) -> list[dict[str, Any]]:
-    """The reply as stream chunks: role, text, calls in small argument deltas, finish, usage."""
+def _chunks(written: _Written, body: dict[str, Any], *, delta_chars: int) -> list[dict[str, Any]]:
+    """The reply as stream chunks: role, reasoning, thought (with the drafts as calls in its
+    middle), answer, calls in small argument deltas, finish, usage."""
+    half = len(written.thought) // 2
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
-    deltas += [{"content": piece} for piece in _pieces(reply_text(reply, xml=xml), delta_chars)]
-    if not xml:
-        for index, call in enumerate(reply.calls):
-            deltas += _call_deltas(index, call, delta_chars)
-    finish = "tool_calls" if reply.calls and not xml else "stop"
+    deltas += [{"reasoning_content": p} for p in _pieces(written.reasoning, delta_chars)]
+    deltas += [{"content": p} for p in _pieces(written.thought[:half], delta_chars)]
+    for index, call in enumerate(written.drafts):
+        deltas += _call_deltas(index, call, delta_chars)
+    deltas += [{"content": p} for p in _pieces(written.thought[half:], delta_chars)]
+    deltas += [{"content": p} for p in _pieces(written.answer, delta_chars)]
+    for index, call in enumerate(written.calls, start=len(written.drafts)):
+        deltas += _call_deltas(index, call, delta_chars)
+    finish = "tool_calls" if written.calls or written.drafts else "stop"
     chunks = [_chunk(body, [{"index": 0, "delta": d, "finish_reason": None}]) for d in deltas]
     chunks.append(_chunk(body, [{"index": 0, "delta": {}, "finish_reason": finish}]))
-    chunks.append(_chunk(body, [], usage=_usage(body, reply, xml=xml)))
+    chunks.append(_chunk(body, [], usage=_usage(body, written)))
     return chunks
 
 
@@ -226,9 +310,13 @@ def _chunk(body: dict[str, Any], choices: list[dict[str, Any]], **more: Any) -> 
     }
 
 
-def _completion(reply: Reply, body: dict[str, Any], *, xml: bool) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": reply_text(reply, xml=xml) or None}
-    if reply.calls and not xml:
+def _completion(written: _Written, body: dict[str, Any]) -> dict[str, Any]:
+    """The reply in one body; a body has no order, so the drafts are not among its calls."""
+    content = written.thought + written.answer
+    message: dict[str, Any] = {"role": "assistant", "content": content or None}
+    if written.reasoning:
+        message["reasoning_content"] = written.reasoning
+    if written.calls:
         message["tool_calls"] = [
             {
                 "id": f"call_{n}",
@@ -238,29 +326,30 @@ def _completion(reply: Reply, body: dict[str, Any], *, xml: bool) -> dict[str, A
                     "arguments": json.dumps(c.arguments, ensure_ascii=False),
                 },
             }
-            for n, c in enumerate(reply.calls)
+            for n, c in enumerate(written.calls)
         ]
-    finish = "tool_calls" if reply.calls and not xml else "stop"
+    finish = "tool_calls" if written.calls else "stop"
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", MODEL_NAME),
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": _usage(body, reply, xml=xml),
+        "usage": _usage(body, written),
     }
 
 
-def _usage(body: dict[str, Any], reply: Reply, *, xml: bool) -> dict[str, int]:
+def _usage(body: dict[str, Any], written: _Written) -> dict[str, Any]:
     prompt = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // CHARS_PER_TOKEN
-    output = len(reply_text(reply, xml=xml)) + sum(
-        len(json.dumps(c.arguments)) for c in reply.calls
-    )
-    return {
+    output = written.output_chars // CHARS_PER_TOKEN
+    usage: dict[str, Any] = {
         "prompt_tokens": prompt,
-        "completion_tokens": output // CHARS_PER_TOKEN,
-        "total_tokens": prompt + output // CHARS_PER_TOKEN,
+        "completion_tokens": output,
+        "total_tokens": prompt + output,
     }
+    if thinking := len(written.reasoning) + len(written.thought):
+        usage["completion_tokens_details"] = {"reasoning_tokens": thinking // CHARS_PER_TOKEN}
+    return usage
 
 
 def main() -> None:
@@ -271,10 +360,18 @@ def main() -> None:
     parser.add_argument(
         "--mistake", action="append", default=[], choices=[m.value for m in Mistake]
     )
+    parser.add_argument(
+        "--thinking", choices=[p.value for p in ThoughtPlace], help="think before each reply"
+    )
     args = parser.parse_args()
     translator = FakeTranslator(mistakes={Mistake(m) for m in args.mistake})
+    thinking = Thinking(ThoughtPlace(args.thinking)) if args.thinking else None
     server = FakeLLMServer(
-        translator, latency_s=args.latency, delta_chars=args.delta_chars, port=args.port
+        translator,
+        thinking,
+        latency_s=args.latency,
+        delta_chars=args.delta_chars,
+        port=args.port,
     )
     with server:
         print(f"fake model {MODEL_NAME!r} at {server.url}  (Ctrl-C stops)", flush=True)

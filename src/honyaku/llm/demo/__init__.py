@@ -7,11 +7,13 @@ put the same translator behind real HTTP.
 from honyaku.llm.demo.conversation import read_conversation, render_xml_call, reply_text
 from honyaku.llm.demo.provider import DEMO_MODEL, DemoProvider
 from honyaku.llm.demo.translator import (
+    DRAFT_MARK,
     FakeCall,
     FakeTranslator,
     Mistake,
     Reply,
     Turn,
+    drafted_calls,
     proofreading_changes,
     pseudo_revision,
     pseudo_translation,
@@ -19,12 +21,14 @@ from honyaku.llm.demo.translator import (
 
 __all__ = [
     "DEMO_MODEL",
+    "DRAFT_MARK",
     "DemoProvider",
     "FakeCall",
     "FakeTranslator",
     "Mistake",
     "Reply",
     "Turn",
+    "drafted_calls",
     "proofreading_changes",
     "pseudo_revision",
     "pseudo_translation",

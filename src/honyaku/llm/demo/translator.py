@@ -8,7 +8,9 @@ title, review, end. Scripted mistakes make it misbehave once per conversation, t
 models do, so tests can watch honyaku correct it.
 
 Its "translations" are recognisable functions of the source (``pseudo_translation``), so a
-test can check that every paragraph got its own text and no other.
+test can check that every paragraph got its own text and no other. A thinking model drafts
+calls before it makes them (``drafted_calls``): the same steps with a title and translations
+it then thinks better of, marked ``DRAFT_MARK``, so a test can check that no draft landed.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class Mistake(StrEnum):
 
 
 FOREIGN_ID = "deadbeef"
+DRAFT_MARK = "草稿-NEVER"
+"""In every title and translation a thinking model drafts and does not submit."""
 
 
 def pseudo_translation(text: str) -> str:
@@ -166,6 +170,24 @@ class FakeTranslator:
         if Mistake.SKIP_TITLE in self.mistakes:
             calls = [call for call in calls if call.name != "update_chapter_title"]
         return [_spoil(call, self.mistakes) for call in calls]
+
+
+def drafted_calls(calls: tuple[FakeCall, ...]) -> tuple[FakeCall, ...]:
+    """What a thinking model drafts before it makes ``calls``: calls that would all succeed if
+    run (the move to working, then every batch and title), with ``DRAFT_MARK`` texts."""
+    drafts: list[FakeCall] = []
+    for call in calls:
+        if call == _status("working"):
+            drafts.append(call)
+        elif call.name == "add_translation_batch":
+            items = [
+                {**item, "translated_text": f"{DRAFT_MARK} {n}"}
+                for n, item in enumerate(call.arguments["paragraphs"])
+            ]
+            drafts.append(FakeCall(call.name, {"paragraphs": items}))
+        elif call.name == "update_chapter_title":
+            drafts.append(FakeCall(call.name, {**call.arguments, "translated_title": DRAFT_MARK}))
+    return tuple(drafts)
 
 
 def _first_paragraph(calls: list[FakeCall]) -> str | None:

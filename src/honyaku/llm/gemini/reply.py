@@ -266,4 +266,5 @@ def gemini_usage(
         input_tokens=usage.prompt_token_count if usage else None,
         output_tokens=output_tokens,
         cached_tokens=usage.cached_content_token_count if usage else None,
+        reasoning_tokens=usage.thoughts_token_count if usage else None,
     )

@@ -18,13 +18,21 @@ It also reads the format local Qwen coder models write on their own, whatever th
     </function>
     </tool_call>
 
+and tells the model's reasoning from its answer (``honyaku.llm.reasoning``): reasoning models
+write their thinking into the same text, ``<think>…</think>``, and draft calls in it.
+
 ``XmlToolParser`` is fed the reply as it streams (``feed(chunk)`` then ``close()``) and answers
-with events in reply order: ``VisibleText`` (the reply with the blocks cut out), ``ParsedInvoke``,
+with events in reply order: ``VisibleText`` (the answer with the blocks cut out),
+``ReasoningText``, ``BeganInReasoning``, ``UnclosedReasoning``, ``ParsedInvoke``,
 ``MalformedInvoke`` and ``ReplyTooLong``. It does no I/O and runs nothing.
 
 The state machine; each arrow is labelled with the tags that take it::
 
-    TEXT
+    REASONING  the raw text up to the block's own closer: never a call
+      ▲ │
+      │ │   down: "<think>", "<thinking>", "<reasoning>"     up: "</think>"… (the same element)
+      │ ▼
+    TEXT       a closer here with no opener: the reply began inside reasoning (see below)
       │ ▲
       │ │   down: "<tool_use>", "<tool_call>"     up: "</tool_use>", "</tool_call>"
       ▼ │
@@ -44,8 +52,15 @@ Rules, chosen for what models really write:
 
 - Only the exact openers ``<tool_use>`` and ``<tool_call>`` start a block. Any other tag in the
   text (``<b>``, ``<tool_call name="x">``, ``<!-- -->``) is visible text.
-- Visible text streams out as soon as it is safe: only a tail that could still grow into an
-  opener (``<``, ``<too``, ``<tool_us``…) is held back, and it is let go as soon as it cannot.
+- Reasoning tags are read only in the text, never inside a block: a ``<think>`` in a value is
+  part of the value. In the text, ``<think>`` opens reasoning wherever it stands (after a tool
+  block too). A closer with no opener means the server put the opener in the prompt: the
+  reply so far was reasoning, and ``BeganInReasoning`` withdraws the text and calls reported
+  before it (they were drafts). A parser made with ``inside_reasoning`` starts in the block.
+  A reply that ends inside reasoning reports ``UnclosedReasoning``: it has no answer.
+- Visible text and reasoning stream out as soon as it is safe: only a tail that could still
+  grow into a tag (``<``, ``<too``, ``<thin``, ``</thi``…) is held back, and it is let go as
+  soon as it cannot.
 - Inside a block, tags are read leniently: single or double quotes or none around names, extra
   spaces, self-closing ``<invoke name="T"/>`` (a call with no parameters). Text between tags and
   unknown tags are ignored. A tag longer than ``TAG_MAX_CHARS`` is not a tag.
@@ -64,9 +79,10 @@ Rules, chosen for what models really write:
   ``ReplyTooLong`` once; a call still open then is dropped.
 
 Every character is looked at a bounded number of times: searches start where the last one
-stopped, the reply is kept in one growing buffer, and values and raw call text are cut out of it
-by offset. Feeding a reply in chunks of any size gives the same events as feeding it whole,
-except that visible text may come in more pieces.
+stopped, the reply is kept in one growing buffer, and values, raw call text and the answer
+without its reasoning (``answer_text``) are cut out of it by offset. Feeding a reply in chunks
+of any size gives the same events as feeding it whole, except that visible text and reasoning
+may come in more pieces.
 """
 
 from __future__ import annotations
@@ -77,6 +93,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from honyaku.llm.reasoning import (
+    REASONING_CLOSERS,
+    REASONING_OPENERS,
+    BeganInReasoning,
+    ReasoningText,
+    UnclosedReasoning,
+    VisibleText,
+    closer_of,
+    partial_tag_start,
+)
+
 MAX_REPLY_CHARS = 1_000_000
 """A reply is read up to this many characters, so a runaway model cannot exhaust memory."""
 
@@ -84,19 +111,14 @@ TAG_MAX_CHARS = 256
 """A ``<…>`` inside a block longer than this is stray text, not a tag."""
 
 _BLOCK_OPENERS = ("<tool_use>", "<tool_call>")
-_OPENER_STEM = "<tool_"
-_OPENER_MAX_CHARS = max(len(opener) for opener in _BLOCK_OPENERS)
+_TEXT_TAGS = (*_BLOCK_OPENERS, *REASONING_OPENERS, *REASONING_CLOSERS)
+"""The tags that mean something in the text; all else there is visible."""
+_TEXT_TAG_MAX_CHARS = max(map(len, _TEXT_TAGS))
+_TEXT_TAG = re.compile(f"<(?:{'|'.join(re.escape(tag[1:]) for tag in _TEXT_TAGS)})")
 _VALUE_END = "</parameter>"
 _TAG_DELIMITER = re.compile(r"[<>]")
 _TAG = re.compile(r"<(/?)\s*([A-Za-z_][\w.:-]*)(.*?)(/?)>\Z", re.DOTALL)
 _NAME_ATTRIBUTE = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'/>]+))""")
-
-
-@dataclass(frozen=True, slots=True)
-class VisibleText:
-    """Text the reader sees: never part of a tool block, never half a tag."""
-
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +148,15 @@ class ReplyTooLong:
     limit_chars: int
 
 
-ParserEvent = VisibleText | ParsedInvoke | MalformedInvoke | ReplyTooLong
+ParserEvent = (
+    VisibleText
+    | ReasoningText
+    | BeganInReasoning
+    | UnclosedReasoning
+    | ParsedInvoke
+    | MalformedInvoke
+    | ReplyTooLong
+)
 
 
 class _State(IntEnum):  # an int enum hashes in C: the scanner is looked up on every step
@@ -134,8 +164,9 @@ class _State(IntEnum):  # an int enum hashes in C: the scanner is looked up on e
     BLOCK = 2
     INVOKE = 3
     VALUE = 4
-    OVERFLOW = 5
-    CLOSED = 6
+    REASONING = 5
+    OVERFLOW = 6
+    CLOSED = 7
 
 
 @dataclass(slots=True)
@@ -194,10 +225,19 @@ class _Transcript:
 class XmlToolParser:
     """Split a streamed reply into visible text and tool calls; see the module docstring."""
 
-    def __init__(self, max_chars: int = MAX_REPLY_CHARS) -> None:
+    def __init__(
+        self, max_chars: int = MAX_REPLY_CHARS, *, inside_reasoning: str | None = None
+    ) -> None:
+        """``inside_reasoning``: the reply begins inside this element's block (``think``)."""
         self.max_chars = max_chars
         self._transcript = _Transcript()
-        self._state = _State.TEXT
+        self._state = _State.REASONING if inside_reasoning else _State.TEXT
+        self._reasoning = inside_reasoning or ""
+        """The element of the reasoning block the reply is in."""
+        self._answer_spans: list[tuple[int, int]] = []
+        """Where the answer is in the reply: everything but reasoning blocks and their tags."""
+        self._answer_from: int | None = None if inside_reasoning else 0
+        """Where the answer span being read began; ``None`` inside reasoning."""
         self._fed = 0
         self._pending = ""
         """The unread tail of the last chunk: the start of a tag that may finish next chunk."""
@@ -212,12 +252,21 @@ class XmlToolParser:
             _State.BLOCK: self._scan_tags,
             _State.INVOKE: self._scan_tags,
             _State.VALUE: self._scan_value,
+            _State.REASONING: self._scan_reasoning,
         }
 
     @property
     def text(self) -> str:
         """The whole reply read so far, tool blocks included (at most ``max_chars``)."""
         return self._transcript.text()
+
+    @property
+    def answer_text(self) -> str:
+        """The reply read so far as written, less its reasoning blocks and their tags."""
+        spans = self._answer_spans
+        if self._answer_from is not None:
+            spans = [*spans, (self._answer_from, self._fed)]
+        return "".join(self._transcript.cut(start, end) for start, end in spans)
 
     def feed(self, chunk: str) -> list[ParserEvent]:
         """Read the next piece of the reply; answer the events it completes."""
@@ -242,6 +291,9 @@ class XmlToolParser:
         events: list[ParserEvent] = []
         if self._state is _State.TEXT:
             _add_text(events, self._pending)
+        elif self._state is _State.REASONING:
+            _add_reasoning(events, self._pending)
+            events.append(UnclosedReasoning(self._reasoning))
         elif self._state in (_State.INVOKE, _State.VALUE):
             events.append(self._unfinished_call())
         elif self._state is _State.BLOCK and self._block is not None and not self._block.calls:
@@ -268,23 +320,35 @@ class XmlToolParser:
             pos = self._scanners[self._state](text, pos, base, events)
 
     def _scan_text(self, text: str, pos: int, base: int, events: list[ParserEvent]) -> int:
-        found = text.find(_OPENER_STEM, pos)
-        while found != -1:
-            for opener in _BLOCK_OPENERS:
-                if text.startswith(opener, found):
-                    _add_text(events, text[pos:found])
-                    self._block = _Block(opener[1:-1], base + found)
-                    self._state = _State.BLOCK
-                    return found + len(opener)
-            if len(text) - found < _OPENER_MAX_CHARS and _could_grow_into_opener(text[found:]):
-                return self._hold_text(text, pos, found, events)
-            found = text.find(_OPENER_STEM, found + 1)
-        return self._hold_text(text, pos, _tail_start(text, pos, _OPENER_STEM), events)
+        match = _TEXT_TAG.search(text, pos)
+        if match is None:
+            hold = partial_tag_start(text, pos, _TEXT_TAGS, _TEXT_TAG_MAX_CHARS)
+            _add_text(events, text[pos:hold])
+            self._pending = text[hold:]
+            return len(text)
+        start, end, tag = match.start(), match.end(), match.group()
+        _add_text(events, text[pos:start])
+        if tag in REASONING_OPENERS:
+            self._open_reasoning(REASONING_OPENERS[tag], base + start)
+        elif tag in REASONING_CLOSERS:
+            self._began_in_reasoning(REASONING_CLOSERS[tag], base + start, base + end, events)
+        else:
+            self._block = _Block(tag[1:-1], base + start)
+            self._state = _State.BLOCK
+        return end
 
-    def _hold_text(self, text: str, pos: int, hold: int, events: list[ParserEvent]) -> int:
-        _add_text(events, text[pos:hold])
-        self._pending = text[hold:]
-        return len(text)
+    def _scan_reasoning(self, text: str, pos: int, base: int, events: list[ParserEvent]) -> int:
+        closer = closer_of(self._reasoning)
+        end = text.find(closer, pos)
+        if end == -1:
+            hold = partial_tag_start(text, pos, (closer,), len(closer))
+            _add_reasoning(events, text[pos:hold])
+            self._pending = text[hold:]
+            return len(text)
+        _add_reasoning(events, text[pos:end])
+        self._answer_from = base + end + len(closer)
+        self._state = _State.TEXT
+        return end + len(closer)
 
     def _scan_tags(self, text: str, pos: int, base: int, events: list[ParserEvent]) -> int:
         start = text.find("<", pos)
@@ -309,10 +373,29 @@ class XmlToolParser:
     def _scan_value(self, text: str, pos: int, base: int, events: list[ParserEvent]) -> int:
         end = text.find(_VALUE_END, pos)
         if end == -1:
-            self._pending = text[_tail_start(text, pos, _VALUE_END) :]
+            self._pending = text[partial_tag_start(text, pos, (_VALUE_END,), len(_VALUE_END)) :]
             return len(text)
         self._finish_parameter(base + end)
         return end + len(_VALUE_END)
+
+    # Reasoning.
+
+    def _open_reasoning(self, element: str, start: int) -> None:
+        assert self._answer_from is not None
+        self._answer_spans.append((self._answer_from, start))
+        self._answer_from = None
+        self._reasoning = element
+        self._state = _State.REASONING
+
+    def _began_in_reasoning(
+        self, element: str, start: int, end: int, events: list[ParserEvent]
+    ) -> None:
+        assert self._answer_from is not None
+        spans = [*self._answer_spans, (self._answer_from, start)]
+        drafted = "".join(self._transcript.cut(first, last) for first, last in spans)
+        events.append(BeganInReasoning(element, drafted))
+        self._answer_spans = []
+        self._answer_from = end
 
     # Transitions inside a block.
 
@@ -409,6 +492,8 @@ class XmlToolParser:
     def _stop_reading(self, events: list[ParserEvent]) -> None:
         if self._state is _State.TEXT:
             _add_text(events, self._pending)
+        elif self._state is _State.REASONING:
+            _add_reasoning(events, self._pending)
         self._pending = ""
         self._state = _State.OVERFLOW
         events.append(ReplyTooLong(self.max_chars))
@@ -419,17 +504,9 @@ def _add_text(events: list[ParserEvent], text: str) -> None:
         events.append(VisibleText(text))
 
 
-def _could_grow_into_opener(tail: str) -> bool:
-    return any(opener.startswith(tail) for opener in _BLOCK_OPENERS)
-
-
-def _tail_start(text: str, pos: int, word: str) -> int:
-    """Where the tail of ``text`` that could be the start of ``word`` begins (``len(text)`` if
-    none). ``word`` has a single ``<``, its first character, so only the last ``<`` counts."""
-    last = text.rfind("<", max(pos, len(text) - len(word) + 1))
-    if last != -1 and word.startswith(text[last:]):
-        return last
-    return len(text)
+def _add_reasoning(events: list[ParserEvent], text: str) -> None:
+    if text:
+        events.append(ReasoningText(text))
 
 
 def _read_tag(text: str) -> _Tag | None:

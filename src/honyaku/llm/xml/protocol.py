@@ -4,10 +4,17 @@
 
     request:   tools ──render_tool_prompt──▶ a section appended to the system message
                history ──render_history──▶ replies as written, results as <tool_result> blocks
-    response:  TextDelta ──XmlToolParser──▶ visible TextDelta + calls
+    response:  TextDelta ──XmlToolParser──▶ visible TextDelta + ReasoningDelta + calls
                calls ──convert_arguments (by each tool's JSON schema)──▶ ToolCall in Response
 
 It never runs a tool: it only turns text into the same neutral events a native provider yields.
+Reasoning written in the text (``<think>…</think>``) is split off before calls are looked for
+(``honyaku.llm.reasoning``): calls drafted in it are never returned, it streams as
+``ReasoningDelta``, it goes into ``AssistantMessage.reasoning`` and never into ``text``, and
+the reply goes back next turn without it. A reply that ends inside its reasoning raises
+``CutStreamError``, so ``RetryingProvider`` asks again and none of its calls run. The protocol
+keeps a ``ReplyOpening``: once a reply shows that the server puts ``<think>`` in the prompt,
+the next ones are read as beginning inside the block, so their reasoning streams as such.
 A call that cannot be read (unclosed block, bad value, runaway reply) becomes a ``ToolCall``
 with an ``error``, which the loop reports back to the model and never runs. Error codes:
 
@@ -24,7 +31,14 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 
-from honyaku.llm.events import ChatProvider, Response, Retry, StreamEvent, TextDelta
+from honyaku.llm.events import (
+    ChatProvider,
+    ReasoningDelta,
+    Response,
+    Retry,
+    StreamEvent,
+    TextDelta,
+)
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
@@ -36,13 +50,20 @@ from honyaku.llm.messages import (
     ToolSpec,
     UserMessage,
 )
+from honyaku.llm.reasoning import (
+    BeganInReasoning,
+    ReasoningText,
+    ReplyOpening,
+    ReplySplit,
+    UnclosedReasoning,
+    VisibleText,
+)
 from honyaku.llm.xml.arguments import convert_arguments
 from honyaku.llm.xml.parser import (
     MalformedInvoke,
     ParsedInvoke,
     ParserEvent,
     ReplyTooLong,
-    VisibleText,
     XmlToolParser,
 )
 from honyaku.llm.xml.prompt import render_tool_call, render_tool_prompt
@@ -51,7 +72,8 @@ MALFORMED_TOOL_CALL = "MALFORMED_TOOL_CALL"
 REPLY_TOO_LONG = "REPLY_TOO_LONG"
 
 XML_TEXT_REPLAY_KEY = "xml_text"
-"""``AssistantMessage.replay`` key holding the reply exactly as the model wrote it."""
+"""``AssistantMessage.replay`` key holding the reply exactly as the model wrote it, less its
+reasoning: templates drop earlier reasoning, and sending it back costs tokens."""
 XML_CALL_ID_PREFIX = "xml_"
 UNNAMED_CALL = "tool_use"
 """The name given to a call whose tool name could not be read."""
@@ -109,11 +131,12 @@ def _render_reply(message: AssistantMessage) -> AssistantMessage:
 
 
 def render_request(request: ChatRequest, language: str = "en") -> ChatRequest:
-    """The request the inner provider gets: rendered history, tool section, no native tools."""
+    """The request the inner provider gets: rendered history, tool section, no native tools,
+    and the reply's text to be handed over as written (the parser reads its think tags)."""
     messages = render_history(request.messages)
     if request.tools:
         messages = _with_tool_section(messages, render_tool_prompt(request.tools, language))
-    return ChatRequest(messages=messages, tools=())
+    return ChatRequest(messages=messages, tools=(), raw_text=True)
 
 
 def _with_tool_section(messages: tuple[Message, ...], section: str) -> tuple[Message, ...]:
@@ -135,6 +158,7 @@ class XmlToolProtocol:
         self.inner = inner
         self.model = inner.model
         self.language = language
+        self.opening = ReplyOpening()
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -142,61 +166,66 @@ class XmlToolProtocol:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         turn = request.turn
         tools = {tool.name: tool for tool in request.tools}
-        reply = _ReplyReader(turn, tools)
+        reply = _ReplyReader(turn, tools, self.opening)
         async for event in self.inner.stream(render_request(request, self.language)):
             if isinstance(event, TextDelta):
-                for text in reply.feed(event.text):
-                    yield TextDelta(text)
+                for delta in reply.feed(event.text):
+                    yield delta
             elif isinstance(event, Retry):
-                reply = _ReplyReader(turn, tools)  # the attempt so far is discarded
+                reply = _ReplyReader(turn, tools, self.opening)  # the attempt is discarded
                 yield event
             elif isinstance(event, Response):
-                for text in reply.finish(event.message.text):
-                    yield TextDelta(text)
+                for delta in reply.finish(event.message.text):
+                    yield delta
                 yield reply.response(event)
             else:
                 yield event
 
 
 class _ReplyReader:
-    """One attempt at a reply: its parser, its visible text and its calls so far."""
+    """One attempt at a reply: its parser, its answer and reasoning, and its calls so far."""
 
-    def __init__(self, turn: int, tools: Mapping[str, ToolSpec]) -> None:
+    def __init__(self, turn: int, tools: Mapping[str, ToolSpec], opening: ReplyOpening) -> None:
         self._turn = turn
         self._tools = tools
-        self._parser = XmlToolParser()
+        self._split = ReplySplit(opening)
+        self._parser = XmlToolParser(inside_reasoning=self._split.inside)
         self._fed = False
-        self._visible: list[str] = []
         self._calls: list[ToolCall] = []
 
-    def feed(self, text: str) -> list[str]:
+    def feed(self, text: str) -> list[TextDelta | ReasoningDelta]:
         self._fed = self._fed or bool(text)
         return self._take(self._parser.feed(text))
 
-    def finish(self, final_text: str) -> list[str]:
+    def finish(self, final_text: str) -> list[TextDelta | ReasoningDelta]:
+        """The last deltas; raises ``CutStreamError`` if the reply ended inside reasoning."""
         # A provider that never streamed deltas still hands the whole text over here.
-        texts = self.feed(final_text) if not self._fed and final_text else []
-        return texts + self._take(self._parser.close())
+        deltas = self.feed(final_text) if not self._fed and final_text else []
+        return deltas + self._take(self._parser.close()) + self._split.finish()
 
     def response(self, inner: Response) -> Response:
-        replay = {**inner.message.replay, XML_TEXT_REPLAY_KEY: self._parser.text}
+        replay = {**inner.message.replay, XML_TEXT_REPLAY_KEY: self._parser.answer_text}
+        reasoning = (inner.message.reasoning or "") + self._split.reasoning
         message = AssistantMessage(
-            text="".join(self._visible),
+            text=self._split.answer,
             tool_calls=(*self._calls, *inner.message.tool_calls),
-            reasoning=inner.message.reasoning,
+            reasoning=reasoning or None,
             replay=replay,
         )
         return Response(message, inner.finish_reason, inner.usage)
 
-    def _take(self, events: list[ParserEvent]) -> list[str]:
-        texts: list[str] = []
+    def _take(self, events: list[ParserEvent]) -> list[TextDelta | ReasoningDelta]:
+        deltas: list[TextDelta | ReasoningDelta] = []
         for event in events:
-            if isinstance(event, VisibleText):
-                texts.append(event.text)
+            if isinstance(
+                event, VisibleText | ReasoningText | BeganInReasoning | UnclosedReasoning
+            ):
+                if isinstance(event, BeganInReasoning):
+                    self._calls = []  # drafted while thinking: never run
+                deltas += self._split.take(event)
             else:
                 self._calls.append(self._to_call(event))
-        self._visible.extend(texts)
-        return texts
+        return deltas
 
     def _to_call(self, event: ParsedInvoke | MalformedInvoke | ReplyTooLong) -> ToolCall:
         call_id = f"{XML_CALL_ID_PREFIX}{self._turn}_{len(self._calls) + 1}"
