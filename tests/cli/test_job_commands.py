@@ -10,7 +10,14 @@ import time
 from collections import Counter
 
 from honyaku.store import Database, JobStore, Library
-from honyaku.testing import FakeCall, FakeLLMServer, Mistake, pseudo_translation
+from honyaku.testing import (
+    FakeCall,
+    FakeLLMServer,
+    Mistake,
+    Thinking,
+    ThoughtPlace,
+    pseudo_translation,
+)
 
 from .conftest import KOJIKI, RASHOMON, honyaku, imported
 
@@ -239,3 +246,36 @@ def test_overlapping_chapter_ranges_started_a_moment_apart_never_translate_twice
         for p in c.work_paragraphs
     )
     assert versions == {1: _work(library, book)}
+
+
+def test_show_actions_dims_the_models_reasoning_or_leaves_it_out(home):
+    book = imported(RASHOMON)
+    with FakeLLMServer(thinking=Thinking()) as server:
+        honyaku("translate", book, *model_flags(server))
+
+    shown = honyaku("show", book, "--actions").stdout
+    hidden = honyaku("show", book, "--actions", "--hide-reasoning").stdout
+
+    assert "thought (" in shown
+    assert "first draft" in shown
+    assert "thought (" not in hidden
+
+
+def test_reasoning_goes_back_to_a_server_only_with_replay_reasoning(home):
+    book = imported(RASHOMON)
+    with FakeLLMServer(thinking=Thinking(ThoughtPlace.FIELD)) as server:
+        server.translator.calls_per_reply = 2
+        honyaku("translate", book, *model_flags(server), "--protocol", "native")
+        plain = _replies_sent_back(server)
+        server.requests.clear()
+        honyaku("translate", book, *model_flags(server), "--retranslate", "--replay-reasoning")
+        replayed = _replies_sent_back(server)
+
+    assert plain
+    assert all("reasoning_content" not in reply for reply in plain)
+    assert replayed
+    assert all("first draft" in reply["reasoning_content"] for reply in replayed)
+
+
+def _replies_sent_back(server: FakeLLMServer) -> list[dict]:
+    return [m for body in server.requests for m in body["messages"] if m["role"] == "assistant"]

@@ -118,6 +118,17 @@ def test_reasoning_is_neither_shown_as_the_answer_nor_sent_back(
         assert f"</{thinker.thinking.element}>" not in (reply["content"] or "")
 
 
+def test_reasoning_is_logged_apart_from_the_answer_and_its_tokens_are_counted(
+    run_job: RunJob, jobs: JobStore, thinker: FakeLLMServer, book_id: str
+) -> None:
+    outcome, _ = run_job(thinker, book_id)
+
+    thoughts = recorded(jobs, book_id, ActionKind.REASONING)
+    assert "first draft" in thoughts
+    assert "first draft" not in recorded(jobs, book_id, ActionKind.TEXT)
+    assert 0 < outcome.job.cost.reasoning_tokens < outcome.job.cost.output_tokens
+
+
 def test_an_unclosed_think_block_is_retried_and_the_job_still_ends_aligned(
     run_job: RunJob, library: Library, database: Database, book_id: str
 ) -> None:

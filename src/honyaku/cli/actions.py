@@ -11,6 +11,7 @@ from honyaku.agent.questions import QUESTION_TOOL_NAMES
 from honyaku.store import ActionKind, RecordedAction
 
 NOTABLE_ACTIONS = (
+    ActionKind.REASONING,
     ActionKind.QUESTION,
     ActionKind.TOOL_RESULT,
     ActionKind.NUDGE,
@@ -22,6 +23,7 @@ SUMMARY_CHARS = 160
 
 
 def print_actions(console: Console, recorded: list[RecordedAction]) -> None:
+    """One line per action worth a look; the model's reasoning dimmed, cut to a line."""
     rows = [(entry, line) for entry in recorded if (line := _line(entry))]
     if not rows:
         console.print("Nothing notable yet: no questions, refused calls or failures.")
@@ -30,7 +32,8 @@ def print_actions(console: Console, recorded: list[RecordedAction]) -> None:
         action = entry.action
         where = f"chapter {entry.chapter_number} chunk {action.chunk}" if action.chunk else ""
         when = entry.created_at.strftime("%Y-%m-%d %H:%M:%S")
-        console.print(f"[dim]{when} {entry.job_id} {where}[/]  {escape(line)}")
+        style = "dim italic" if action.kind is ActionKind.REASONING else "default"
+        console.print(f"[dim]{when} {entry.job_id} {where}[/]  [{style}]{escape(line)}[/]")
 
 
 def _line(entry: RecordedAction) -> str | None:
@@ -54,6 +57,9 @@ def _line(entry: RecordedAction) -> str | None:
             return f"left {count} paragraph(s) to another running job"
         case ActionKind.ERROR:
             return _short(f"chunk failed: {payload.get('message')}")
+        case ActionKind.REASONING:
+            text = " ".join(str(payload.get("text", "")).split())
+            return _short(f"thought ({len(text)} chars): {text}")
     return None
 
 

@@ -15,7 +15,15 @@ from honyaku.agent.broker import Broker
 from honyaku.books import export_book, sample_book
 from honyaku.cli.console import EXIT_FAILURE, EXIT_INTERRUPTED, err, out
 from honyaku.cli.dialog import TerminalFrontEnd
-from honyaku.cli.models import ApiKeyEnv, BaseUrl, Header, Model, Protocol, Provider
+from honyaku.cli.models import (
+    ApiKeyEnv,
+    BaseUrl,
+    Header,
+    Model,
+    Protocol,
+    Provider,
+    ReplayReasoning,
+)
 from honyaku.cli.options import BookRef, Home, open_library
 from honyaku.cli.progress import JobProgressView, print_summary
 from honyaku.domain.selection import parse_chapter_numbers
@@ -45,6 +53,7 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         provider: Provider = None,
         protocol: Protocol = ToolProtocol.AUTO,
         header: Header = None,
+        replay_reasoning: ReplayReasoning = False,
         concurrency: Concurrency = CONCURRENCY,
         retranslate: Annotated[
             bool, typer.Option(help="Redo paragraphs that already have a translation.")
@@ -55,7 +64,9 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         book_id = library.resolve(book)
         numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))
         request = JobRequest(book_id, kind, numbers, concurrency, retranslate)
-        choice = ModelChoice(model, base_url, api_key_env, protocol, provider, tuple(header or ()))
+        choice = ModelChoice(
+            model, base_url, api_key_env, protocol, provider, tuple(header or ()), replay_reasoning
+        )
         outcome = run_job(library, choice, request)
         if not outcome.ok:
             raise typer.Exit(EXIT_FAILURE)

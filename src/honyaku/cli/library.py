@@ -16,7 +16,7 @@ from honyaku.cli.console import out
 from honyaku.cli.options import BookRef, Home, open_library
 from honyaku.formats import ExportFormat
 from honyaku.jobs import change_settings
-from honyaku.store import Job, JobStore
+from honyaku.store import ActionKind, Job, JobStore
 
 
 def import_(
@@ -73,8 +73,11 @@ def show(
         typer.Option(
             "--actions",
             help="List what happened in the book's jobs instead: questions and answers, "
-            "refused calls, nudges, retries, failures.",
+            "refused calls, nudges, retries, failures, and the model's reasoning (dimmed).",
         ),
+    ] = False,
+    hide_reasoning: Annotated[
+        bool, typer.Option("--hide-reasoning", help="With --actions: leave the reasoning out.")
     ] = False,
     home: Home = None,
 ) -> None:
@@ -82,7 +85,8 @@ def show(
     library = open_library(home)
     book_id = library.resolve(book)
     if actions:
-        print_actions(out, JobStore(library.database).actions(book_id, kinds=NOTABLE_ACTIONS))
+        kinds = [k for k in NOTABLE_ACTIONS if not (hide_reasoning and k is ActionKind.REASONING)]
+        print_actions(out, JobStore(library.database).actions(book_id, kinds=kinds))
         return
     meta = library.book(book_id)
     out.print(f"[bold]{escape(meta.title)}[/] {escape(meta.author or '')}  [dim]{meta.id}[/]")

@@ -61,3 +61,12 @@ Header = Annotated[
         show_default=False,
     ),
 ]
+ReplayReasoning = Annotated[
+    bool,
+    typer.Option(
+        "--replay-reasoning",
+        help="Send the model's reasoning back with its replies, for servers that require it "
+        "(DeepSeek's thinking mode with tools, Kimi thinking models). Off by default: other "
+        "servers do not want it, and it costs tokens.",
+    ),
+]

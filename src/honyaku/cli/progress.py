@@ -149,7 +149,8 @@ def print_summary(console: Console, outcome: JobOutcome) -> None:
         "input",
         f"{cost.input_tokens} tokens ({cost.cached_tokens} cached), {cost.input_chars} chars",
     )
-    table.add_row("output", f"{cost.output_tokens} tokens, {cost.output_chars} chars")
+    thinking = f" ({cost.reasoning_tokens} reasoning)" if cost.reasoning_tokens else ""
+    table.add_row("output", f"{cost.output_tokens} tokens{thinking}, {cost.output_chars} chars")
     console.print(table)
     if outcome.running_elsewhere:
         console.print(

@@ -1,8 +1,9 @@
 """A job's action log and running cost, kept by reading its event stream.
 
-Every call and result, the model's text, questions with their outcomes, nudges, retries and
-failures become actions; every response adds to the job's cost. What a turn did is written
-together, off the event loop, so the other chapters keep streaming meanwhile.
+Every call and result, the model's text and, apart from it, its reasoning, questions with
+their outcomes, nudges, retries and failures become actions; every response adds to the job's
+cost. What a turn did is written together, off the event loop, so the other chapters keep
+streaming meanwhile.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class ActionLog:
         match event:
             case Response(message=message, usage=usage):
                 self._cost += _cost_of(usage)
+                if message.reasoning and message.reasoning.strip():
+                    self._add(where, ActionKind.REASONING, None, {"text": message.reasoning})
                 if message.text.strip():
                     self._add(where, ActionKind.TEXT, None, {"text": message.text})
                 await self.flush()
@@ -86,4 +89,5 @@ def _cost_of(usage: Usage) -> JobCost:
         input_tokens=usage.input_tokens or 0,
         output_tokens=usage.output_tokens or 0,
         cached_tokens=usage.cached_tokens or 0,
+        reasoning_tokens=usage.reasoning_tokens or 0,
     )

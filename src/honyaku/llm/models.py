@@ -64,6 +64,8 @@ class ModelChoice:
     ``gemini-…`` model without a base URL, else Chat Completions."""
     headers: tuple[str, ...] = ()
     """Extra HTTP headers as ``Name: value``, for gateways; never printed."""
+    replay_reasoning: bool = False
+    """Send each reply's reasoning back, for servers that require it (see ``openai_compat``)."""
 
     @property
     def kind(self) -> ProviderKind:
@@ -240,6 +242,7 @@ def _openai(choice: ModelChoice) -> ChatProvider:
         base_url=choice.endpoint,
         api_key=choice.api_key,
         headers=choice.header_map,
+        replay_reasoning=choice.replay_reasoning,
     )
 
 

@@ -73,6 +73,8 @@ class JobCost:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    """Of ``output_tokens``, those the model spent thinking, where the provider says."""
 
     def __add__(self, other: JobCost) -> JobCost:
         return JobCost(

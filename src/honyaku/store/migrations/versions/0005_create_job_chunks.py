@@ -1,5 +1,6 @@
-"""Create job_chunks, a job's plan as work items; add jobs.retranslate and jobs.stop_requested;
-index translations by paragraph (a lookup of a paragraph's versions scanned the whole table).
+"""Create job_chunks, a job's plan as work items; add jobs.retranslate, jobs.stop_requested and
+jobs.reasoning_tokens; index translations by paragraph (a lookup of a paragraph's versions
+scanned the whole table).
 
 Revision ID: 0005
 """
@@ -15,6 +16,9 @@ def upgrade() -> None:
     with op.batch_alter_table("jobs") as jobs:
         jobs.add_column(sa.Column("retranslate", sa.Boolean, nullable=False, server_default="0"))
         jobs.add_column(sa.Column("stop_requested", sa.Boolean, nullable=False, server_default="0"))
+        jobs.add_column(
+            sa.Column("reasoning_tokens", sa.Integer, nullable=False, server_default="0")
+        )
     op.create_table(
         "job_chunks",
         sa.Column("pk", sa.Integer, primary_key=True, autoincrement=True),
@@ -48,5 +52,6 @@ def downgrade() -> None:
     op.drop_index("ix_translations_paragraph", "translations")
     op.drop_table("job_chunks")
     with op.batch_alter_table("jobs") as jobs:
+        jobs.drop_column("reasoning_tokens")
         jobs.drop_column("stop_requested")
         jobs.drop_column("retranslate")
