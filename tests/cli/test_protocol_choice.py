@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from honyaku.store import Database, Library, ModelProfiles
+from honyaku.store import Database, LearnedProtocols, Library
 from honyaku.testing import FakeGeminiServer, FakeLLMServer, ToolSupport, pseudo_translation
 
 from .conftest import RASHOMON, honyaku, imported
@@ -48,7 +48,7 @@ def test_auto_asks_the_model_once_and_remembers_per_server_and_model(home, suppo
         honyaku("translate", book, *flags(server, "--protocol", "auto"))
         honyaku("translate", book, *flags(server, "--protocol", "auto", "--retranslate"))
 
-        remembered = ModelProfiles(Database.open(home)).protocol(server.url, "fake-translator")
+        remembered = LearnedProtocols(Database.open(home)).protocol(server.url, "fake-translator")
         assert probes(server) == 1
     assert remembered == expected
     assert_all_translated(home, book)
@@ -92,3 +92,42 @@ def test_extra_headers_reach_the_server_and_are_never_printed(fake_model):
 
     assert all(h["x-gateway-token"] == "tok-SECRET" for h in fake_model.headers)
     assert "tok-SECRET" not in done.stdout + done.stderr
+
+
+def test_a_saved_model_profile_is_used_by_its_name_and_never_holds_the_key(home, monkeypatch):
+    monkeypatch.setenv("LOCAL_KEY", "sk-local-SECRET")
+    book = imported(RASHOMON)
+    with FakeLLMServer() as server:
+        honyaku(
+            "models", "add", "local", "--model", "fake-translator", "--base-url", server.url,
+            "--protocol", "xml", "--api-key-env", "LOCAL_KEY",
+        )  # fmt: skip
+        listed = honyaku("models", "list").stdout
+        done = honyaku("translate", book, "--model", "local")
+
+        assert all("tools" not in body for body in server.requests)
+        assert all(h["authorization"] == "Bearer sk-local-SECRET" for h in server.headers)
+    assert "local" in listed
+    assert "LOCAL_KEY" in listed
+    assert "key from $LOCAL_KEY" in done.stdout
+    assert b"sk-local-SECRET" not in (home / "honyaku.db").read_bytes()
+    assert_all_translated(home, book)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--base-url", "http://127.0.0.1:99999/v1"], "Port out of range"),
+        (["--base-url", "ftp://example.com/v1"], "must start with http"),
+        (["--base-url", "http://user:SECRET@example.com/v1"], "will not store"),
+        (["--provider", "nonesuch"], "unknown provider 'nonesuch'"),
+        (["--api-key-env", "lower-case!"], "environment variable"),
+    ],
+)
+def test_a_model_profile_that_cannot_work_is_refused_in_one_line(home, flags, message):
+    done = honyaku("models", "add", "bad", "--model", "m", *flags, check=False)
+
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "SECRET" not in done.stderr
+    assert "bad" not in honyaku("models", "list").stdout

@@ -22,7 +22,7 @@ from honyaku.jobs import (
 )
 from honyaku.llm.events import Response
 from honyaku.llm.models import ModelChoice, ToolProtocol, open_model
-from honyaku.store import ActionKind, JobStatus, ModelProfiles
+from honyaku.store import ActionKind, JobStatus, LearnedProtocols
 from honyaku.testing import FakeLLMServer, pseudo_translation
 
 KOJIKI = Path(__file__).parents[1] / "fixtures/books/kojiki/03gendaigoyaku_kojiki.utf8.txt"
@@ -35,7 +35,9 @@ def test_a_whole_job_runs_through_the_services_and_its_event_stream(library):
     choice = ModelChoice("demo")
 
     async def follow() -> list:
-        async with open_model(choice, ModelProfiles(library.database), language="zh-CN") as model:
+        async with open_model(
+            choice, LearnedProtocols(library.database), language="zh-CN"
+        ) as model:
             request = JobRequest(book.id, JobKind.TRANSLATION, chapters=[1, 2])
             return [event async for event in service.run(request, model)]
 
@@ -64,7 +66,7 @@ def test_a_job_stopped_by_a_front_end_is_interrupted_and_resumes_where_it_stoppe
         done = 0
         opened = open_model(
             ModelChoice("fake-translator", base_url, protocol=ToolProtocol.NATIVE),
-            ModelProfiles(library.database),
+            LearnedProtocols(library.database),
             language="zh-CN",
         )
         async with opened as model:
@@ -80,7 +82,7 @@ def test_a_job_stopped_by_a_front_end_is_interrupted_and_resumes_where_it_stoppe
     async def run_to_the_end(base_url: str) -> list:
         opened = open_model(
             ModelChoice(choice.model, base_url, protocol=ToolProtocol.NATIVE),
-            ModelProfiles(library.database),
+            LearnedProtocols(library.database),
             language="zh-CN",
         )
         async with opened as model:

@@ -23,6 +23,7 @@ from honyaku.cli.models import (
     Protocol,
     Provider,
     ReplayReasoning,
+    chosen_model,
 )
 from honyaku.cli.options import BookRef, Home, open_library
 from honyaku.cli.progress import JobProgressView, print_summary
@@ -31,8 +32,8 @@ from honyaku.domain.workflow import JobKind
 from honyaku.errors import HonyakuError
 from honyaku.formats import ExportFormat
 from honyaku.jobs import CONCURRENCY, JobFinished, JobOutcome, JobRequest, JobService
-from honyaku.llm.models import DEMO_MODEL, ModelChoice, ToolProtocol, open_model
-from honyaku.store import Library, ModelProfiles, resolve_home
+from honyaku.llm.models import DEMO_MODEL, ModelChoice, open_model
+from honyaku.store import LearnedProtocols, Library, resolve_home
 
 Chapters = Annotated[
     str | None,
@@ -51,7 +52,7 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         base_url: BaseUrl = None,
         api_key_env: ApiKeyEnv = None,
         provider: Provider = None,
-        protocol: Protocol = ToolProtocol.AUTO,
+        protocol: Protocol = None,
         header: Header = None,
         replay_reasoning: ReplayReasoning = False,
         concurrency: Concurrency = CONCURRENCY,
@@ -64,8 +65,15 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         book_id = library.resolve(book)
         numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))
         request = JobRequest(book_id, kind, numbers, concurrency, retranslate)
-        choice = ModelChoice(
-            model, base_url, api_key_env, protocol, provider, tuple(header or ()), replay_reasoning
+        choice = chosen_model(
+            library,
+            model,
+            base_url,
+            api_key_env,
+            protocol,
+            provider,
+            tuple(header or ()),
+            replay_reasoning,
         )
         outcome = run_job(library, choice, request)
         if not outcome.ok:
@@ -96,7 +104,7 @@ def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOu
 
     async def job() -> JobOutcome | None:
         outcome = None
-        async with open_model(choice, ModelProfiles(library.database), language=target) as model:
+        async with open_model(choice, LearnedProtocols(library.database), language=target) as model:
             with JobProgressView(out, err, request.kind.value) as view, _front_end(view) as broker:
                 async for event in JobService(library, broker).run(request, model):
                     view(event)
@@ -133,14 +141,14 @@ def demo(
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = None,
     provider: Provider = None,
-    protocol: Protocol = ToolProtocol.AUTO,
+    protocol: Protocol = None,
     home: Home = None,
 ) -> None:
     """Import a sample book (Akutagawa's Rashōmon), translate it into Chinese with the
     built-in demo model (or the model you name), and export the result."""
     library = open_library(home)
     book_id = sample_book(library)
-    choice = ModelChoice(model or DEMO_MODEL, base_url, api_key_env, protocol, provider)
+    choice = chosen_model(library, model or DEMO_MODEL, base_url, api_key_env, protocol, provider)
     outcome = run_job(library, choice, JobRequest(book_id, JobKind.TRANSLATION))
     folder = resolve_home(home) / "exports"
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,19 +1,30 @@
-"""Options that choose the model a command talks to."""
+"""Choosing the model a command talks to: the options, and the models saved under a name
+(``honyaku models add|list|remove``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
+from rich.markup import escape
+from rich.table import Table
 
-from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ToolProtocol
+from honyaku.cli.console import out
+from honyaku.cli.options import Home, open_library
+from honyaku.domain.model_profile import ModelProfile
+from honyaku.errors import ConfigError
+from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ToolProtocol
+from honyaku.store import Library, ModelProfiles
 
 Model = Annotated[
     str | None,
     typer.Option(
         "--model",
         envvar="HONYAKU_MODEL",
-        help=f"Model name as the server knows it; {DEMO_MODEL!r} runs the built-in demo model.",
+        help="A saved model profile (see `honyaku models`), or a model's name as its server "
+        f"knows it; {DEMO_MODEL!r} runs the built-in demo model.",
         show_default=False,
     ),
 ]
@@ -46,11 +57,13 @@ Provider = Annotated[
     ),
 ]
 Protocol = Annotated[
-    ToolProtocol,
+    ToolProtocol | None,
     typer.Option(
         "--protocol",
         help="How the model calls tools: native function calling, the XML protocol for models "
-        "without it, or auto (ask the model once and remember).",
+        "without it, or auto (ask the model once and remember). Default: the profile's, else "
+        "auto.",
+        show_default=False,
     ),
 ]
 Header = Annotated[
@@ -70,3 +83,103 @@ ReplayReasoning = Annotated[
         "servers do not want it, and it costs tokens.",
     ),
 ]
+
+
+def chosen_model(
+    library: Library,
+    model: str | None,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    protocol: ToolProtocol | None = None,
+    provider: str | None = None,
+    headers: tuple[str, ...] = (),
+    replay_reasoning: bool = False,
+) -> ModelChoice:
+    """The model the options name: a saved profile, with any option given overriding it; or a
+    model by its own name."""
+    profile = ModelProfiles(library.database).get(model) if model else None
+    if profile is None:
+        return ModelChoice(
+            model,
+            base_url,
+            api_key_env,
+            protocol or ToolProtocol.AUTO,
+            provider,
+            headers,
+            replay_reasoning,
+        )
+    saved = ModelChoice.from_profile(profile)
+    return replace(
+        saved,
+        base_url=base_url or saved.base_url,
+        api_key_env=api_key_env or saved.api_key_env,
+        protocol=protocol or saved.protocol,
+        provider=provider or saved.provider,
+        headers=headers,
+        replay_reasoning=replay_reasoning or saved.replay_reasoning,
+    )
+
+
+models_app = typer.Typer(
+    help="Models saved under a name: their server, protocol and key variable, never the key.",
+    no_args_is_help=True,
+)
+
+
+@models_app.command("add")
+def add_model(
+    name: Annotated[str, typer.Argument(help="The profile's name, e.g. deepseek.")],
+    model: Annotated[str, typer.Option("--model", help="The model's name on its server.")],
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = None,
+    provider: Provider = None,
+    protocol: Protocol = None,
+    replay_reasoning: ReplayReasoning = False,
+    home: Home = None,
+) -> None:
+    """Save a model under a name (replacing a profile of the same name)."""
+    try:
+        profile = ModelProfile(
+            name=name,
+            model=model,
+            provider=provider,
+            base_url=base_url,
+            protocol=(protocol or ToolProtocol.AUTO).value,
+            api_key_env=api_key_env,
+            replay_reasoning=replay_reasoning,
+        )
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        raise ConfigError(f"{problem['loc'][0]}: {problem['msg']}") from None
+    ModelChoice.from_profile(profile).check()
+    ModelProfiles(open_library(home).database).save(profile)
+    out.print(f"Saved model profile [bold]{escape(name)}[/]: use it with --model {escape(name)}")
+
+
+@models_app.command("list")
+def list_models(home: Home = None) -> None:
+    """List the saved model profiles."""
+    profiles = ModelProfiles(open_library(home).database).all()
+    if not profiles:
+        out.print("No saved models yet. Save one with [bold]honyaku models add NAME --model M[/].")
+        return
+    table = Table("name", "model", "server", "protocol", "key variable")
+    for profile in profiles:
+        choice = ModelChoice.from_profile(profile)
+        table.add_row(
+            escape(profile.name),
+            escape(profile.model),
+            escape(choice.describe().split(" at ", 1)[-1].split(" (", 1)[0]),
+            profile.protocol,
+            profile.api_key_env or "(default)",
+        )
+    out.print(table)
+
+
+@models_app.command("remove")
+def remove_model(
+    name: Annotated[str, typer.Argument(help="The profile's name.")], home: Home = None
+) -> None:
+    """Forget a saved model profile."""
+    ModelProfiles(open_library(home).database).remove(name)
+    out.print(f"Removed model profile {escape(name)}")

@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+from honyaku.domain.model_profile import ModelProfile
 from honyaku.errors import ConfigError
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.events import ChatProvider
@@ -66,6 +67,17 @@ class ModelChoice:
     """Extra HTTP headers as ``Name: value``, for gateways; never printed."""
     replay_reasoning: bool = False
     """Send each reply's reasoning back, for servers that require it (see ``openai_compat``)."""
+
+    @classmethod
+    def from_profile(cls, profile: ModelProfile) -> ModelChoice:
+        return cls(
+            profile.model,
+            profile.base_url,
+            profile.api_key_env,
+            ToolProtocol(profile.protocol),
+            profile.provider,
+            replay_reasoning=profile.replay_reasoning,
+        )
 
     @property
     def kind(self) -> ProviderKind:
@@ -115,11 +127,15 @@ class ModelChoice:
     def api_key(self) -> str | None:
         return os.environ.get(self.key_variable) if self.key_variable else None
 
-    def check(self) -> None:
-        """Refuse, in one line and before any request, what cannot work: a malformed base
-        URL, a password inside it, a named key variable that is not set."""
+    def check(self) -> ProviderKind:
+        """Refuse, in one line, what cannot work: an unknown provider, a malformed base URL,
+        a password inside it. Answers the provider's kind."""
         if self.base_url is not None:
             check_base_url(self.base_url)
+        return self.kind
+
+    def check_key(self) -> None:
+        """Refuse, before any request, a named key variable that is not set."""
         if self.api_key_env and not os.environ.get(self.api_key_env):
             raise ConfigError(
                 f"--api-key-env {self.api_key_env}: that environment variable is not set"
@@ -193,8 +209,8 @@ async def open_model(
             "no model chosen: pass --model NAME (with --base-url for a local server) or set "
             f"HONYAKU_MODEL; --model {DEMO_MODEL} runs the built-in demo model"
         )
-    choice.check()
-    kind = choice.kind
+    kind = choice.check()
+    choice.check_key()
     server = kind.connect(choice)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     try:

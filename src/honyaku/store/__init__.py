@@ -12,6 +12,7 @@ from honyaku.store.jobs import (
     JobStore,
     RecordedAction,
 )
+from honyaku.store.learned_protocols import LearnedProtocols
 from honyaku.store.leases import Lease, this_process
 from honyaku.store.library import (
     BookSummary,
@@ -37,6 +38,7 @@ __all__ = [
     "JobScope",
     "JobStatus",
     "JobStore",
+    "LearnedProtocols",
     "Lease",
     "Library",
     "LocatedParagraph",

@@ -1,7 +1,11 @@
-"""What honyaku remembers about models: the tool protocol each one answered the probe with."""
+"""Models saved under a name, for the command line and the web app alike."""
 
 from __future__ import annotations
 
+from sqlalchemy import select
+
+from honyaku.domain.model_profile import ModelProfile
+from honyaku.errors import NotFoundError
 from honyaku.store.database import Database
 from honyaku.store.schema import ModelProfileRow, utc_now
 
@@ -10,15 +14,30 @@ class ModelProfiles:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    def protocol(self, base_url: str, model: str) -> str | None:
+    def save(self, profile: ModelProfile) -> None:
+        """Add the profile, or replace the one of the same name."""
         with self.database.transaction() as session:
-            row = session.get(ModelProfileRow, (base_url, model))
-            return row.protocol if row else None
+            session.merge(ModelProfileRow(**profile.model_dump(), saved_at=utc_now()))
 
-    def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
+    def get(self, name: str) -> ModelProfile | None:
         with self.database.transaction() as session:
-            session.merge(
-                ModelProfileRow(
-                    base_url=base_url, model=model, protocol=protocol, checked_at=utc_now()
-                )
-            )
+            row = session.get(ModelProfileRow, name)
+            return _profile(row) if row else None
+
+    def all(self) -> list[ModelProfile]:
+        with self.database.transaction() as session:
+            rows = session.scalars(select(ModelProfileRow).order_by(ModelProfileRow.name))
+            return [_profile(row) for row in rows]
+
+    def remove(self, name: str) -> None:
+        with self.database.transaction() as session:
+            row = session.get(ModelProfileRow, name)
+            if row is None:
+                raise NotFoundError(f"no model profile named {name!r} (see `honyaku models list`)")
+            session.delete(row)
+
+
+def _profile(row: ModelProfileRow) -> ModelProfile:
+    return ModelProfile.model_validate(
+        {name: getattr(row, name) for name in ModelProfile.model_fields}
+    )

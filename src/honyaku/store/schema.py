@@ -171,12 +171,27 @@ class ActionRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 
-class ModelProfileRow(Base):
+class LearnedProtocolRow(Base):
     """What honyaku learned about a model on a server: how it calls tools."""
 
-    __tablename__ = "model_profiles"
+    __tablename__ = "learned_protocols"
 
     base_url: Mapped[str] = mapped_column(Text, primary_key=True)
     model: Mapped[str] = mapped_column(Text, primary_key=True)
     protocol: Mapped[str] = mapped_column(String(10))
     checked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class ModelProfileRow(Base):
+    """A model saved under a name. Never a key: only the variable that holds it."""
+
+    __tablename__ = "model_profiles"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    model: Mapped[str] = mapped_column(Text)
+    provider: Mapped[str | None] = mapped_column(String(20))
+    base_url: Mapped[str | None] = mapped_column(Text)
+    protocol: Mapped[str] = mapped_column(String(10))
+    api_key_env: Mapped[str | None] = mapped_column(Text)
+    replay_reasoning: Mapped[bool] = mapped_column(Boolean, default=False)
+    saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
