@@ -11,11 +11,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from honyaku.books import export_book, import_book
-from honyaku.cli.actions import NOTABLE_ACTIONS, print_actions
+from honyaku.cli.actions import print_actions
 from honyaku.cli.console import out
 from honyaku.cli.options import BookRef, Home, open_library
 from honyaku.formats import ExportFormat
 from honyaku.jobs import change_settings
+from honyaku.jobs.log_lines import NOTABLE_ACTIONS
 from honyaku.store import ActionKind, Job, JobStore
 
 

@@ -63,3 +63,16 @@ def plan_chunks(
             for chunk in chunks
         ]
     return planned
+
+
+def still_to_do(
+    book: Book, kind: JobKind, *, retranslate: bool, written: Set[str]
+) -> tuple[dict[str, Paragraph], set[str]]:
+    """The work paragraphs of ``book`` (by id) for a job of ``kind``, and those not done."""
+    paragraphs = {p.id: p for c in book.chapters for p in work_of(c, kind)}
+    to_do = {
+        pid
+        for pid, paragraph in paragraphs.items()
+        if not is_done(paragraph, kind, retranslate=retranslate, written=written)
+    }
+    return paragraphs, to_do

@@ -37,7 +37,7 @@ from honyaku.jobs.events import (
     ParagraphsDone,
     Where,
 )
-from honyaku.jobs.planning import is_done, plan_chunks, title_wanted, work_of
+from honyaku.jobs.planning import is_done, plan_chunks, still_to_do, title_wanted
 from honyaku.jobs.prompts import system_prompt
 from honyaku.jobs.scheduler import merged
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
@@ -129,6 +129,16 @@ class JobService:
     def jobs(self, book_id: str) -> list[Job]:
         return self.store.for_book(book_id)
 
+    def progress(self, job_id: str) -> tuple[int, int]:
+        """A job's work paragraphs, and how many of them are done."""
+        job = self.store.get(job_id)
+        book = self.library.get_book(job.book_id, chapter_numbers=job.chapters)
+        written = self.store.paragraphs_done(job.id)
+        paragraphs, to_do = still_to_do(
+            book, job.kind, retranslate=job.retranslate, written=written
+        )
+        return len(paragraphs), len(paragraphs) - len(to_do)
+
     def actions(
         self, book_id: str, kinds: Sequence[ActionKind] | None = None
     ) -> list[RecordedAction]:
@@ -171,22 +181,15 @@ class _Run:
         model: ConnectedModel,
     ) -> None:
         self.service, self.job, self.book, self.request = service, job, book, request
-        self.paragraphs = {p.id: p for c in book.chapters for p in work_of(c, request.kind)}
-        self.total = len(self.paragraphs)
-        self.to_do = self._still_to_do(service.store.paragraphs_done(job.id))
+        written = service.store.paragraphs_done(job.id)
+        paragraphs, self.to_do = still_to_do(
+            book, job.kind, retranslate=job.retranslate, written=written
+        )
+        self.total = len(paragraphs)
         self.talk = ChunkTalk(model.provider, self._registry(), self._prompt(), request.limits)
         self.failures: list[ChunkFailure] = []
         self.done = 0
         self.busy = 0
-
-    def _still_to_do(self, written: set[str]) -> set[str]:
-        return {
-            pid
-            for pid, paragraph in self.paragraphs.items()
-            if not is_done(
-                paragraph, self.job.kind, retranslate=self.job.retranslate, written=written
-            )
-        }
 
     def _registry(self) -> ToolRegistry[ChunkContext]:
         settings = self.book.settings

@@ -56,6 +56,7 @@ class ChapterProgress:
 class Version:
     """One version of a paragraph's target text."""
 
+    id: int
     text: str
     kind: TranslationKind
     model: str | None
@@ -283,6 +284,44 @@ class Library:
                 for r in rows
             ]
 
+    def chapter_versions(self, book_id: str, chapter_id: str) -> dict[str, list[Version]]:
+        """Every version of every paragraph of a chapter, by paragraph id, oldest first."""
+        with self.database.transaction() as session:
+            rows = session.execute(
+                select(ParagraphRow.id, TranslationRow)
+                .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
+                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+                .where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
+                .order_by(TranslationRow.pk)
+            )
+            found: dict[str, list[Version]] = {}
+            for paragraph_id, r in rows:
+                found.setdefault(paragraph_id, []).append(_version(r))
+            return found
+
+    def select_version(self, book_id: str, paragraph_id: str, version_id: int) -> None:
+        """Make one of a paragraph's versions the selected one; the others are kept."""
+        with self.database.transaction() as session:
+            paragraph_pk = session.scalar(
+                select(ParagraphRow.pk).where(
+                    ParagraphRow.book_id == book_id, ParagraphRow.id == paragraph_id
+                )
+            )
+            row = session.get(TranslationRow, version_id)
+            if paragraph_pk is None or row is None or row.paragraph_pk != paragraph_pk:
+                raise NotFoundError(f"paragraph {paragraph_id} has no version {version_id}")
+            session.execute(
+                update(TranslationRow)
+                .where(TranslationRow.paragraph_pk == paragraph_pk, TranslationRow.selected)
+                .values(selected=False)
+            )
+            row.selected = True
+
+    def delete_book(self, book_id: str) -> None:
+        """Remove a book with everything that belongs to it: chapters, versions, jobs."""
+        with self.database.transaction() as session:
+            session.delete(_book_row(session, book_id))
+
     def set_chapter_title(self, book_id: str, chapter_id: str, translated_title: str) -> None:
         with self.database.transaction() as session:
             row = session.scalar(
@@ -365,6 +404,18 @@ def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
             )
     if rows:
         session.execute(insert(table_of(ParagraphRow)), rows)
+
+
+def _version(row: TranslationRow) -> Version:
+    return Version(
+        row.pk,
+        row.text,
+        TranslationKind(row.kind),
+        row.model,
+        row.job_id,
+        row.created_at,
+        row.selected,
+    )
 
 
 def _selected_join() -> Any:
