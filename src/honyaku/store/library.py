@@ -277,12 +277,7 @@ class Library:
                 .where(ParagraphRow.book_id == book_id, ParagraphRow.id == paragraph_id)
                 .order_by(TranslationRow.pk)
             ).scalars()
-            return [
-                Version(
-                    r.text, TranslationKind(r.kind), r.model, r.job_id, r.created_at, r.selected
-                )
-                for r in rows
-            ]
+            return [_version(r) for r in rows]
 
     def chapter_versions(self, book_id: str, chapter_id: str) -> dict[str, list[Version]]:
         """Every version of every paragraph of a chapter, by paragraph id, oldest first."""
