@@ -16,7 +16,7 @@ from honyaku.cli.console import out
 from honyaku.cli.options import Home, open_library
 from honyaku.domain.languages import guess_language, normalize_language
 from honyaku.errors import ConfigError
-from honyaku.formats import ExportFormat, read_book, write_book
+from honyaku.formats import ExportFormat, RubyMode, WritingMode, read_book, write_book
 from honyaku.jobs.tools import TASK_TOOLS
 from honyaku.store import Job, JobStore
 
@@ -135,11 +135,40 @@ def export(
         ExportFormat.EPUB
     ),
     bilingual: Annotated[bool, typer.Option(help="Show source and translation together.")] = False,
+    rebuild: Annotated[
+        bool,
+        typer.Option(
+            help="EPUB of a book imported from EPUB: build a plain EPUB from the paragraphs "
+            "instead of translating the original in place (cover, images and styles kept)."
+        ),
+    ] = False,
+    writing_mode: Annotated[
+        WritingMode | None,
+        typer.Option(
+            help="EPUB in place: the direction to read in; writing-mode CSS and page "
+            "progression change together. Default: horizontal, or keep for a Japanese target."
+        ),
+    ] = None,
+    ruby: Annotated[
+        RubyMode, typer.Option(help="EPUB in place, bilingual: keep or drop the source's ruby.")
+    ] = RubyMode.KEEP,
     home: Home = None,
 ) -> None:
-    """Export a book with its selected translations (source text where none exists)."""
+    """Export a book with its selected translations (source text where none exists).
+
+    A book imported from an EPUB exports as that EPUB translated in place.
+    """
     library = open_library(home)
-    write_book(library.get_book(library.resolve(book)), output, fmt, bilingual=bilingual)
+    book_id = library.resolve(book)
+    write_book(
+        library.get_book(book_id),
+        output,
+        fmt,
+        bilingual=bilingual,
+        sources=None if rebuild or fmt is not ExportFormat.EPUB else library.sources(book_id),
+        writing_mode=writing_mode,
+        ruby=ruby,
+    )
     out.print(f"Wrote {output}")
 
 

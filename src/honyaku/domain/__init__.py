@@ -20,6 +20,7 @@ from honyaku.domain.book import (
 from honyaku.domain.chunking import Chunk, render_chunk, split_into_chunks
 from honyaku.domain.ids import new_id
 from honyaku.domain.languages import guess_language, is_chinese, normalize_language
+from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
 from honyaku.domain.workflow import JobKind, TaskStatus, allowed_moves, is_allowed
 
 __all__ = [
@@ -30,11 +31,15 @@ __all__ = [
     "Book",
     "BookDraft",
     "BookSettings",
+    "BookSources",
     "Chapter",
     "ChapterDraft",
     "Chunk",
+    "InlineMark",
     "JobKind",
+    "OriginalFile",
     "Paragraph",
+    "SourceLocation",
     "TaskStatus",
     "TranslationKind",
     "allowed_moves",
