@@ -61,6 +61,18 @@ class BlockOrigin:
     marks: tuple[InlineMark, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class _RawMark:
+    """A mark in offsets of the raw line; ``order`` is when its element opened."""
+
+    order: int
+    tag: str
+    start: int
+    end: int
+    attributes: tuple[tuple[str, str], ...]
+    reading: str | None
+
+
 @dataclass(slots=True)
 class LineTrace:
     """What the tracker saw of one line while the walker wrote it."""
@@ -70,9 +82,7 @@ class LineTrace:
     clean_start: bool = True
     clean_end: bool = True
     length: int = 0
-    marks: list[tuple[str, int, int, tuple[tuple[str, str], ...], str | None]] = field(
-        default_factory=list
-    )
+    marks: list[_RawMark] = field(default_factory=list)
 
     def touch(self, item: int) -> None:
         if self.first is None:
@@ -82,10 +92,14 @@ class LineTrace:
 
 @dataclass(slots=True)
 class _OpenMark:
+    order: int
     tag: str
     start: int
     attributes: tuple[tuple[str, str], ...]
     reading: str | None
+
+    def until(self, end: int) -> _RawMark:
+        return _RawMark(self.order, self.tag, self.start, end, self.attributes, self.reading)
 
 
 @dataclass(slots=True)
@@ -112,6 +126,7 @@ class SourceTracker:
         self._frames = [_Frame(None, "")]
         self._counters = [0]  # element children seen so far, per element on the walk path
         self._indices: list[int] = []  # the element-child index of each element on the path
+        self._opened = 0  # elements opened so far: the order of marks that start together
 
     @property
     def _frame(self) -> _Frame:
@@ -130,10 +145,17 @@ class SourceTracker:
             self._indices.append(self._counters[-1])
             self._counters[-1] += 1
             self._counters.append(0)
+        self._opened += 1
         if kind in (NodeKind.INLINE, NodeKind.GAIJI):
             frame.line.touch(frame.item)
             frame.open_marks.append(
-                _OpenMark(name or "", frame.line.length, _attributes(node), _reading(node, name))
+                _OpenMark(
+                    self._opened,
+                    name or "",
+                    frame.line.length,
+                    _attributes(node),
+                    _reading(node, name),
+                )
             )
         elif kind is NodeKind.SKIPPED:
             frame.line.touch(frame.item)
@@ -145,10 +167,7 @@ class SourceTracker:
     def leave(self, name: str | None, kind: NodeKind) -> None:
         frame = self._frame
         if kind in (NodeKind.INLINE, NodeKind.GAIJI) and frame.open_marks:
-            opened = frame.open_marks.pop()
-            frame.line.marks.append(
-                (opened.tag, opened.start, frame.line.length, opened.attributes, opened.reading)
-            )
+            frame.line.marks.append(frame.open_marks.pop().until(frame.line.length))
         if name is not None:
             self._counters.pop()
             self._indices.pop()
@@ -209,16 +228,15 @@ class SourceTracker:
     def _mark(
         self, frame: _Frame, tag: str, at: int, attributes: tuple[tuple[str, str], ...]
     ) -> None:
-        frame.line.marks.append((tag, at, at, attributes, None))
+        self._opened += 1
+        frame.line.marks.append(_RawMark(self._opened, tag, at, at, attributes, None))
 
     def _close_line(self, frame: _Frame, *, clean_end: bool) -> None:
         """End the current line; elements still open are cut at its end and go on after it."""
         line = frame.line
         line.clean_end = clean_end and not frame.open_marks
         for opened in frame.open_marks:
-            line.marks.append(
-                (opened.tag, opened.start, line.length, opened.attributes, opened.reading)
-            )
+            line.marks.append(opened.until(line.length))
             opened.start = 0
         frame.lines.append(line)
 
@@ -243,10 +261,8 @@ def _normalized_marks(trace: LineTrace, raw: str, text: str) -> tuple[InlineMark
         return ()
     offsets = normalized_offsets(raw, text)
     return tuple(
-        InlineMark(tag, offsets[start], offsets[end], attributes, reading)
-        for tag, start, end, attributes, reading in sorted(
-            trace.marks, key=lambda mark: (mark[1], -mark[2])
-        )
+        InlineMark(m.tag, offsets[m.start], offsets[m.end], m.attributes, m.reading)
+        for m in sorted(trace.marks, key=lambda m: (m.start, -m.end, m.order))
     )
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from honyaku.formats.chapters import same_title
-from honyaku.formats.locators import BlockOrigin
+from honyaku.formats.locators import WHITESPACE, BlockOrigin
 from honyaku.formats.markup import local_name
 from honyaku.formats.xhtml import BLOCK_TAGS, Block, extract_text, inline_text
 
@@ -48,6 +48,7 @@ DUPLICATED_BLOCKS = frozenset(
 """Blocks that bilingual output repeats whole; in others (li, td, dd…) a line follows."""
 UNWRAPPABLE = frozenset("ruby rb rt rp rtc img br svg math object video audio".split())  # noqa: SIM905
 RUBY_ANNOTATIONS = frozenset(["rt", "rp", "rtc"])
+LAYOUT_SPACE = "".join(WHITESPACE)
 
 # Characters XML 1.0 cannot hold; a stray one in a translation must not break the document.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -237,9 +238,11 @@ class _ContainerEditor:
         if not self.whole:
             text = self._element("span", translation)
             _set_language(text, self.style)
+        # Layout whitespace at the ends of the text still parts it from an image or a link.
+        before, after = _layout_space(core[0], leading=True), _layout_space(core[-1], leading=False)
         if self.duplicate:
-            return [text]
-        return [*self._anchors(elements), text]
+            return [before, text, after]
+        return [*self._anchors(elements), before, text, after]
 
     def _followed_by_translation(self, line_items: list[Item], translation: str) -> list[Item]:
         source = _without_ruby(line_items) if self.style.drop_source_ruby else line_items
@@ -340,6 +343,13 @@ def _has_text(item: Item) -> bool:
     if isinstance(item, str):
         return bool(item.strip())
     return isinstance(item.tag, str) and bool(inline_text(item).strip())
+
+
+def _layout_space(item: Item, *, leading: bool) -> str:
+    if not isinstance(item, str):
+        return ""
+    stripped = item.lstrip(LAYOUT_SPACE) if leading else item.rstrip(LAYOUT_SPACE)
+    return item[: len(item) - len(stripped)] if leading else item[len(stripped) :]
 
 
 def _can_wrap(element: etree._Element) -> bool:
