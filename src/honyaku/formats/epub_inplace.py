@@ -161,14 +161,18 @@ class _Export:
     def _rewritten(self, names: dict[str, str]) -> dict[str, bytes]:
         """New bytes for each entry that changes: documents first, the package last."""
         rewritten: dict[str, bytes] = {}
+        visited: set[str] = set()
         for item in _items_by_path(self.package):
             info = self.archive.find(item.path)
             if info is None or info.filename not in names:
                 continue
+            visited.add(item.path)
             name = names[info.filename]
             data = self._rewrite_item(item)
             if data is not None:
                 rewritten[name] = data
+        for document in set(self.placements) - visited:  # a document the archive lacks now
+            self.report.missed += [(document, p.locator) for p in self.placements[document]]
         package_info = self.archive.find(self.package.path)
         package = self._rewrite_package()
         if package_info is not None and package is not None:
@@ -176,7 +180,7 @@ class _Export:
         return rewritten
 
     def _rewrite_item(self, item: ManifestItem) -> bytes | None:
-        if item.media_type in HTML_MEDIA_TYPES:
+        if item.media_type in HTML_MEDIA_TYPES or item.path in self.placements:
             return self._rewrite_document(item)
         if item.media_type == NCX_MEDIA_TYPE:
             return self._rewrite_ncx(item.path)

@@ -204,6 +204,9 @@ class SourceTracker:
     def finish_run(self) -> list[LineTrace]:
         """The traces of the lines of the run the walker is flushing, in order."""
         frame = self._frame
+        if not frame.lines and frame.line.first is None and not frame.line.marks:
+            frame.line = LineTrace(clean_start=not frame.open_marks)
+            return [LineTrace()]  # an empty run: nothing to trace, nothing written
         self._close_line(frame, clean_end=True)
         lines = frame.lines
         frame.lines, frame.line = [], LineTrace(clean_start=not frame.open_marks)

@@ -276,6 +276,11 @@ class _Collector:
 
     def flush(self) -> None:
         """Close the current run of inline content, writing its lines as paragraphs."""
+        if not self._lines and not self._parts:  # nothing since the last block boundary
+            self._after_heading = False
+            if self.tracker is not None:
+                self.tracker.finish_run()
+            return
         broken = bool(self._lines)
         lines = [*self._lines, "".join(self._parts)]
         self._lines, self._parts = [], []

@@ -163,20 +163,22 @@ class Library:
             original = session.get(OriginalFileRow, book_id)
             if original is None:
                 return None
+            source = ParagraphSourceRow
             paragraphs = session.execute(
-                select(ParagraphRow.id, ParagraphSourceRow)
-                .join(ParagraphSourceRow, ParagraphSourceRow.paragraph_pk == ParagraphRow.pk)
+                select(ParagraphRow.id, source.document, source.locator, source.marks)
+                .join(source, source.paragraph_pk == ParagraphRow.pk)
                 .where(ParagraphRow.book_id == book_id)
             )
+            title = ChapterTitleSourceRow
             titles = session.execute(
-                select(ChapterRow.id, ChapterTitleSourceRow)
-                .join(ChapterTitleSourceRow, ChapterTitleSourceRow.chapter_pk == ChapterRow.pk)
+                select(ChapterRow.id, title.document, title.locator, title.marks)
+                .join(title, title.chapter_pk == ChapterRow.pk)
                 .where(ChapterRow.book_id == book_id)
             )
             return BookSources(
                 original=OriginalFile(original.name, original.media_type, original.data),
-                paragraphs={pid: _location(row) for pid, row in paragraphs},
-                titles={cid: _location(row) for cid, row in titles},
+                paragraphs={row[0]: _location(*row[1:]) for row in paragraphs},
+                titles={row[0]: _location(*row[1:]) for row in titles},
             )
 
     def set_book_title(self, book_id: str, translated_title: str | None) -> None:
@@ -433,18 +435,21 @@ def _location_values(source: SourceLocation) -> dict[str, Any]:
     return {"document": source.document, "locator": source.locator, "marks": marks or None}
 
 
-def _location(row: ParagraphSourceRow | ChapterTitleSourceRow) -> SourceLocation:
-    marks = tuple(
-        InlineMark(
-            mark["tag"],
-            mark["start"],
-            mark["end"],
-            tuple(mark.get("attributes", {}).items()),
-            mark.get("reading"),
-        )
-        for mark in row.marks or ()
+def _location(document: str, locator: str, marks: list[dict[str, Any]] | None) -> SourceLocation:
+    return SourceLocation(
+        document,
+        locator,
+        tuple(
+            InlineMark(
+                mark["tag"],
+                mark["start"],
+                mark["end"],
+                tuple(mark.get("attributes", {}).items()),
+                mark.get("reading"),
+            )
+            for mark in marks or ()
+        ),
     )
-    return SourceLocation(row.document, row.locator, marks)
 
 
 def _selected_join() -> Any:

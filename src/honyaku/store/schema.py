@@ -95,7 +95,7 @@ class ParagraphSourceRow(Base):
     )
     document: Mapped[str] = mapped_column(Text)
     locator: Mapped[str] = mapped_column(Text)
-    marks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    marks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class ChapterTitleSourceRow(Base):
@@ -108,7 +108,7 @@ class ChapterTitleSourceRow(Base):
     )
     document: Mapped[str] = mapped_column(Text)
     locator: Mapped[str] = mapped_column(Text)
-    marks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    marks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class TranslationRow(Base):
