@@ -57,7 +57,8 @@ class BlockOrigin:
     items: tuple[int, int] | None
     """First and last item of the container the paragraph spans, when it can be cut alone."""
     run: tuple[int, int]
-    """First and last item of the run of inline content the paragraph is part of."""
+    """First and last item of the run of inline content the paragraph is part of: from the
+    block boundary before it to the one after it."""
     marks: tuple[InlineMark, ...]
 
 
@@ -116,6 +117,8 @@ class _Frame:
     lines: list[LineTrace] = field(default_factory=list)
     open_marks: list[_OpenMark] = field(default_factory=list)
     break_at_top: bool = False
+    run_start: int = 0
+    run: tuple[int, int] = (0, 0)
 
 
 class SourceTracker:
@@ -204,6 +207,9 @@ class SourceTracker:
     def finish_run(self) -> list[LineTrace]:
         """The traces of the lines of the run the walker is flushing, in order."""
         frame = self._frame
+        frame.run = (frame.run_start, self._run_end(frame))
+        # The next run starts after a block child, or inside the inline element holding one.
+        frame.run_start = frame.item + 1 if frame.depth == 1 else frame.item
         if not frame.lines and frame.line.first is None and not frame.line.marks:
             frame.line = LineTrace(clean_start=not frame.open_marks)
             return [LineTrace()]  # an empty run: nothing to trace, nothing written
@@ -212,19 +218,25 @@ class SourceTracker:
         frame.lines, frame.line = [], LineTrace(clean_start=not frame.open_marks)
         return lines
 
-    def origin(self, trace: LineTrace, raw: str, text: str, run: list[LineTrace]) -> BlockOrigin:
+    def origin(self, trace: LineTrace, raw: str, text: str) -> BlockOrigin:
         """The origin of the paragraph ``text``, written from the raw line ``raw``."""
         frame = self._frame
         locator = f"{frame.path}#{frame.emitted}"
         frame.emitted += 1
-        touched = [line for line in run if line.first is not None]
-        run_items = (touched[0].first, touched[-1].last) if touched else (0, 0)
         items = None
         if trace.first is not None and trace.clean_start and trace.clean_end:
             items = (trace.first, trace.last)
         return BlockOrigin(
-            frame.container, locator, items, run_items, _normalized_marks(trace, raw, text)
+            frame.container, locator, items, frame.run, _normalized_marks(trace, raw, text)
         )
+
+    @staticmethod
+    def _run_end(frame: _Frame) -> int:
+        """The last item of the run being flushed: before the block child that ends it, in
+        the inline element that holds one, or the container's last."""
+        if frame.depth == 0:
+            return 2 * len(frame.container) if frame.container is not None else 0
+        return frame.item - 1 if frame.depth == 1 else frame.item
 
     # -- details -----------------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from honyaku.formats.chapters import same_title
-from honyaku.formats.locators import WHITESPACE, BlockOrigin
+from honyaku.formats.locators import BlockOrigin
 from honyaku.formats.markup import local_name
 from honyaku.formats.xhtml import BLOCK_TAGS, Block, extract_text, inline_text
 
@@ -48,7 +48,6 @@ DUPLICATED_BLOCKS = frozenset(
 """Blocks that bilingual output repeats whole; in others (li, td, dd…) a line follows."""
 UNWRAPPABLE = frozenset("ruby rb rt rp rtc img br svg math object video audio".split())  # noqa: SIM905
 RUBY_ANNOTATIONS = frozenset(["rt", "rp", "rtc"])
-LAYOUT_SPACE = "".join(WHITESPACE)
 
 # Characters XML 1.0 cannot hold; a stray one in a translation must not break the document.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -201,12 +200,17 @@ class _ContainerEditor:
         for line in lines:
             runs[line.origin.run].append(line)
         for run, run_lines in runs.items():
-            if any(line.origin.items is None for line in run_lines):
+            uncut = any(line.origin.items is None for line in run_lines)
+            if uncut and not _holds_blocks(items[run[0] : run[1] + 1]):
                 locators = [line.origin.locator for line in run_lines]
                 edits.append(_Edit(*run, self._plain_run(run, run_lines), locators))
                 continue
             for line in run_lines:
-                first, last = line.origin.items or run
+                if line.origin.items is None:
+                    # Rewriting its run would lose the blocks inside it: the line stays.
+                    self.missed.append(line.origin.locator)
+                    continue
+                first, last = line.origin.items
                 line_items = items[first : last + 1]
                 new = (
                     self._followed_by_translation(line_items, line.translation)
@@ -238,8 +242,8 @@ class _ContainerEditor:
         if not self.whole:
             text = self._element("span", translation)
             _set_language(text, self.style)
-        # Layout whitespace at the ends of the text still parts it from an image or a link.
-        before, after = _layout_space(core[0], leading=True), _layout_space(core[-1], leading=False)
+        # Space at the ends of the text stays: an indent (　), or what parts it from an image.
+        before, after = _edge_space(core[0], leading=True), _edge_space(core[-1], leading=False)
         if self.duplicate:
             return [before, text, after]
         return [*self._anchors(elements), before, text, after]
@@ -257,13 +261,18 @@ class _ContainerEditor:
         in_pre = any(
             local_name(e.tag) == "pre" for e in (self.container, *self.container.iterancestors())
         )
+        lines = [
+            by_locator.get(block.origin.locator, block.text)
+            for block in self.blocks
+            if block.origin is not None and block.origin.run == run
+        ]
+        if lines and not lines[-1]:
+            lines.append("")  # a last blank line is only read as one when a break ends it
         new: list[Item] = []
-        for block in self.blocks:
-            if block.origin is None or block.origin.run != run:
-                continue
-            if new:
+        for index, line in enumerate(lines):
+            if index:
                 new.append("\n" if in_pre else self._element("br"))
-            new.append(by_locator.get(block.origin.locator, block.text))
+            new.append(line)
         return new
 
     # -- pieces ------------------------------------------------------------------------------
@@ -345,11 +354,21 @@ def _has_text(item: Item) -> bool:
     return isinstance(item.tag, str) and bool(inline_text(item).strip())
 
 
-def _layout_space(item: Item, *, leading: bool) -> str:
+def _edge_space(item: Item, *, leading: bool) -> str:
     if not isinstance(item, str):
         return ""
-    stripped = item.lstrip(LAYOUT_SPACE) if leading else item.rstrip(LAYOUT_SPACE)
+    stripped = item.lstrip() if leading else item.rstrip()
     return item[: len(item) - len(stripped)] if leading else item[len(stripped) :]
+
+
+def _holds_blocks(items: list[Item]) -> bool:
+    """Whether a block element sits inside any of the items (a div inside a span)."""
+    return any(
+        isinstance(d.tag, str) and local_name(d.tag) in BLOCK_TAGS
+        for item in items
+        if not isinstance(item, str)
+        for d in item.iterdescendants()
+    )
 
 
 def _can_wrap(element: etree._Element) -> bool:

@@ -301,7 +301,7 @@ class _Collector:
                 text = ""
             origin = None
             if self.tracker is not None and trace is not None:
-                origin = self.tracker.origin(trace, line, text, run)
+                origin = self.tracker.origin(trace, line, text)
             self.document.blocks.append(Block(text, self._level(), origin))
 
     def _level(self) -> int:
