@@ -64,5 +64,6 @@ def downgrade() -> None:
     op.drop_table("chapter_title_sources")
     op.drop_table("paragraph_sources")
     op.drop_table("book_originals")
-    with op.batch_alter_table("books") as books:
-        books.drop_column("translated_title")
+    # Not a batch: on SQLite that copies the table, and dropping the old books table would
+    # cascade to every chapter. SQLite 3.35+ drops a column in place.
+    op.drop_column("books", "translated_title")
