@@ -14,7 +14,7 @@ from honyaku.books import export_book, import_book
 from honyaku.cli.actions import print_actions
 from honyaku.cli.console import out
 from honyaku.cli.options import BookRef, Home, open_library
-from honyaku.formats import ExportFormat
+from honyaku.formats import ExportFormat, RubyMode, WritingMode
 from honyaku.jobs import change_settings
 from honyaku.jobs.log_lines import NOTABLE_ACTIONS
 from honyaku.store import ActionKind, Job, JobStore
@@ -139,11 +139,40 @@ def export(
         ExportFormat.EPUB
     ),
     bilingual: Annotated[bool, typer.Option(help="Show source and translation together.")] = False,
+    rebuild: Annotated[
+        bool,
+        typer.Option(
+            help="EPUB of a book imported from EPUB: build a plain EPUB from the paragraphs "
+            "instead of translating the original in place (cover, images and styles kept)."
+        ),
+    ] = False,
+    writing_mode: Annotated[
+        WritingMode | None,
+        typer.Option(
+            help="EPUB in place: the direction to read in; writing-mode CSS and page "
+            "progression change together. Default: horizontal, or keep for a Japanese target."
+        ),
+    ] = None,
+    ruby: Annotated[
+        RubyMode, typer.Option(help="EPUB in place, bilingual: keep or drop the source's ruby.")
+    ] = RubyMode.KEEP,
     home: Home = None,
 ) -> None:
-    """Export a book with its selected translations (source text where none exists)."""
+    """Export a book with its selected translations (source text where none exists).
+
+    A book imported from an EPUB exports as that EPUB translated in place.
+    """
     library = open_library(home)
-    export_book(library, library.resolve(book), output, fmt, bilingual=bilingual)
+    export_book(
+        library,
+        library.resolve(book),
+        output,
+        fmt,
+        bilingual=bilingual,
+        rebuild=rebuild,
+        writing_mode=writing_mode,
+        ruby=ruby,
+    )
     out.print(f"Wrote {output}")
 
 

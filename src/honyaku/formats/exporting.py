@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 from honyaku.domain.book import Book
+from honyaku.domain.sources import BookSources
 from honyaku.errors import UserError
+from honyaku.formats.epub_inplace import InPlaceOptions, RubyMode, write_epub_in_place
 from honyaku.formats.epub_writer import write_epub
 from honyaku.formats.renderers import render_json, render_markdown, render_text
+from honyaku.formats.writing_mode import WritingMode
 
 NEW_FILE_MODE = 0o644
 
@@ -31,12 +34,30 @@ class ExportFormat(StrEnum):
     EPUB = "epub"
 
 
-def write_book(book: Book, path: Path, fmt: ExportFormat, *, bilingual: bool = False) -> None:
+def write_book(
+    book: Book,
+    path: Path,
+    fmt: ExportFormat,
+    *,
+    bilingual: bool = False,
+    sources: BookSources | None = None,
+    writing_mode: WritingMode | None = None,
+    ruby: RubyMode = RubyMode.KEEP,
+) -> None:
     """Write ``book`` to ``path`` in ``fmt``; ``bilingual`` shows source and translation.
 
-    JSON always carries both, so ``bilingual`` changes nothing there.
+    JSON always carries both, so ``bilingual`` changes nothing there. An EPUB whose
+    ``sources`` hold the original EPUB is that EPUB translated in place, in ``writing_mode``
+    (default: by the target language), with the source's ruby kept or dropped in bilingual
+    output; without them it is rebuilt from the paragraphs.
     """
     fmt = ExportFormat(fmt)
+    if fmt is ExportFormat.EPUB and sources is not None and sources.original.is_epub:
+        options = InPlaceOptions(bilingual=bilingual, writing_mode=writing_mode, ruby=ruby)
+        _write_atomically(
+            Path(path), lambda file: write_epub_in_place(book, sources, file, options)
+        )
+        return
     if fmt is ExportFormat.EPUB:
         _write_atomically(Path(path), lambda file: write_epub(book, file, bilingual=bilingual))
         return

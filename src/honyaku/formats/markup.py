@@ -4,6 +4,9 @@ XML is parsed with lxml the way defusedxml would have it: no entity expansion, n
 no network. A document that declares entities at all is refused outright, since a book has no
 use for them and an entity-expansion attack needs them. A content document that is not
 well-formed XML (common in real EPUBs) is read again with lxml's tolerant HTML parser.
+
+A document to be edited and written back (an in-place export) is parsed as XML only, with
+its comments and processing instructions kept, so that what is not edited stays as it was.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from honyaku.errors import BookFormatError
 from honyaku.formats.encoding import decode_markup
 
 
-def _xml_parser(*, recover: bool) -> etree.XMLParser:
+def _xml_parser(*, recover: bool, keep_comments: bool = False) -> etree.XMLParser:
     return etree.XMLParser(
         encoding="utf-8",
         resolve_entities=False,
@@ -23,8 +26,8 @@ def _xml_parser(*, recover: bool) -> etree.XMLParser:
         no_network=True,
         huge_tree=False,
         recover=recover,
-        remove_comments=True,
-        remove_pis=True,
+        remove_comments=not keep_comments,
+        remove_pis=not keep_comments,
     )
 
 
@@ -65,6 +68,20 @@ def parse_document(raw: bytes, source: str) -> etree._Element:
         return lxml.html.document_fromstring(data, parser=_html_parser())
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
         raise BookFormatError(f"{source}: not a readable (X)HTML document ({error})") from None
+
+
+def parse_for_editing(raw: bytes, source: str) -> etree._Element | None:
+    """The root of a well-formed XML file with its comments kept, or ``None`` when the file
+    is not well-formed (an editor must not write back what a repairing parser guessed)."""
+    data = _safe_utf8(raw, source)
+    try:
+        root = etree.fromstring(data, _xml_parser(recover=False, keep_comments=True))
+    except (etree.XMLSyntaxError, ValueError):
+        return None
+    if root is None:
+        return None
+    _refuse_entities(root, source)
+    return root
 
 
 def _safe_utf8(raw: bytes, source: str) -> bytes:

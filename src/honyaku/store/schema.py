@@ -12,6 +12,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Table,
     Text,
@@ -43,6 +44,22 @@ class BookRow(Base):
     target_lang: Mapped[str] = mapped_column(String(35))
     settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    translated_title: Mapped[str | None] = mapped_column(Text)
+
+
+class OriginalFileRow(Base):
+    """The file a book was imported from, kept whole for in-place exports."""
+
+    __tablename__ = "book_originals"
+
+    book_id: Mapped[str] = mapped_column(
+        ForeignKey("books.id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(Text)
+    media_type: Mapped[str] = mapped_column(String(100))
+    size: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class ChapterRow(Base):
@@ -73,6 +90,32 @@ class ParagraphRow(Base):
     id: Mapped[str] = mapped_column(String(8))
     position: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
+
+
+class ParagraphSourceRow(Base):
+    """Where a paragraph came from in its book's original file (see ``domain.sources``)."""
+
+    __tablename__ = "paragraph_sources"
+
+    paragraph_pk: Mapped[int] = mapped_column(
+        ForeignKey("paragraphs.pk", ondelete="CASCADE"), primary_key=True
+    )
+    document: Mapped[str] = mapped_column(Text)
+    locator: Mapped[str] = mapped_column(Text)
+    marks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
+
+
+class ChapterTitleSourceRow(Base):
+    """The heading a chapter's title was read from in its book's original file."""
+
+    __tablename__ = "chapter_title_sources"
+
+    chapter_pk: Mapped[int] = mapped_column(
+        ForeignKey("chapters.pk", ondelete="CASCADE"), primary_key=True
+    )
+    document: Mapped[str] = mapped_column(Text)
+    locator: Mapped[str] = mapped_column(Text)
+    marks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class TranslationRow(Base):
