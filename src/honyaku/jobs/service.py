@@ -60,6 +60,8 @@ class JobRequest:
     """Chapters worked on at once."""
     retranslate: bool = False
     limits: LoopLimits = field(default_factory=LoopLimits)
+    resume: str | None = None
+    """The unfinished job to go on with; by default the one over the same scope, if any."""
 
 
 class JobService:
@@ -83,6 +85,7 @@ class JobService:
             model=model.provider.model,
             protocol=model.protocol.value,
             planned=planned,
+            resume=request.resume,
         )
         run = _Run(self, job, book, request, model)
         lanes = run.lanes(self.chunks.items(job.id))
@@ -292,7 +295,10 @@ class _Run:
     def _context(self, chunk: Chunk) -> ChunkContext:
         chapter = chunk.chapter
         kind = self.job.kind
-        asker = f"{kind} of chapter {chapter.order} «{chapter.title}», chunk {chunk.number}"
+        asker = (
+            f"{kind} of «{self.book.title}», chapter {chapter.order} «{chapter.title}», "
+            f"chunk {chunk.number}"
+        )
         workflow = ChunkWorkflow(
             kind, {p.id: p for p in chunk.paragraphs}, chapter.id, needs_title=chunk.shows_title
         )

@@ -127,6 +127,20 @@ class FakeLLMServer(Served):
         """The base URL to give a client: ``http://127.0.0.1:PORT/v1``."""
         return f"http://{self.host}:{self.port}/v1"
 
+    def results_of(self, tool: str) -> list[dict[str, Any]]:
+        """The results of ``tool`` as the model received them, in either protocol, in every
+        request that carried them."""
+        found = []
+        for body in self.requests:
+            for message in body["messages"]:
+                content = message.get("content") or ""
+                if message["role"] == "tool" and _called(body, message) == tool:
+                    found.append(json.loads(content))
+                elif message["role"] == "user" and f'<tool_result name="{tool}">' in content:
+                    result = content.split(f'<tool_result name="{tool}">', 1)[1]
+                    found.append(json.loads(result.split("</tool_result>", 1)[0]))
+        return found
+
     @property
     def mistakes(self) -> set[Mistake]:
         return self.translator.mistakes
@@ -193,6 +207,15 @@ class FakeLLMServer(Served):
                 return
             yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
         yield b"data: [DONE]\n\n"
+
+
+def _called(body: dict[str, Any], tool_message: dict[str, Any]) -> str:
+    """The name of the call a native tool result answers."""
+    for message in body["messages"]:
+        for call in message.get("tool_calls") or ():
+            if call["id"] == tool_message["tool_call_id"]:
+                return str(call["function"]["name"])
+    return ""
 
 
 def _refusal(fault: Fault) -> Response | None:

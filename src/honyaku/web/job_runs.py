@@ -133,19 +133,27 @@ class JobRuns:
     def __init__(self, service: JobService) -> None:
         self.service = service
         self._runs: dict[str, JobRun] = {}
+        self._models: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     def get(self, job_id: str) -> JobRun | None:
         return self._runs.get(job_id)
 
-    async def start(self, request: JobRequest, choice: ModelChoice) -> str:
-        """Start the job in the background; its id once it is open (or the reason it could
-        not open: a bad model, an unreachable server, an unknown book)."""
+    def model_of(self, job_id: str) -> str | None:
+        """The saved model a job started here ran with."""
+        return self._models.get(job_id)
+
+    async def start(self, request: JobRequest, choice: ModelChoice, *, model: str) -> str:
+        """Start the job in the background with ``choice`` (the saved model ``model``); its
+        id once it is open, or the reason it could not open (a bad model, an unreachable
+        server, an unknown book)."""
         opened: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         task = asyncio.create_task(self._drive(request, choice, opened))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return await opened
+        job_id = await opened
+        self._models[job_id] = model
+        return job_id
 
     def stop(self, job_id: str) -> None:
         self.service.stop(job_id)
