@@ -32,10 +32,17 @@ def import_(
         str | None,
         typer.Option(help="Regular expression for chapter heading lines in TXT files."),
     ] = None,
+    encoding: Annotated[
+        str | None,
+        typer.Option(
+            help="Encoding of a TXT or HTML file (cp1252, shift_jis, gb18030 ...). "
+            "Default: told from the bytes, or refused when it cannot be told."
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Import a book. Prints the new book id alone on the last line."""
-    draft = read_book(path, chapter_pattern=chapter_pattern)
+    draft = read_book(path, chapter_pattern=chapter_pattern, encoding=encoding)
     library = open_library(home)
     text = "".join(p for c in draft.chapters for p in c.paragraphs)
     source = normalize_language(source_lang or draft.language or guess_language(text) or "en")

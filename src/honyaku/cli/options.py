@@ -36,6 +36,8 @@ def parse_chapter_numbers(spec: str | None, count: int) -> list[int] | None:
             raise typer.BadParameter(
                 f"{part!r} is not a chapter number or range like 1-3"
             ) from None
+        if low > high:
+            raise typer.BadParameter(f"chapters {part!r} are reversed; write {high}-{low}")
         if not 1 <= low <= high <= count:
             raise typer.BadParameter(f"chapters {part!r} are outside 1-{count}")
         numbers.update(range(low, high + 1))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from honyaku.formats.aozora import gaiji_character
+from honyaku.formats.limits import BookBudget
 from honyaku.formats.markup import local_name
 
 # Word lists read better than columns of quoted words, hence the SIM905 exemptions.
@@ -107,14 +108,18 @@ def element_text(element: etree._Element) -> str:
     return " ".join(block.text for block in collector.document.blocks if block.text)
 
 
-def extract_text(root: etree._Element, *, aozora: bool = False) -> DocumentText:
+def extract_text(
+    root: etree._Element, *, aozora: bool = False, budget: BookBudget | None = None
+) -> DocumentText:
     """The paragraphs under ``root`` (its ``body`` when it has one).
 
     ``aozora`` turns on Aozora Bunko's XHTML conventions: heading classes, gaiji images whose
     alt text names the character, and ``span.notes`` editor's notes, which are skipped.
+    Each paragraph is charged to ``budget`` as it is written, so that a document of millions
+    of paragraphs is refused as soon as the book passes a cap.
     """
     body = _find_body(root)
-    collector = _Collector(aozora=aozora)
+    collector = _Collector(aozora=aozora, budget=budget)
     collector.walk(body)
     collector.flush()
     collector.document.title = _document_title(root)
@@ -141,8 +146,9 @@ def _document_title(root: etree._Element) -> str | None:
 class _Collector:
     """Walks a tree once and writes paragraphs as their blocks close."""
 
-    def __init__(self, *, aozora: bool) -> None:
+    def __init__(self, *, aozora: bool, budget: BookBudget | None = None) -> None:
         self.aozora = aozora
+        self.budget = budget
         self.document = DocumentText()
         self.heading_depth = 0
         self.pre_depth = 0
@@ -187,7 +193,7 @@ class _Collector:
         self.flush()
         self._heading_level, self.heading_depth, self.pre_depth = saved
         if name == "p" and len(self.document.blocks) == emitted_before:
-            self.document.blocks.append(Block(""))  # an empty <p> is a blank line of the book
+            self._write(Block(""))  # an empty <p> is a blank line of the book
         self._after_heading = bool(level)
 
     def _block_heading_level(self, element: etree._Element, name: str) -> int:
@@ -243,7 +249,12 @@ class _Collector:
                 if not broken:
                     continue  # whitespace between blocks is layout, not a blank line
                 text = ""
-            self.document.blocks.append(Block(text, self._level()))
+            self._write(Block(text, self._level()))
+
+    def _write(self, block: Block) -> None:
+        if self.budget is not None:
+            self.budget.charge(block.text)
+        self.document.blocks.append(block)
 
     def _level(self) -> int:
         return self._heading_level if self.heading_depth else 0
