@@ -16,8 +16,12 @@ from collections import Counter
 CODEC = "cp1252"
 
 MAX_FOREIGN_SHARE = 0.005
-"""Of all letters, how many may lie outside the text's language and its typography: enough
-for the loanwords of an English book, too few for a Central European text misread."""
+"""Of all letters, how many may lie outside the text's language, or be symbols outside its
+typography: a few stray ones, far fewer than a Central European text misread shows."""
+
+MAX_LOANWORD_SHARE = 0.01
+"""Of all letters, how many may be accented ones of any language: the loanwords of an English
+book (café, naïve, smörgåsbord, piñata), far fewer than any misread text shows."""
 
 MAX_SYMBOLS_IN_WORDS_SHARE = 0.001
 """Of all letters, how many symbols may stand between two letters."""
@@ -44,12 +48,14 @@ def reads_as_western(text: str) -> bool:
     letters = sum(1 for char in text if char.isalpha())
     accented = Counter(char.lower() for char in text if char.isalpha() and not char.isascii())
     covered = max(sum(accented[char] for char in language) for language in LANGUAGE_LETTERS)
+    one_language = accented.total() - covered <= letters * MAX_FOREIGN_SHARE
+    loanwords = accented.total() <= letters * MAX_LOANWORD_SHARE
     odd_symbols = sum(
         1 for char in text if not char.isascii() and not char.isalpha() and char not in TYPOGRAPHY
     )
-    foreign = accented.total() - covered + odd_symbols
     return (
-        foreign <= letters * MAX_FOREIGN_SHARE
+        (one_language or loanwords)
+        and odd_symbols <= letters * MAX_FOREIGN_SHARE
         and _symbols_in_words(text) <= letters * MAX_SYMBOLS_IN_WORDS_SHARE
     )
 

@@ -402,13 +402,11 @@ def _located(
 
 def _unresolved(ref: str, matches: list[str]) -> str:
     """Why ``ref`` names no single book."""
-    if not matches:
+    if len(matches) < 2:
         return f"no book with id {ref!r} (see `honyaku books`)"
     if len(ref) >= MIN_ID_PREFIX:
         return f"book id {ref!r} is ambiguous: {', '.join(sorted(matches))}"
-    if len(matches) > 1:
-        return (
-            f"book id {ref!r} is ambiguous: {len(matches)} books start with it; "
-            f"give at least {MIN_ID_PREFIX} characters (see `honyaku books`)"
-        )
-    return f"book id {ref!r} is too short; give at least {MIN_ID_PREFIX} characters"
+    return (
+        f"book id {ref!r} is ambiguous: {len(matches)} books start with it; "
+        f"give at least {MIN_ID_PREFIX} characters (see `honyaku books`)"
+    )
