@@ -17,12 +17,7 @@ import pytest
 
 from honyaku.errors import BookFormatError
 from honyaku.formats import epub_archive, epub_reader, importing, limits, markup, read_book
-from honyaku.formats.limits import (
-    MAX_BOOK_PARAGRAPHS,
-    MAX_EPUB_ENTRY_BYTES,
-    MAX_PARAGRAPH_CHARS,
-    MIB,
-)
+from honyaku.formats.limits import MAX_EPUB_ENTRY_BYTES, MIB
 
 BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
 KUSAMAKURA = BOOKS / "epub" / "kusamakura_ja_epub3" / "kusamakura_ja_epub3.epub"
@@ -308,14 +303,14 @@ def test_given_a_text_file_of_millions_of_lines_when_read_then_refused_before_sp
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "lines.txt"
-    path.write_bytes(b"a\n" * (MAX_BOOK_PARAGRAPHS + 1))
+    path.write_bytes(b"a\n" * (limits.MAX_BOOK_PARAGRAPHS + 1))
 
-    assert f"more than {MAX_BOOK_PARAGRAPHS:,} paragraphs" in _refusal(path)
+    assert f"more than {limits.MAX_BOOK_PARAGRAPHS:,} paragraphs" in _refusal(path)
 
 
 def test_given_a_line_longer_than_any_paragraph_when_read_then_refused(tmp_path: Path) -> None:
     path = tmp_path / "one-line.txt"
-    path.write_text("長い" * MAX_PARAGRAPH_CHARS + "\n", encoding="utf-8")
+    path.write_text("長い" * limits.MAX_PARAGRAPH_CHARS + "\n", encoding="utf-8")
 
     assert "a paragraph of 200,000 characters" in _refusal(path)
 
@@ -323,7 +318,7 @@ def test_given_a_line_longer_than_any_paragraph_when_read_then_refused(tmp_path:
 def test_given_an_epub_paragraph_longer_than_any_when_read_then_refused(
     tmp_path: Path, make_epub: MakeEpub
 ) -> None:
-    body = ("<p>" + "長い" * MAX_PARAGRAPH_CHARS + "</p>").encode()
+    body = ("<p>" + "長い" * limits.MAX_PARAGRAPH_CHARS + "</p>").encode()
     path = make_epub(
         tmp_path / "long.epub", {"OEBPS/content.opf": _minimal_opf(), "OEBPS/a.xhtml": _page(body)}
     )
