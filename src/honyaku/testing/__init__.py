@@ -10,6 +10,7 @@ from honyaku.testing.fake_translator import (
     pseudo_revision,
     pseudo_translation,
 )
+from honyaku.testing.silent_server import Silence, SilentServer
 
 __all__ = [
     "MODEL_NAME",
@@ -20,6 +21,8 @@ __all__ = [
     "Fault",
     "FaultKind",
     "Mistake",
+    "Silence",
+    "SilentServer",
     "ToolSupport",
     "proofreading_changes",
     "pseudo_revision",
