@@ -53,7 +53,7 @@ def error_for_status(
 
 def unreachable_error(exc: BaseException, url: str) -> UnreachableError | None:
     """The error for a connection to ``url`` that no server took, if ``exc`` is one."""
-    shown = url_without_secrets(url)
+    shown = url_without_secrets(url).rstrip("/")
     for cause in exception_chain(exc):
         if isinstance(cause, ConnectionRefusedError):
             return UnreachableError(
