@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from honyaku.testing import FakeLLMServer
 
@@ -36,6 +36,8 @@ CHROMIUM_FLAGS = [
 SERVE_START_S = 30.0
 JOB_WAIT_S = 60.0
 SCREENSHOTS = Path(__file__).parents[2] / "build" / "test-output" / "web"
+BROWSER_WAIT_MS = 15_000
+"""How long a page may take to show what a test expects: CI machines are slow and shared."""
 GRACE_S = "1"
 """How long a question waits for a page before nobody answers: short, so tests are quick."""
 
@@ -134,6 +136,7 @@ def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workbench]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
+    expect.set_options(timeout=BROWSER_WAIT_MS)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
@@ -145,6 +148,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser, workbench: Workbench) -> Iterator[Page]:
     context = browser.new_context(base_url=workbench.url, viewport={"width": 1280, "height": 860})
+    context.set_default_timeout(BROWSER_WAIT_MS)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))

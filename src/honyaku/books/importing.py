@@ -31,10 +31,11 @@ def import_book(
     source_lang: str | None = None,
     target_lang: str = DEFAULT_TARGET,
     chapter_pattern: str | None = None,
+    encoding: str | None = None,
 ) -> ImportedBook:
-    """Read the book at ``path`` and store it; the source language is the book's own, else
-    guessed from its text."""
-    draft = read_book(path, chapter_pattern=chapter_pattern)
+    """Read the book at ``path`` (in ``encoding``, for a text file whose encoding cannot be
+    told) and store it; the source language is the book's own, else guessed from its text."""
+    draft = read_book(path, chapter_pattern=chapter_pattern, encoding=encoding)
     text = "".join(p for c in draft.chapters for p in c.paragraphs)
     source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
     target = normalize_language(target_lang)

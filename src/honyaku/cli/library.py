@@ -31,6 +31,13 @@ def import_(
         str | None,
         typer.Option(help="Regular expression for chapter heading lines in TXT files."),
     ] = None,
+    encoding: Annotated[
+        str | None,
+        typer.Option(
+            help="Encoding of a TXT or HTML file (cp1252, shift_jis, gb18030 ...). "
+            "Default: told from the bytes, or refused when it cannot be told."
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Import a book. Prints the new book id alone on the last line."""
@@ -41,6 +48,7 @@ def import_(
         source_lang=source_lang,
         target_lang=target_lang,
         chapter_pattern=chapter_pattern,
+        encoding=encoding,
     )
     out.print(
         f"Imported [bold]{escape(book.title)}[/]: {book.chapters} chapters, "

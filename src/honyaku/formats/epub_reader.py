@@ -30,7 +30,7 @@ from honyaku.formats.epub_package import (
     read_navigation,
     read_package,
 )
-from honyaku.formats.limits import MIB
+from honyaku.formats.limits import MIB, BookBudget
 from honyaku.formats.markup import parse_document
 from honyaku.formats.xhtml import Block, DocumentText, extract_text
 
@@ -114,13 +114,14 @@ def _refuse_drm(archive: EpubArchive, package: Package) -> None:
 
 def _read_documents(archive: EpubArchive, package: Package) -> list[_Document]:
     documents = []
+    budget = BookBudget(archive.source)
     for doc_path in package.spine:
         data = archive.read(doc_path)
         if data is None:
             continue  # the spine names a file the zip lacks: read the rest of the book
         root = parse_document(data, f"{archive.source}: {doc_path}")
         try:
-            documents.append(_located(doc_path, extract_text(root, trace=True)))
+            documents.append(_located(doc_path, extract_text(root, trace=True, budget=budget)))
         except RecursionError:
             raise BookFormatError(f"{archive.source}: {doc_path}: nested too deeply") from None
     return documents

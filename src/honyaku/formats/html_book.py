@@ -25,6 +25,7 @@ from honyaku.formats.chapters import (
     pick_chapter_level,
     same_title,
 )
+from honyaku.formats.limits import BookBudget
 from honyaku.formats.markup import local_name, parse_document
 from honyaku.formats.xhtml import Block, element_text, extract_text
 
@@ -32,13 +33,14 @@ XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 MAX_CHAPTER_HEADING_LEVEL = 3
 
 
-def read_html_book(raw: bytes, *, name: str, stem: str) -> BookDraft:
-    """A book from the bytes of an (X)HTML file; ``name`` is used in errors."""
-    root = parse_document(raw, name)
+def read_html_book(raw: bytes, *, name: str, stem: str, encoding: str | None = None) -> BookDraft:
+    """A book from the bytes of an (X)HTML file; ``name`` is used in errors; ``encoding``
+    overrides the file's own."""
+    root = parse_document(raw, name, encoding=encoding)
     main_text = _find_class(root, "div", "main_text")
     if main_text is not None:
         return _read_aozora_page(root, main_text, name=name, stem=stem, raw=raw)
-    document = extract_text(root, trace=True)
+    document = extract_text(root, trace=True, budget=BookBudget(name))
     title = _meta(root, "dc.title") or document.title or stem
     blocks = document.blocks
     if blocks and blocks[0].heading_level and same_title(blocks[0].text, title):
@@ -67,7 +69,7 @@ def _read_aozora_page(
     author = (
         element_text(author_element) if author_element is not None else _meta(root, "dc.creator")
     )
-    blocks = extract_text(main_text, aozora=True, trace=True).blocks
+    blocks = extract_text(main_text, aozora=True, trace=True, budget=BookBudget(name)).blocks
     level = pick_chapter_level(b.heading_level for b in blocks if 0 < b.heading_level <= 2)
     entries = _entries(blocks, lambda b: 0 < b.heading_level <= 2, name)
     chapters = assemble_chapters(entries, chapter_level=level, front_title=title)

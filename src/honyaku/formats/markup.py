@@ -16,6 +16,7 @@ from lxml import etree
 
 from honyaku.errors import BookFormatError
 from honyaku.formats.encoding import decode_markup
+from honyaku.formats.limits import refuse_excess_tags
 
 
 def _xml_parser(*, recover: bool, keep_comments: bool = False) -> etree.XMLParser:
@@ -54,9 +55,10 @@ def parse_xml(raw: bytes, source: str, *, recover: bool = False) -> etree._Eleme
     return root
 
 
-def parse_document(raw: bytes, source: str) -> etree._Element:
-    """The root of an XHTML or HTML content document, read as XML when it is well-formed."""
-    data = _safe_utf8(raw, source)
+def parse_document(raw: bytes, source: str, *, encoding: str | None = None) -> etree._Element:
+    """The root of an XHTML or HTML content document, read as XML when it is well-formed;
+    ``encoding`` overrides the document's own."""
+    data = _safe_utf8(raw, source, encoding)
     try:
         root = etree.fromstring(data, _xml_parser(recover=False))
     except (etree.XMLSyntaxError, ValueError):
@@ -84,8 +86,9 @@ def parse_for_editing(raw: bytes, source: str) -> etree._Element | None:
     return root
 
 
-def _safe_utf8(raw: bytes, source: str) -> bytes:
-    text = decode_markup(raw, source)
+def _safe_utf8(raw: bytes, source: str, encoding: str | None = None) -> bytes:
+    refuse_excess_tags(raw, source)
+    text = decode_markup(raw, source, encoding=encoding)
     # Entities are refused before any parser sees them, so no parser setting is trusted alone.
     if "<!ENTITY" in text:
         raise BookFormatError(

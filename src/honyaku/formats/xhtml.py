@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from honyaku.formats.aozora import gaiji_character
+from honyaku.formats.limits import BookBudget
 from honyaku.formats.locators import BlockOrigin, LineTrace, NodeKind, SourceTracker
 from honyaku.formats.markup import local_name
 
@@ -124,16 +125,22 @@ def inline_text(element: etree._Element) -> str:
 
 
 def extract_text(
-    root: etree._Element, *, aozora: bool = False, trace: bool = False
+    root: etree._Element,
+    *,
+    aozora: bool = False,
+    trace: bool = False,
+    budget: BookBudget | None = None,
 ) -> DocumentText:
     """The paragraphs under ``root`` (its ``body`` when it has one).
 
     ``aozora`` turns on Aozora Bunko's XHTML conventions: heading classes, gaiji images whose
     alt text names the character, and ``span.notes`` editor's notes, which are skipped.
-    ``trace`` gives each block its ``origin`` (see ``locators``).
+    ``trace`` gives each block its ``origin`` (see ``locators``). Each paragraph is charged to
+    ``budget`` as it is written, so that a document of millions of paragraphs is refused as
+    soon as the book passes a cap.
     """
     body = _find_body(root)
-    collector = _Collector(aozora=aozora, tracker=SourceTracker() if trace else None)
+    collector = _Collector(aozora=aozora, tracker=SourceTracker() if trace else None, budget=budget)
     collector.walk(body)
     collector.flush()
     collector.document.title = _document_title(root)
@@ -160,9 +167,16 @@ def _document_title(root: etree._Element) -> str | None:
 class _Collector:
     """Walks a tree once and writes paragraphs as their blocks close."""
 
-    def __init__(self, *, aozora: bool, tracker: SourceTracker | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        aozora: bool,
+        tracker: SourceTracker | None = None,
+        budget: BookBudget | None = None,
+    ) -> None:
         self.aozora = aozora
         self.tracker = tracker
+        self.budget = budget
         self.document = DocumentText()
         self.heading_depth = 0
         self.pre_depth = 0
@@ -225,7 +239,7 @@ class _Collector:
             self.tracker.close_block()
         self._heading_level, self.heading_depth, self.pre_depth = saved
         if name == "p" and len(self.document.blocks) == emitted_before:
-            self.document.blocks.append(Block(""))  # an empty <p> is a blank line of the book
+            self._write(Block(""))  # an empty <p> is a blank line of the book
         self._after_heading = bool(level)
 
     def _block_heading_level(self, element: etree._Element, name: str) -> int:
@@ -302,7 +316,12 @@ class _Collector:
             origin = None
             if self.tracker is not None and trace is not None:
                 origin = self.tracker.origin(trace, line, text)
-            self.document.blocks.append(Block(text, self._level(), origin))
+            self._write(Block(text, self._level(), origin))
+
+    def _write(self, block: Block) -> None:
+        if self.budget is not None:
+            self.budget.charge(block.text)
+        self.document.blocks.append(block)
 
     def _level(self) -> int:
         return self._heading_level if self.heading_depth else 0

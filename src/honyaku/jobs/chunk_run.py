@@ -3,7 +3,8 @@
 Each chunk is a fresh conversation: the job's system prompt (the same bytes for every chunk,
 so provider caches serve it) and the chunk's message, then the loop until the workflow ends.
 A chunk that cannot finish (caps reached, retries exhausted) ends with an error in its
-``ChunkFinished``; an error no retry can mend (a refused key) is raised and ends the job.
+``ChunkFinished``; an error no retry can mend (a refused key, a server nobody answers at) is
+raised and ends the job, said once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, replace
 from honyaku.agent.loop import LoopLimits, ToolFinished, ToolStarted, run_loop
 from honyaku.agent.registry import ToolRegistry
 from honyaku.domain.workflow import turn_budget
-from honyaku.errors import FatalProviderError, LoopError, ProviderError
+from honyaku.errors import FatalProviderError, LoopError, ProviderError, UnreachableError
 from honyaku.jobs.events import ChunkEvent, ChunkFinished, ChunkStarted, JobEvent, ParagraphsDone
 from honyaku.jobs.prompts import chunk_message
 from honyaku.jobs.tools import ChunkContext
@@ -58,7 +59,7 @@ async def run_chunk(
             ):
                 yield ParagraphsDone(where, newly)
     except (LoopError, ProviderError) as exc:
-        if isinstance(exc, FatalProviderError):
+        if isinstance(exc, FatalProviderError | UnreachableError):
             raise
         yield ChunkFinished(where, str(exc))
         return

@@ -28,6 +28,7 @@ from honyaku.llm.messages import (
     request_chars,
 )
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
+from honyaku.llm.timeouts import Timeouts
 
 __all__ = [
     "AssistantMessage",
@@ -42,6 +43,7 @@ __all__ = [
     "StreamEvent",
     "SystemMessage",
     "TextDelta",
+    "Timeouts",
     "ToolCall",
     "ToolCallError",
     "ToolResultMessage",

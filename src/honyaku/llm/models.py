@@ -25,6 +25,7 @@ from honyaku.errors import ConfigError
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.events import ChatProvider
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
+from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tool_support import calls_tools_natively
 from honyaku.llm.xml import XmlToolProtocol
 
@@ -41,7 +42,7 @@ class ProviderKind:
     summary: str
     default_url: str | None
     key_variables: tuple[str, ...]
-    connect: Callable[[ModelChoice], ChatProvider]
+    connect: Callable[[ModelChoice, Timeouts], ChatProvider]
     native_tools: bool | None = None
     """Known to call tools natively (or not): ``auto`` then asks nothing."""
 
@@ -211,20 +212,26 @@ async def open_model(
         )
     kind = choice.check()
     choice.check_key()
-    server = kind.connect(choice)
+    timeouts = Timeouts.from_environment()
+    server = kind.connect(choice, timeouts)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     try:
-        protocol = await _resolve(choice.protocol, kind, server, url, memory)
+        protocol = await _resolve(choice.protocol, kind, server, url, memory, timeouts)
         provider: ChatProvider = server
         if protocol is ToolProtocol.XML:
             provider = XmlToolProtocol(server, language=language)
-        yield ConnectedModel(RetryingProvider(provider, retry_policy()), protocol)
+        yield ConnectedModel(RetryingProvider(provider, retry_policy(timeouts)), protocol)
     finally:
         await server.aclose()
 
 
 async def _resolve(
-    wanted: ToolProtocol, kind: ProviderKind, server: ChatProvider, url: str, memory: ProtocolMemory
+    wanted: ToolProtocol,
+    kind: ProviderKind,
+    server: ChatProvider,
+    url: str,
+    memory: ProtocolMemory,
+    timeouts: Timeouts,
 ) -> ToolProtocol:
     if wanted is not ToolProtocol.AUTO:
         return wanted
@@ -232,16 +239,17 @@ async def _resolve(
         return ToolProtocol.NATIVE if kind.native_tools else ToolProtocol.XML
     if remembered := memory.protocol(url, server.model):
         return ToolProtocol(remembered)
-    native = await calls_tools_natively(RetryingProvider(server, retry_policy()))
+    native = await calls_tools_natively(RetryingProvider(server, retry_policy(timeouts)))
     protocol = ToolProtocol.NATIVE if native else ToolProtocol.XML
     memory.remember_protocol(url, server.model, protocol.value)
     return protocol
 
 
-def retry_policy() -> RetryPolicy:
+def retry_policy(timeouts: Timeouts) -> RetryPolicy:
+    """Backoff from ``HONYAKU_RETRY_BASE_S`` (1 s by default), within the request budget."""
     setting = os.environ.get("HONYAKU_RETRY_BASE_S", str(RETRY_BASE_S))
     try:
-        return RetryPolicy(base_s=float(setting))
+        return RetryPolicy(base_s=float(setting), budget_s=timeouts.budget_s)
     except ValueError:
         raise ConfigError(f"HONYAKU_RETRY_BASE_S must be seconds, not {setting!r}") from None
 
@@ -249,7 +257,7 @@ def retry_policy() -> RetryPolicy:
 # -- the kinds honyaku knows ----------------------------------------------------------------
 
 
-def _openai(choice: ModelChoice) -> ChatProvider:
+def _openai(choice: ModelChoice, timeouts: Timeouts) -> ChatProvider:
     from honyaku.llm.openai_compat import OpenAICompatibleProvider
 
     assert choice.model is not None
@@ -258,18 +266,27 @@ def _openai(choice: ModelChoice) -> ChatProvider:
         base_url=choice.endpoint,
         api_key=choice.api_key,
         headers=choice.header_map,
+        first_byte_timeout_s=timeouts.first_byte_s,
+        idle_timeout_s=timeouts.idle_s,
         replay_reasoning=choice.replay_reasoning,
     )
 
 
-def _gemini(choice: ModelChoice) -> ChatProvider:
+def _gemini(choice: ModelChoice, timeouts: Timeouts) -> ChatProvider:
     from honyaku.llm.gemini import GeminiProvider
 
     assert choice.model is not None
-    return GeminiProvider(model=choice.model, api_key=choice.api_key, base_url=choice.endpoint)
+    return GeminiProvider(
+        model=choice.model,
+        api_key=choice.api_key,
+        base_url=choice.endpoint,
+        headers=choice.header_map,
+        first_byte_timeout_s=timeouts.first_byte_s,
+        idle_timeout_s=timeouts.idle_s,
+    )
 
 
-def _demo(_choice: ModelChoice) -> ChatProvider:
+def _demo(_choice: ModelChoice, _timeouts: Timeouts) -> ChatProvider:
     return DemoProvider()
 
 

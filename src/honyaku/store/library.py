@@ -132,9 +132,7 @@ class Library:
             matches = list(session.scalars(query))
         if len(ref) >= MIN_ID_PREFIX and len(matches) == 1:
             return matches[0]
-        if len(matches) > 1 and len(ref) >= MIN_ID_PREFIX:
-            raise NotFoundError(f"book id {ref!r} is ambiguous: {', '.join(sorted(matches))}")
-        raise NotFoundError(f"no book with id {ref!r} (see `honyaku books`)")
+        raise NotFoundError(_unresolved(ref, matches))
 
     def list_books(self) -> list[BookSummary]:
         with self.database.transaction() as session:
@@ -611,3 +609,15 @@ def _located(
         LocatedParagraph(cid, cpos + 1, Paragraph(pid, ppos, text, translation))
         for cid, cpos, pid, ppos, text, translation in rows
     ]
+
+
+def _unresolved(ref: str, matches: list[str]) -> str:
+    """Why ``ref`` names no single book."""
+    if len(matches) < 2:
+        return f"no book with id {ref!r} (see `honyaku books`)"
+    if len(ref) >= MIN_ID_PREFIX:
+        return f"book id {ref!r} is ambiguous: {', '.join(sorted(matches))}"
+    return (
+        f"book id {ref!r} is ambiguous: {len(matches)} books start with it; "
+        f"give at least {MIN_ID_PREFIX} characters (see `honyaku books`)"
+    )
