@@ -118,6 +118,8 @@ class FakeTranslator:
     """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply."""
     asks: tuple[FakeCall, ...] = ()
     """Questions for the translator, asked alone in every chunk's first reply."""
+    batch_size: int | None = None
+    """Paragraphs per ``add_translation_batch`` call; ``None``: every missing one at once."""
 
     def reply(self, system: str, turns: list[Turn], offered: tuple[str, ...] = ()) -> Reply:
         """The next reply; ``offered`` names the tools the request declares natively."""
@@ -136,7 +138,7 @@ class FakeTranslator:
         first = state.replies == (1 if self.asks else 0)
         if first and (mistaken := self._first_reply_mistake(chunk)):
             return mistaken
-        calls = _next_calls(chunk, state)
+        calls = _next_calls(chunk, state, self.batch_size)
         if Mistake.FORGET_END in self.mistakes and not state.nudged:
             calls = [call for call in calls if call != _status("end")]
             if not calls:
@@ -269,7 +271,7 @@ def _apply(state: _State, call: FakeCall, result: dict[str, Any]) -> None:
         state.title_done = True
 
 
-def _next_calls(chunk: _Chunk, state: _State) -> list[FakeCall]:
+def _next_calls(chunk: _Chunk, state: _State, batch_size: int | None) -> list[FakeCall]:
     translation = chunk.kind == "translation"
     missing = [line for line in _work(chunk) if line.paragraph_id not in state.accepted]
     needs_title = translation and chunk.chapter_id is not None and not state.title_done
@@ -277,7 +279,7 @@ def _next_calls(chunk: _Chunk, state: _State) -> list[FakeCall]:
     if state.status == "planning" or (state.status == "review" and (missing or needs_title)):
         calls.append(_status("working"))
     if missing:
-        calls.append(_batch(missing, chunk.kind))
+        calls.append(_batch(missing[:batch_size], chunk.kind))
     if needs_title:
         calls.append(
             FakeCall(
