@@ -31,7 +31,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import BinaryIO
+from typing import IO
 from urllib.parse import quote
 
 from lxml import etree
@@ -109,7 +109,7 @@ class InPlaceReport:
 
 
 def write_epub_in_place(
-    book: Book, sources: BookSources, file: BinaryIO, options: InPlaceOptions | None = None
+    book: Book, sources: BookSources, file: IO[bytes], options: InPlaceOptions | None = None
 ) -> InPlaceReport:
     """Write ``book``'s original EPUB, translated, into ``file``."""
     with EpubArchive(sources.original.data, sources.original.name) as archive:
@@ -142,7 +142,7 @@ class _Export:
 
     # -- the archive -------------------------------------------------------------------------
 
-    def write(self, file: BinaryIO) -> None:
+    def write(self, file: IO[bytes]) -> None:
         names = {info.filename: name for name, info in self.archive.entries()}
         rewritten = self._rewritten(names)
         with zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED) as out:

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from honyaku.domain.book import Book
 from honyaku.domain.sources import BookSources
@@ -77,14 +77,14 @@ def write_book(
     _write_atomically(Path(path), lambda file: file.write(data))
 
 
-def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
+def _write_atomically(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     try:
         _replace_with(path, write)
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
-def _replace_with(path: Path, write: Callable[[BinaryIO], object]) -> None:
+def _replace_with(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "it is a folder; give a file name")
     mode = path.stat().st_mode & 0o777 if path.exists() else NEW_FILE_MODE

@@ -224,7 +224,8 @@ class SourceTracker:
         locator = f"{frame.path}#{frame.emitted}"
         frame.emitted += 1
         items = None
-        if trace.first is not None and trace.clean_start and trace.clean_end:
+        clean = trace.clean_start and trace.clean_end
+        if trace.first is not None and trace.last is not None and clean:
             items = (trace.first, trace.last)
         return BlockOrigin(
             frame.container, locator, items, frame.run, _normalized_marks(trace, raw, text)

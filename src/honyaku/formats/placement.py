@@ -32,6 +32,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from lxml import etree
 
@@ -52,7 +53,7 @@ RUBY_ANNOTATIONS = frozenset(["rt", "rp", "rtc"])
 # Characters XML 1.0 cannot hold; a stray one in a translation must not break the document.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
-Item = str | etree._Element
+Item: TypeAlias = str | etree._Element
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,12 @@ def place_translations(
     """Put each translation in place in the tree under ``root`` (changed in place)."""
     document = extract_text(root, trace=True)
     read = _blocks_per_container(document.blocks)
-    found = {b.origin.locator: (b.text, b.origin) for blocks in read.values() for b in blocks}
+    found = {
+        b.origin.locator: (b.text, b.origin)
+        for blocks in read.values()
+        for b in blocks
+        if b.origin is not None
+    }
     result = PlacementResult()
     by_container: dict[etree._Element, list[_Line]] = defaultdict(list)
     for placement in placements:

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from typing import cast
 
 import httpx2
 from google import genai
@@ -75,7 +76,10 @@ def _transport_errors() -> tuple[type[Exception], ...]:
     return errors
 
 
-_TRANSPORT_ERRORS = _transport_errors()
+_READ_ERRORS: tuple[type[Exception], ...] = (
+    *_transport_errors(),
+    genai_errors.UnknownApiResponseError,
+)
 
 
 class GeminiProvider:
@@ -135,7 +139,7 @@ class GeminiProvider:
                 yield event
         except genai_errors.APIError as exc:
             raise _api_error(exc, self.model) from exc
-        except (*_TRANSPORT_ERRORS, genai_errors.UnknownApiResponseError) as exc:
+        except _READ_ERRORS as exc:
             if assembler.chunks:
                 raise CutStreamError(f"the reply broke off: {exc}") from exc
             if unreachable := unreachable_error(exc, self._url):
@@ -158,8 +162,10 @@ class GeminiProvider:
                 model=self.model, contents=contents, config=_config(system, request.tools)
             )
         )
-        # Closed explicitly, so that a reader who stops early releases the connection now.
-        async with contextlib.aclosing(stream) as chunks:
+        # Closed explicitly, so that a reader who stops early releases the connection now. The
+        # SDK declares an iterator; what it returns is an async generator, which can close.
+        generator = cast(AsyncGenerator[types.GenerateContentResponse, None], stream)
+        async with contextlib.aclosing(generator) as chunks:
             async for chunk in clock.chunks_of(chunks):
                 for event in assembler.add_chunk(chunk):
                     yield event
