@@ -6,6 +6,7 @@ to load, which commands that never call a model should not pay.
 """
 
 from honyaku.llm.events import (
+    CallStreaming,
     ChatProvider,
     ReasoningDelta,
     Response,
@@ -32,6 +33,7 @@ from honyaku.llm.timeouts import Timeouts
 
 __all__ = [
     "AssistantMessage",
+    "CallStreaming",
     "ChatProvider",
     "ChatRequest",
     "Message",

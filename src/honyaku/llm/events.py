@@ -48,7 +48,17 @@ class Response:
     usage: Usage
 
 
-StreamEvent = TextDelta | ReasoningDelta | Retry | Response
+@dataclass(frozen=True, slots=True)
+class CallStreaming:
+    """A tool call has begun to arrive: it can be shown at once, and runs only if the reply
+    ends whole with it (a call drafted in reasoning, or in a cut reply, never does)."""
+
+    index: int
+    """Its place among the reply's calls."""
+    name: str
+
+
+StreamEvent = TextDelta | ReasoningDelta | CallStreaming | Retry | Response
 
 
 class ChatProvider(Protocol):

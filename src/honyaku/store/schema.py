@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
     Boolean,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -238,3 +239,45 @@ class ModelProfileRow(Base):
     api_key_env: Mapped[str | None] = mapped_column(Text)
     replay_reasoning: Mapped[bool] = mapped_column(Boolean, default=False)
     saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class ChatSessionRow(Base):
+    """A conversation with the assistant, about one book or none."""
+
+    __tablename__ = "chat_sessions"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    book_id: Mapped[str | None] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    title: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class ChatMessageRow(Base):
+    """One entry of a session's transcript; entries are only ever added."""
+
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_session", "session_id", "pk"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    session_id: Mapped[str] = mapped_column(ForeignKey("chat_sessions.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class PlanTaskRow(Base):
+    """An item of the translator's plan (seed 002's planner): its area is a book."""
+
+    __tablename__ = "plan_tasks"
+    __table_args__ = (Index("ix_plan_tasks_date", "scheduled_date"),)
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    title: Mapped[str] = mapped_column(Text)
+    book_id: Mapped[str | None] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    chapters: Mapped[list[int] | None] = mapped_column(JSON)
+    job_kind: Mapped[str | None] = mapped_column(String(20))
+    scheduled_date: Mapped[date | None] = mapped_column(Date)
+    completed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
