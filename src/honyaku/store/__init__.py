@@ -12,6 +12,7 @@ from honyaku.store.jobs import (
     JobStore,
     RecordedAction,
 )
+from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
 from honyaku.store.learned_protocols import LearnedProtocols
 from honyaku.store.leases import Lease, this_process
 from honyaku.store.library import (
@@ -22,10 +23,12 @@ from honyaku.store.library import (
     Version,
 )
 from honyaku.store.model_profiles import ModelProfiles
+from honyaku.store.quality_flags import FlaggedParagraph, QualityFlags
 
 __all__ = [
     "Action",
     "ActionKind",
+    "BookGlossary",
     "BookSummary",
     "ChapterProgress",
     "ChunkItem",
@@ -33,6 +36,9 @@ __all__ = [
     "ChunkStore",
     "Claim",
     "Database",
+    "FlaggedParagraph",
+    "GlossaryRef",
+    "GlossaryStore",
     "Job",
     "JobCost",
     "JobScope",
@@ -44,7 +50,9 @@ __all__ = [
     "LocatedParagraph",
     "ModelProfiles",
     "PlannedChunk",
+    "QualityFlags",
     "RecordedAction",
+    "StoredEntry",
     "Version",
     "resolve_home",
     "this_process",
