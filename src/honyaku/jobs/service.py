@@ -26,6 +26,8 @@ from honyaku.domain.chunking import Chunk
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
 from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
+from honyaku.jobs.glossary_prompts import extraction_prompt
+from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
 from honyaku.jobs.events import (
     ChunkFailure,
     ChunkFinished,
@@ -43,6 +45,7 @@ from honyaku.jobs.scheduler import merged
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.models import ConnectedModel
 from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim
+from honyaku.store.glossary import BookGlossary, GlossaryStore
 from honyaku.store.jobs import ActionKind, Job, JobScope, JobStatus, JobStore, RecordedAction
 from honyaku.store.library import Library
 
@@ -174,12 +177,22 @@ class _Run:
         self.paragraphs = {p.id: p for c in book.chapters for p in work_of(c, request.kind)}
         self.total = len(self.paragraphs)
         self.to_do = self._still_to_do(service.store.paragraphs_done(job.id))
+        self.glossary = BookGlossary(GlossaryStore(service.library.database), book.id)
         self.talk = ChunkTalk(model.provider, self._registry(), self._prompt(), request.limits)
         self.failures: list[ChunkFailure] = []
         self.done = 0
         self.busy = 0
 
     def _still_to_do(self, written: set[str]) -> set[str]:
+        if self.job.kind is JobKind.EXTRACTION:
+            # Extraction writes no versions: what its finished chunks read is done.
+            items = self.service.chunks.items(self.job.id)
+            return {
+                pid
+                for item in items
+                if item.status is not ChunkStatus.DONE
+                for pid in item.planned.paragraph_ids
+            }
         return {
             pid
             for pid, paragraph in self.paragraphs.items()
@@ -200,15 +213,20 @@ class _Run:
         questions = QUESTION_TOOLS
         if settings.skip_ask_user:
             questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
-        return ToolRegistry(TASK_TOOLS + questions, ChunkContext, hidden=hidden, approval=approval)
+        tools = (
+            EXTRACTION_TOOLS
+            if self.job.kind is JobKind.EXTRACTION
+            else TASK_TOOLS + GLOSSARY_TOOLS
+        )
+        return ToolRegistry(tools + questions, ChunkContext, hidden=hidden, approval=approval)
 
     def _prompt(self) -> str:
         book = self.book
+        questions = not book.settings.skip_ask_user
+        if self.request.kind is JobKind.EXTRACTION:
+            return extraction_prompt(book.source_lang, book.target_lang, questions=questions)
         return system_prompt(
-            self.request.kind,
-            book.source_lang,
-            book.target_lang,
-            questions=not book.settings.skip_ask_user,
+            self.request.kind, book.source_lang, book.target_lang, questions=questions
         )
 
     def _always_allow(self, tool: str) -> None:
@@ -302,6 +320,7 @@ class _Run:
             self.talk.provider.model,
             chunk,
             workflow,
+            self.glossary,
         )
 
 
