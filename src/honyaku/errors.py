@@ -8,7 +8,8 @@
     ├── ProviderError            the model's server failed or refused
     │   ├── TransientProviderError   worth retrying: 429, 5xx, timeouts, dropped or cut streams
     │   │   ├── RateLimitedError     429, may carry the server's Retry-After
-    │   │   └── CutStreamError       the stream ended before a finish reason
+    │   │   ├── CutStreamError       the stream ended before a finish reason
+    │   │   └── DegenerateReplyError the reply repeated itself over and over: cut, asked again
     │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
     │       └── AuthError            the server refused the key
     ├── StoreError               the database refused a write
@@ -67,6 +68,13 @@ class RateLimitedError(TransientProviderError):
 
 class CutStreamError(TransientProviderError):
     pass
+
+
+class DegenerateReplyError(TransientProviderError):
+    """Asked again at once: waiting does not mend a loop."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retry_after_s=0.0)
 
 
 class FatalProviderError(ProviderError):

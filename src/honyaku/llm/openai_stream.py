@@ -23,7 +23,7 @@ from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from honyaku.llm.events import ReasoningDelta, TextDelta
+from honyaku.llm.events import ArgumentsDelta, ReasoningDelta, TextDelta
 from honyaku.llm.messages import CUT_BY_OUTPUT_LIMIT, AssistantMessage, ToolCall, ToolCallError
 from honyaku.llm.reasoning import (
     BeganInReasoning,
@@ -101,11 +101,11 @@ class ReplyAssembler:
             self._split = ReplySplit(self.opening)
             self._splitter = ReasoningSplitter(inside=self._split.inside)
 
-    def add_chunk(self, chunk: Any) -> list[TextDelta | ReasoningDelta]:
+    def add_chunk(self, chunk: Any) -> list[TextDelta | ReasoningDelta | ArgumentsDelta]:
         self.chunks += 1
         if (usage := field_of(chunk, "usage")) is not None:
             self.usage = usage
-        events: list[TextDelta | ReasoningDelta] = []
+        events: list[TextDelta | ReasoningDelta | ArgumentsDelta] = []
         for choice in field_of(chunk, "choices") or ():
             if (reason := field_of(choice, "finish_reason")) is not None:
                 self.finish_reason = reason
@@ -114,8 +114,8 @@ class ReplyAssembler:
                 events.extend(self._add_delta(delta))
         return events
 
-    def _add_delta(self, delta: Any) -> list[TextDelta | ReasoningDelta]:
-        events: list[TextDelta | ReasoningDelta] = []
+    def _add_delta(self, delta: Any) -> list[TextDelta | ReasoningDelta | ArgumentsDelta]:
+        events: list[TextDelta | ReasoningDelta | ArgumentsDelta] = []
         pieces = [(name, field_of(delta, name)) for name in REASONING_FIELDS]
         pieces = [(name, piece) for name, piece in pieces if isinstance(piece, str) and piece]
         for name, piece in pieces:
@@ -128,7 +128,8 @@ class ReplyAssembler:
         elif isinstance(content, list):
             events.extend(self._add_content_parts(content))
         for call in field_of(delta, "tool_calls") or ():
-            self._add_call_delta(call)
+            if arguments := self._add_call_delta(call):
+                events.append(ArgumentsDelta(arguments))
         return events
 
     def _add_content(self, piece: str) -> list[TextDelta | ReasoningDelta]:
@@ -170,7 +171,8 @@ class ReplyAssembler:
                         events.append(self._add_reasoning(piece))
         return events
 
-    def _add_call_delta(self, call: Any) -> None:
+    def _add_call_delta(self, call: Any) -> str | None:
+        """Add a piece of a call; returns the piece of its arguments it carried."""
         call_id = field_of(call, "id")
         function = field_of(call, "function")
         name = field_of(function, "name")
@@ -187,6 +189,7 @@ class ReplyAssembler:
             arguments = json.dumps(arguments, ensure_ascii=False)
         if arguments:
             partial.arguments.append(arguments)
+        return arguments if isinstance(arguments, str) and arguments else None
 
     def _key_for(self, index: Any, call_id: str | None) -> Any:
         if index is not None:
