@@ -32,7 +32,7 @@ MIN_CHARS_FOR_LENGTH = 20
 """Sources shorter than this (in letters) are not judged on length: a short exclamation may
 rightly double or halve."""
 LENGTH_BANDS: dict[tuple[str, str], tuple[float, float]] = {
-    ("ja", "zh"): (0.4, 1.7),
+    ("ja", "zh"): (0.3, 1.6),
     ("zh", "ja"): (0.7, 2.5),
     ("ja", "en"): (0.9, 5.0),
     ("zh", "en"): (1.2, 6.0),

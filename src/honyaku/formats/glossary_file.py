@@ -49,12 +49,13 @@ def glossary_format(path: Path) -> GlossaryFormat:
 
 def read_glossary(path: Path) -> list[GlossaryEntry]:
     """The entries of a glossary file, in file order."""
+    fmt = glossary_format(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise BookFormatError(f"cannot read {path}: {exc.strerror}") from exc
     text = decode_text(raw, path.name)
-    if glossary_format(path) is GlossaryFormat.CSV:
+    if fmt is GlossaryFormat.CSV:
         rows = list(csv.reader(io.StringIO(text)))
     else:
         rows = [_tab_row(line) for line in text.splitlines()]
