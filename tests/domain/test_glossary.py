@@ -23,12 +23,16 @@ def sources(entries: list[GlossaryEntry]) -> list[str]:
     return [e.source for e in entries]
 
 
-def test_the_entries_in_a_text_are_found_in_order_of_first_occurrence():
+def test_the_entries_in_texts_are_found_once_each_in_the_glossarys_order():
     matcher = GlossaryMatcher([ALICE, TOME, AL, WIDE])
 
     found = matcher.find(["魔導書を開いた。", "アリスは笑った。魔導書がまた光った。"])
 
-    assert sources(found) == ["魔導書", "アリス"]
+    assert sources(found) == ["アリス", "魔導書"]
+
+
+def test_no_entry_spans_two_texts():
+    assert GlossaryMatcher([TOME]).find(["魔導", "書を開いた。"]) == []
 
 
 def test_widths_and_case_do_not_matter():

@@ -86,15 +86,15 @@ def test_each_chunk_lists_exactly_the_accepted_entries_in_its_text(
     # Matched on the text the model sees: 王《おう》都《と》 reads 王都; ｱﾘｽちゃん finds
     # アリス by its alias, half-width; ＡＢＣ商会 finds abc商会; 魔導書 is nowhere.
     assert section(first) == [
-        "- 王都 → 王都 (place)",
-        "- アリス (アリスちゃん) → 爱丽丝 (character, female; 主人公)",
         "- abc商会 → ABC商会 (organization)",
+        "- アリス (アリスちゃん) → 爱丽丝 (character, female; 主人公)",
+        "- 王都 → 王都 (place)",
     ]
     # The title of the first chunk counts, a shared glossary's entries count, a proposed
     # entry (受付) waits for the translator.
     assert section(second) == [
-        "- ギルド → 公会",
         "- アリス (アリスちゃん) → 爱丽丝 (character, female; 主人公)",
+        "- ギルド → 公会",
         "- マーリン → 梅林",
     ]
 

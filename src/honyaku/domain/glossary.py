@@ -64,7 +64,14 @@ class GlossaryEntry:
 
 def match_key(text: str) -> str:
     """``text`` as glossary matching sees it: NFKC (widths unified), case-folded, trimmed."""
-    return unicodedata.normalize("NFKC", text).casefold().strip()
+    return _normalized(text).strip()
+
+
+def _normalized(text: str) -> str:
+    # Most paragraphs are NFKC already; checking costs a fortieth of normalizing.
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    return text.casefold()
 
 
 def clean_entry(entry: GlossaryEntry) -> GlossaryEntry:
@@ -105,7 +112,6 @@ def contradiction(proposal: GlossaryEntry, existing: GlossaryEntry | None) -> bo
 
 @dataclass(frozen=True, slots=True)
 class _Key:
-    entry: int
     length: int
     word_start: bool
     """The key begins with a Latin letter or digit: it must not follow one in the text."""
@@ -118,33 +124,48 @@ class GlossaryMatcher:
 
     entries: Sequence[GlossaryEntry]
     _automaton: ahocorasick.Automaton | None = field(init=False, default=None)
+    _entries_of: list[tuple[int, ...]] = field(init=False, default_factory=list)
+    """By key number: the entries the key finds (an alias may be shared)."""
+    _bounded: list[_Key | None] = field(init=False, default_factory=list)
+    """By key number: the key if it must match whole words, else ``None``."""
 
     def __post_init__(self) -> None:
-        keys: dict[str, list[_Key]] = {}
+        by_key: dict[str, list[int]] = {}
         for index, entry in enumerate(self.entries):
             for key in entry.match_keys:
-                found = _Key(index, len(key), _word_char(key[0]), _word_char(key[-1]))
-                keys.setdefault(key, []).append(found)
-        if not keys:
+                by_key.setdefault(key, []).append(index)
+        if not by_key:
             return
         automaton = ahocorasick.Automaton()
-        for key, found in keys.items():
-            automaton.add_word(key, tuple(found))
+        for number, (key, indexes) in enumerate(by_key.items()):
+            automaton.add_word(key, number)
+            self._entries_of.append(tuple(indexes))
+            bounded = _Key(len(key), _word_char(key[0]), _word_char(key[-1]))
+            self._bounded.append(bounded if bounded.word_start or bounded.word_end else None)
         automaton.make_automaton()
         self._automaton = automaton
 
     def find(self, texts: Iterable[str]) -> list[GlossaryEntry]:
-        """The entries that occur in ``texts``, in order of first occurrence."""
-        if self._automaton is None:
+        """The entries that occur in ``texts``, in the matcher's order."""
+        automaton = self._automaton
+        if automaton is None:
             return []
-        seen: dict[int, None] = {}
-        for text in texts:
-            normalized = match_key(text)
-            for end, keys in self._automaton.iter(normalized):
-                for key in keys:
-                    if key.entry not in seen and _fits(normalized, end, key):
-                        seen[key.entry] = None
-        return [self.entries[index] for index in seen]
+        bounded, found = self._bounded, set()
+        add = found.add
+        # One pass over all the texts: no key holds a line break, so none spans two texts.
+        normalized = "\n".join(_normalized(text) for text in texts)
+        # The hot loop: a chunk holds thousands of hits, most of them keys seen before.
+        for end, number in automaton.iter(normalized):
+            key = bounded[number]
+            if key is None:
+                add(number)
+            elif number not in found and _fits(normalized, end, key):
+                add(number)
+        if not found:
+            return []
+        entries_of = self._entries_of
+        indexes = sorted({index for number in found for index in entries_of[number]})
+        return [self.entries[index] for index in indexes]
 
 
 def _word_char(ch: str) -> bool:

@@ -28,7 +28,7 @@ def chunk_texts(chunk: Chunk) -> list[str]:
 
 
 def chunk_glossary(chunk: Chunk, matcher: GlossaryMatcher) -> list[GlossaryEntry]:
-    """The entries that occur in the chunk, in order of first occurrence."""
+    """The entries that occur in the chunk, in the glossary's order (by source)."""
     return matcher.find(chunk_texts(chunk))
 
 
@@ -87,7 +87,7 @@ _ZH_EXTRACTION = """\
 
 工作步骤：
 1. 调用 update_task_status("working")。
-2. 对待处理行中出现、且未列在"已在术语表中"的每个名称或术语，用 add_glossary_terms 提出：
+2. 对待处理行中出现、且未列在 "Already in the glossary" 一节中的每个名称或术语，用 add_glossary_terms 提出：
    source 照原文书写，reading 写读音（日语用假名），target 写建议的{target}译名，
    kind 写类别（character、place、organization、term 等），note 写简短说明（是谁或是什么，人物注明性别）。
    每次调用尽量多提一些。普通词语不要提。
