@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from formats import TARGET_BYTES, japanese_text  # noqa: E402
+from formats import TARGET_BYTES, japanese_text
 
-from honyaku.domain.book import CHUNK_CHARS  # noqa: E402
-from honyaku.domain.glossary import GlossaryEntry, GlossaryMatcher  # noqa: E402
-from honyaku.formats import read_book  # noqa: E402
+from honyaku.domain.book import CHUNK_CHARS
+from honyaku.domain.glossary import GlossaryEntry, GlossaryMatcher
+from honyaku.formats import read_book
 
 ENTRIES = 5_000
 ALIASED = 500

@@ -69,12 +69,16 @@ def test_a_proposal_rendering_an_accepted_entry_differently_contradicts_it():
 
     assert contradiction(proposal, ALICE)
     assert not contradiction(GlossaryEntry("アリス", "爱丽丝"), ALICE)
-    assert not contradiction(proposal, GlossaryEntry("アリス", "亚丽丝", status=EntryStatus.PROPOSED))
+    assert not contradiction(
+        proposal, GlossaryEntry("アリス", "亚丽丝", status=EntryStatus.PROPOSED)
+    )
     assert not contradiction(proposal, None)
 
 
 def test_clean_entry_trims_and_refuses_what_cannot_be_an_entry():
-    cleaned = clean_entry(GlossaryEntry(" アリス ", " 爱丽丝 ", "  主人公\n ", " Character ", ("アリス", " ア ")))
+    cleaned = clean_entry(
+        GlossaryEntry(" アリス ", " 爱丽丝 ", "  主人公\n ", " Character ", ("アリス", " ア "))
+    )
 
     assert cleaned == GlossaryEntry("アリス", "爱丽丝", "主人公", "character", ("ア",))
     with pytest.raises(ValueError, match="target is blank"):

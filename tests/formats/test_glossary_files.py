@@ -32,7 +32,9 @@ def test_galtransl_lines_are_read_with_tabs_or_four_spaces_and_comments_skipped(
 @pytest.mark.parametrize("suffix", ["csv", "tsv", "txt"])
 def test_written_files_read_back_the_same(tmp_path, suffix):
     entries = [
-        GlossaryEntry("アリス", "爱丽丝", "主人公, 「姫」", "character", ("アリスちゃん",), "female"),
+        GlossaryEntry(
+            "アリス", "爱丽丝", "主人公, 「姫」", "character", ("アリスちゃん",), "female"
+        ),
         GlossaryEntry("魔導書", "魔导书", reading="まどうしょ"),
     ]
     path = tmp_path / f"glossary.{suffix}"

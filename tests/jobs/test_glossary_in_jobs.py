@@ -204,9 +204,7 @@ def test_extraction_asks_how_to_render_names_and_proposes_them_with_readings(
     broker = Broker()
 
     with broker.attached(person):
-        outcome, _ = run_job(
-            fake_model, novel_id, JobKind.EXTRACTION, broker=broker, concurrency=1
-        )
+        outcome, _ = run_job(fake_model, novel_id, JobKind.EXTRACTION, broker=broker, concurrency=1)
 
     assert outcome.ok
     assert outcome.paragraphs_done == outcome.paragraphs_total == 5

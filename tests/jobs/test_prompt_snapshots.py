@@ -376,15 +376,77 @@ def test_glossary_tool_schemas():
         tool.name: {"description": tool.spec.description, "parameters": tool.spec.parameters}
         for tool in GLOSSARY_TOOLS
     }
-    assert schemas == snapshot({'add_glossary_terms': {'description': """\
+    assert schemas == snapshot(
+        {
+            "add_glossary_terms": {
+                "description": """\
 Propose glossary entries for names and recurring terms the glossary lacks, so the whole
 book renders them alike. They wait for the translator's approval; approved ones are listed
 with the chunks they occur in. A proposal that contradicts an approved entry is refused
 with that entry: follow the glossary.\
-""", 'parameters': {'properties': {'terms': {'description': 'The entries to propose.', 'items': {'description': 'One glossary entry a model proposes.', 'properties': {'source': {'description': 'The name or term exactly as the book writes it.', 'type': 'string'}, 'target': {'description': 'Its rendering in the target language.', 'type': 'string'}, 'note': {'default': '', 'description': 'Who or what it is, in a few words.', 'type': 'string'}, 'kind': {'default': '', 'description': 'character, place, organization or term (the default).', 'type': 'string'}, 'reading': {'default': '', 'description': 'How the source is read (kana for Japanese).', 'type': 'string'}}, 'required': ['source', 'target'], 'type': 'object'}, 'maxItems': 100, 'minItems': 1, 'type': 'array'}}, 'required': ['terms'], 'type': 'object'}}, 'get_glossary': {'description': """\
+""",
+                "parameters": {
+                    "properties": {
+                        "terms": {
+                            "description": "The entries to propose.",
+                            "items": {
+                                "description": "One glossary entry a model proposes.",
+                                "properties": {
+                                    "source": {
+                                        "description": "The name or term exactly as the book writes it.",
+                                        "type": "string",
+                                    },
+                                    "target": {
+                                        "description": "Its rendering in the target language.",
+                                        "type": "string",
+                                    },
+                                    "note": {
+                                        "default": "",
+                                        "description": "Who or what it is, in a few words.",
+                                        "type": "string",
+                                    },
+                                    "kind": {
+                                        "default": "",
+                                        "description": "character, place, organization or term (the default).",
+                                        "type": "string",
+                                    },
+                                    "reading": {
+                                        "default": "",
+                                        "description": "How the source is read (kana for Japanese).",
+                                        "type": "string",
+                                    },
+                                },
+                                "required": ["source", "target"],
+                                "type": "object",
+                            },
+                            "maxItems": 100,
+                            "minItems": 1,
+                            "type": "array",
+                        }
+                    },
+                    "required": ["terms"],
+                    "type": "object",
+                },
+            },
+            "get_glossary": {
+                "description": """\
 Look up the book's glossary: entries whose source, aliases, reading or rendering
 contain the query, or that occur in it. Read only.\
-""", 'parameters': {'properties': {'query': {'description': 'A name, a term, a rendering, or a sentence to find the entries in.', 'minLength': 1, 'type': 'string'}}, 'required': ['query'], 'type': 'object'}}})
+""",
+                "parameters": {
+                    "properties": {
+                        "query": {
+                            "description": "A name, a term, a rendering, or a sentence to find the entries in.",
+                            "minLength": 1,
+                            "type": "string",
+                        }
+                    },
+                    "required": ["query"],
+                    "type": "object",
+                },
+            },
+        }
+    )
 
 
 def test_a_chunks_glossary_section_as_the_model_reads_it():
@@ -407,10 +469,10 @@ def test_extraction_prompt_into_chinese():
 
 工作步骤：
 1. 调用 update_task_status("working")。
-2. 对待处理行中出现、且未列在 "Already in the glossary" 一节中的每个名称或术语，用 add_glossary_terms 提出：
-   source 照原文书写，reading 写读音（日语用假名），target 写建议的简体中文译名，
-   kind 写类别（character、place、organization、term 等），note 写简短说明（是谁或是什么，人物注明性别）。
-   每次调用尽量多提一些。普通词语不要提。
+2. 对待处理行中出现、且未列在 "Already in the glossary" 一节中的每个名称或术语，
+   用 add_glossary_terms 提出：source 照原文书写，reading 写读音（日语用假名），
+   target 写建议的简体中文译名，kind 写类别（character、place、organization、term 等），
+   note 写简短说明（是谁或是什么，人物注明性别）。每次调用尽量多提一些。普通词语不要提。
 3. 调用 update_task_status("end")。
 一次回复中可以调用多个工具。
 

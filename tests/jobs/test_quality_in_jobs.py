@@ -57,7 +57,8 @@ def test_a_careless_draft_is_flagged_and_the_fixes_made_in_review_clear_it(
     assert {w["code"] for w in draft["warnings"]} == CHECKS
     assert len(warned) == 5  # one paragraph spoiled for each kind of mistake
     assert "review" in draft["warnings_hint"]
-    assert fixes["accepted"] == 5 and "warnings" not in fixes
+    assert fixes["accepted"] == 5
+    assert "warnings" not in fixes
     assert flagged_paragraphs(library, rashomon) == []
     for pid in warned:
         assert len(library.versions(rashomon, pid)) == 2
@@ -72,7 +73,9 @@ def test_warnings_left_unfixed_stay_flagged_on_the_paragraphs(
     outcome, _ = run_job(fake_model, rashomon)
 
     assert outcome.ok  # warnings never refuse anything
-    flagged = {p.paragraph_id: {w.code for w in p.warnings} for p in flagged_paragraphs(library, rashomon)}
+    flagged = {
+        p.paragraph_id: {w.code for w in p.warnings} for p in flagged_paragraphs(library, rashomon)
+    }
     [draft] = batch_results(jobs, rashomon)
     expected: dict[str, set[str]] = {}
     for warning in draft["warnings"]:
@@ -108,7 +111,8 @@ def test_a_looping_reply_is_cut_while_streaming_and_asked_again(
     assert outcome.ok
     [retry] = retries(events)
     span = retry.reason.split("repeated '")[1].split("'")[0]
-    assert len(span) == len(LOOP_SENTENCE) and span in LOOP_SENTENCE * 2  # the loop, rotated
+    assert len(span) == len(LOOP_SENTENCE)
+    assert span in LOOP_SENTENCE * 2
     cut_after = int(retry.reason.split("cut after ")[1].split(" ")[0])
     assert cut_after < len(LOOP_SENTENCE) * LOOP_REPEATS / 50
     [action] = jobs.actions(book_id, kinds=[ActionKind.RETRY])
@@ -137,7 +141,11 @@ def test_a_miscopied_id_is_refused_with_did_you_mean(library, book_id):
     miscopied = first.id[:-1] + ("0" if first.id[-1] != "0" else "1")
 
     def submit(pid: str) -> dict:
-        item = {"paragraph_id": pid, "original_text_prefix": first.text[:6], "translated_text": "译"}
+        item = {
+            "paragraph_id": pid,
+            "original_text_prefix": first.text[:6],
+            "translated_text": "译",
+        }
         call = ToolCall("c", "add_translation_batch", {"paragraphs": [item]})
         return asyncio.run(registry.run(call, context))
 

@@ -150,16 +150,14 @@ class GlossaryMatcher:
         automaton = self._automaton
         if automaton is None:
             return []
-        bounded, found = self._bounded, set()
+        bounded, found = self._bounded, set[int]()
         add = found.add
         # One pass over all the texts: no key holds a line break, so none spans two texts.
         normalized = "\n".join(_normalized(text) for text in texts)
         # The hot loop: a chunk holds thousands of hits, most of them keys seen before.
         for end, number in automaton.iter(normalized):
             key = bounded[number]
-            if key is None:
-                add(number)
-            elif number not in found and _fits(normalized, end, key):
+            if key is None or (number not in found and _fits(normalized, end, key)):
                 add(number)
         if not found:
             return []

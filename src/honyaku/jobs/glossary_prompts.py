@@ -87,10 +87,10 @@ _ZH_EXTRACTION = """\
 
 工作步骤：
 1. 调用 update_task_status("working")。
-2. 对待处理行中出现、且未列在 "Already in the glossary" 一节中的每个名称或术语，用 add_glossary_terms 提出：
-   source 照原文书写，reading 写读音（日语用假名），target 写建议的{target}译名，
-   kind 写类别（character、place、organization、term 等），note 写简短说明（是谁或是什么，人物注明性别）。
-   每次调用尽量多提一些。普通词语不要提。
+2. 对待处理行中出现、且未列在 "Already in the glossary" 一节中的每个名称或术语，
+   用 add_glossary_terms 提出：source 照原文书写，reading 写读音（日语用假名），
+   target 写建议的{target}译名，kind 写类别（character、place、organization、term 等），
+   note 写简短说明（是谁或是什么，人物注明性别）。每次调用尽量多提一些。普通词语不要提。
 3. 调用 update_task_status("end")。
 一次回复中可以调用多个工具。
 

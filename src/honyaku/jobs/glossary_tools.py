@@ -86,7 +86,9 @@ def add_glossary_terms(
             "renderings and resend the others.",
             conflicts=[{k: v for k, v in c.items() if k != "message"} for c in conflicts],
         )
-    status = EntryStatus.ACCEPTED if context.book.settings.auto_accept_terms else EntryStatus.PROPOSED
+    status = (
+        EntryStatus.ACCEPTED if context.book.settings.auto_accept_terms else EntryStatus.PROPOSED
+    )
     store = GlossaryStore(context.library.database)
     store.add(
         store.book_glossary(context.book.id),

@@ -26,8 +26,6 @@ from honyaku.domain.chunking import Chunk
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
 from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
-from honyaku.jobs.glossary_prompts import extraction_prompt
-from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
 from honyaku.jobs.events import (
     ChunkFailure,
     ChunkFinished,
@@ -39,6 +37,8 @@ from honyaku.jobs.events import (
     ParagraphsDone,
     Where,
 )
+from honyaku.jobs.glossary_prompts import extraction_prompt
+from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
 from honyaku.jobs.planning import is_done, plan_chunks, title_wanted, work_of
 from honyaku.jobs.prompts import system_prompt
 from honyaku.jobs.scheduler import merged
@@ -214,9 +214,7 @@ class _Run:
         if settings.skip_ask_user:
             questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
         tools = (
-            EXTRACTION_TOOLS
-            if self.job.kind is JobKind.EXTRACTION
-            else TASK_TOOLS + GLOSSARY_TOOLS
+            EXTRACTION_TOOLS if self.job.kind is JobKind.EXTRACTION else TASK_TOOLS + GLOSSARY_TOOLS
         )
         return ToolRegistry(tools + questions, ChunkContext, hidden=hidden, approval=approval)
 

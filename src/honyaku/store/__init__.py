@@ -2,6 +2,7 @@
 
 from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, PlannedChunk
 from honyaku.store.database import Database, resolve_home
+from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
 from honyaku.store.jobs import (
     Action,
     ActionKind,
@@ -12,7 +13,6 @@ from honyaku.store.jobs import (
     JobStore,
     RecordedAction,
 )
-from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
 from honyaku.store.learned_protocols import LearnedProtocols
 from honyaku.store.leases import Lease, this_process
 from honyaku.store.library import (

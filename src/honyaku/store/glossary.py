@@ -136,7 +136,9 @@ class GlossaryStore:
         """Add a version of each entry, all in one transaction."""
         self._insert(glossary, [(entry, entry.status.value) for entry in entries], origin)
 
-    def remove(self, glossary: GlossaryRef, entries: Iterable[GlossaryEntry], *, origin: str) -> None:
+    def remove(
+        self, glossary: GlossaryRef, entries: Iterable[GlossaryEntry], *, origin: str
+    ) -> None:
         """Add a removal version of each entry."""
         self._insert(glossary, [(entry, REMOVED) for entry in entries], origin)
 

@@ -258,8 +258,6 @@ class QualityFlagRow(Base):
     __table_args__ = (Index("ix_quality_flags_translation", "translation_pk"),)
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    translation_pk: Mapped[int] = mapped_column(
-        ForeignKey("translations.pk", ondelete="CASCADE")
-    )
+    translation_pk: Mapped[int] = mapped_column(ForeignKey("translations.pk", ondelete="CASCADE"))
     code: Mapped[str] = mapped_column(String(40))
     message: Mapped[str] = mapped_column(Text)

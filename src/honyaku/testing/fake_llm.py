@@ -15,7 +15,8 @@ or ``<reasoning>``. Its usage then reports ``completion_tokens_details.reasoning
 
 Faults are queued and each spoils one request: 429 with ``Retry-After``, 500, a stream cut
 before its finish reason, a dropped connection, a slow first byte, a reply that thinks and
-never stops, a reply that loops. Every request body is kept in ``requests`` for tests and benchmarks to inspect.
+never stops, a reply that loops. Every request body is kept in ``requests`` for tests and
+benchmarks to inspect.
 
 Run it alone with ``python -m honyaku.testing --port 8765``.
 """

@@ -54,9 +54,7 @@ def upgrade() -> None:
         sa.Column("origin", sa.Text, nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
-    op.create_index(
-        "ix_glossary_entries_key", "glossary_entries", ["glossary_id", "key", "pk"]
-    )
+    op.create_index("ix_glossary_entries_key", "glossary_entries", ["glossary_id", "key", "pk"])
     op.create_table(
         "quality_flags",
         sa.Column("pk", sa.Integer, primary_key=True, autoincrement=True),
