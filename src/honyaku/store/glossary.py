@@ -17,11 +17,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import Select, func, insert, select
 from sqlalchemy.orm import Session
 
 from honyaku.domain.glossary import EntryStatus, GlossaryEntry, GlossaryMatcher, match_key
-from honyaku.errors import NotFoundError
+from honyaku.errors import NotFoundError, StoreError
 from honyaku.store.database import Database
 from honyaku.store.schema import (
     BookRow,
@@ -70,15 +70,25 @@ class GlossaryStore:
             _require_book(session, book_id)
             found = session.scalar(query)
         if found is None:
-            # Exclusive: the chapters of a job ask at once, and only one may make it.
+            found = self._make_book_glossary(book_id, query)
+        return GlossaryRef(found, None)
+
+    def _make_book_glossary(self, book_id: str, query: Select[int]) -> int:
+        try:
+            # Exclusive: the chapters of a job may ask at once, and only one may make it.
             with self.database.transaction(exclusive=True) as session:
-                found = session.scalar(query)
-                if found is None:
+                if (found := session.scalar(query)) is None:
                     row = GlossaryRow(book_id=book_id, created_at=utc_now())
                     session.add(row)
                     session.flush()
                     found = row.id
-        return GlossaryRef(found, None)
+                return found
+        except StoreError:
+            # Without SQLite's write lock (PostgreSQL), another made it first.
+            with self.database.transaction() as session:
+                if (made := session.scalar(query)) is None:
+                    raise
+                return made
 
     def shared(self, name: str, *, create: bool = False) -> GlossaryRef:
         with self.database.transaction() as session:
