@@ -64,11 +64,13 @@ class GlossaryEntry:
 
 def match_key(text: str) -> str:
     """``text`` as glossary matching sees it: NFKC (widths unified), case-folded, trimmed."""
-    return _normalized(text).strip()
+    return _normalized(text)
 
 
 def _normalized(text: str) -> str:
-    # Most paragraphs are NFKC already; checking costs a fortieth of normalizing.
+    # Most paragraphs are NFKC already once their indentation (an ideographic space, which
+    # NFKC would change) is off: checking costs a fortieth of normalizing.
+    text = text.strip()
     if not unicodedata.is_normalized("NFKC", text):
         text = unicodedata.normalize("NFKC", text)
     return text.casefold()
@@ -153,7 +155,7 @@ class GlossaryMatcher:
         bounded, found = self._bounded, set[int]()
         add = found.add
         # One pass over all the texts: no key holds a line break, so none spans two texts.
-        normalized = "\n".join(_normalized(text) for text in texts)
+        normalized = "\n".join([_normalized(text) for text in texts])
         # The hot loop: a chunk holds thousands of hits, most of them keys seen before.
         for end, number in automaton.iter(normalized):
             key = bounded[number]
