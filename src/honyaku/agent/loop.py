@@ -17,6 +17,7 @@ from typing import Protocol, TypeVar
 from honyaku.agent.registry import Result, ToolContext, ToolRegistry
 from honyaku.errors import LoopError
 from honyaku.llm.events import (
+    ArgumentsDelta,
     CallStreaming,
     ChatProvider,
     ReasoningDelta,
@@ -62,6 +63,7 @@ class Nudged:
 LoopEvent = (
     TextDelta
     | ReasoningDelta
+    | ArgumentsDelta
     | CallStreaming
     | Retry
     | Response

@@ -206,6 +206,13 @@ def settings(
         str | None,
         typer.Option(help="Comma-separated tools never to ask approval for; '' clears."),
     ] = None,
+    auto_accept_terms: Annotated[
+        Switch | None,
+        typer.Option(
+            help="on: glossary terms a model proposes are accepted at once, not left for "
+            "`honyaku glossary accept`."
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Print a book's settings, changing those given first."""
@@ -220,6 +227,8 @@ def settings(
         changes["approve_tools"] = _tool_names(approve_tools)
     if always_allow is not None:
         changes["always_allow"] = _tool_names(always_allow)
+    if auto_accept_terms is not None:
+        changes["auto_accept_terms"] = auto_accept_terms is Switch.ON
     current = change_settings(library, book_id, **changes)
     for name, value in current.model_dump().items():
         out.print(f"{name} = {value}")

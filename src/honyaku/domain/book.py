@@ -65,6 +65,8 @@ class BookSettings(BaseModel):
     """Tools whose every call the translator approves before it runs."""
     always_allow: list[str] = Field(default_factory=list)
     """Tools that would need approval but are always allowed."""
+    auto_accept_terms: bool = False
+    """Glossary terms a model proposes are accepted at once, not left for the translator."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,12 +37,15 @@ from honyaku.jobs.events import (
     ParagraphsDone,
     Where,
 )
+from honyaku.jobs.glossary_prompts import extraction_prompt
+from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
 from honyaku.jobs.planning import is_done, plan_chunks, still_to_do, title_wanted
 from honyaku.jobs.prompts import system_prompt
 from honyaku.jobs.scheduler import merged
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.models import ConnectedModel
 from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim
+from honyaku.store.glossary import BookGlossary, GlossaryStore
 from honyaku.store.jobs import ActionKind, Job, JobScope, JobStatus, JobStore, RecordedAction
 from honyaku.store.library import Library
 
@@ -188,11 +191,23 @@ class _Run:
         paragraphs, self.to_do = still_to_do(
             book, job.kind, retranslate=job.retranslate, written=written
         )
+        if job.kind is JobKind.EXTRACTION:
+            self.to_do = self._extraction_to_do()
         self.total = len(paragraphs)
+        self.glossary = BookGlossary(GlossaryStore(service.library.database), book.id)
         self.talk = ChunkTalk(model.provider, self._registry(), self._prompt(), request.limits)
         self.failures: list[ChunkFailure] = []
         self.done = 0
         self.busy = 0
+
+    def _extraction_to_do(self) -> set[str]:
+        """Extraction writes no versions: what its finished chunks read is done."""
+        return {
+            pid
+            for item in self.service.chunks.items(self.job.id)
+            if item.status is not ChunkStatus.DONE
+            for pid in item.planned.paragraph_ids
+        }
 
     def _registry(self) -> ToolRegistry[ChunkContext]:
         settings = self.book.settings
@@ -206,15 +221,18 @@ class _Run:
         questions = QUESTION_TOOLS
         if settings.skip_ask_user:
             questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
-        return ToolRegistry(TASK_TOOLS + questions, ChunkContext, hidden=hidden, approval=approval)
+        tools = (
+            EXTRACTION_TOOLS if self.job.kind is JobKind.EXTRACTION else TASK_TOOLS + GLOSSARY_TOOLS
+        )
+        return ToolRegistry(tools + questions, ChunkContext, hidden=hidden, approval=approval)
 
     def _prompt(self) -> str:
         book = self.book
+        questions = not book.settings.skip_ask_user
+        if self.request.kind is JobKind.EXTRACTION:
+            return extraction_prompt(book.source_lang, book.target_lang, questions=questions)
         return system_prompt(
-            self.request.kind,
-            book.source_lang,
-            book.target_lang,
-            questions=not book.settings.skip_ask_user,
+            self.request.kind, book.source_lang, book.target_lang, questions=questions
         )
 
     def _always_allow(self, tool: str) -> None:
@@ -311,6 +329,7 @@ class _Run:
             self.talk.provider.model,
             chunk,
             workflow,
+            self.glossary,
         )
 
 

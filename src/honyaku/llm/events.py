@@ -20,6 +20,15 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ArgumentsDelta:
+    """A piece of a native tool call's arguments as it streams: nothing to show and never run,
+    but watched (a reply that loops inside a call's arguments is cut like one that loops in
+    its text)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Retry:
     """The attempt so far is discarded; another starts after ``delay_s``."""
 
@@ -58,7 +67,7 @@ class CallStreaming:
     name: str
 
 
-StreamEvent = TextDelta | ReasoningDelta | CallStreaming | Retry | Response
+StreamEvent = TextDelta | ReasoningDelta | ArgumentsDelta | CallStreaming | Retry | Response
 
 
 class ChatProvider(Protocol):

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.errors import ConfigError
+from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.events import ChatProvider
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
@@ -203,8 +204,8 @@ class ConnectedModel:
 async def open_model(
     choice: ModelChoice, memory: ProtocolMemory, *, language: str
 ) -> AsyncIterator[ConnectedModel]:
-    """The chosen model with retries, speaking tools in ``language`` if it needs the XML
-    protocol; its connections close on exit."""
+    """The chosen model with retries, its looping replies cut (``degeneration``), speaking
+    tools in ``language`` if it needs the XML protocol; its connections close on exit."""
     if choice.model is None:
         raise ConfigError(
             "no model chosen: pass --model NAME (with --base-url for a local server) or set "
@@ -217,9 +218,9 @@ async def open_model(
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     try:
         protocol = await _resolve(choice.protocol, kind, server, url, memory, timeouts)
-        provider: ChatProvider = server
+        provider: ChatProvider = DegenerationGuard(server)
         if protocol is ToolProtocol.XML:
-            provider = XmlToolProtocol(server, language=language)
+            provider = XmlToolProtocol(provider, language=language)
         yield ConnectedModel(RetryingProvider(provider, retry_policy(timeouts)), protocol)
     finally:
         await server.aclose()

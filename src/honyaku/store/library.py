@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -28,9 +28,11 @@ from honyaku.domain.book import (
     paragraph_text,
 )
 from honyaku.domain.ids import new_id
+from honyaku.domain.quality import QualityWarning
 from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.store.database import Database
+from honyaku.store.quality_flags import add_flags
 from honyaku.store.schema import (
     BookRow,
     ChapterRow,
@@ -284,8 +286,10 @@ class Library:
         kind: TranslationKind,
         model: str | None = None,
         job_id: str | None = None,
+        flags: Mapping[str, Sequence[QualityWarning]] | None = None,
     ) -> None:
-        """Add one new selected version per paragraph id, all in one transaction."""
+        """Add one new selected version per paragraph id, all in one transaction, with the
+        quality checks' ``flags`` on the new versions, by paragraph id."""
         with self.database.transaction() as session:
             found = session.execute(
                 select(ParagraphRow.id, ParagraphRow.pk).where(
@@ -316,6 +320,8 @@ class Library:
                     for pid, text in texts.items()
                 ],
             )
+            if flags:
+                add_flags(session, {pks[pid]: found for pid, found in flags.items() if found})
 
     def versions(self, book_id: str, paragraph_id: str) -> list[Version]:
         """Every version of a paragraph, oldest first."""

@@ -281,3 +281,69 @@ class PlanTaskRow(Base):
     completed: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class GlossaryRow(Base):
+    """A book's own glossary (``book_id``), or a shared one a series of books attach to
+    (``name``)."""
+
+    __tablename__ = "glossaries"
+    __table_args__ = (
+        Index("uq_glossaries_book", "book_id", unique=True),
+        Index("uq_glossaries_name", "name", unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    book_id: Mapped[str | None] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    name: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class GlossaryAttachmentRow(Base):
+    """A book that uses a shared glossary."""
+
+    __tablename__ = "glossary_attachments"
+
+    book_id: Mapped[str] = mapped_column(
+        ForeignKey("books.id", ondelete="CASCADE"), primary_key=True
+    )
+    glossary_id: Mapped[int] = mapped_column(
+        ForeignKey("glossaries.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class GlossaryEntryRow(Base):
+    """One version of a glossary entry. Rows are only ever added: the latest of a key is the
+    entry as it stands, and a removal is a version too."""
+
+    __tablename__ = "glossary_entries"
+    __table_args__ = (Index("ix_glossary_entries_key", "glossary_id", "key", "pk"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    glossary_id: Mapped[int] = mapped_column(ForeignKey("glossaries.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(Text)
+    """The normalized source (``domain.glossary.match_key``)."""
+    source: Mapped[str] = mapped_column(Text)
+    target: Mapped[str] = mapped_column(Text)
+    note: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(40))
+    aliases: Mapped[list[str]] = mapped_column(JSON)
+    gender: Mapped[str] = mapped_column(String(40))
+    reading: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(10))
+    """proposed, accepted or removed."""
+    origin: Mapped[str] = mapped_column(Text)
+    """Who wrote this version: a person (``manual``, ``import``) or a job and its model."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class QualityFlagRow(Base):
+    """A quality check's warning about one translation version (``domain.quality``)."""
+
+    __tablename__ = "quality_flags"
+    __table_args__ = (Index("ix_quality_flags_translation", "translation_pk"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    translation_pk: Mapped[int] = mapped_column(ForeignKey("translations.pk", ondelete="CASCADE"))
+    code: Mapped[str] = mapped_column(String(40))
+    message: Mapped[str] = mapped_column(Text)

@@ -15,7 +15,8 @@ or ``<reasoning>``. Its usage then reports ``completion_tokens_details.reasoning
 
 Faults are queued and each spoils one request: 429 with ``Retry-After``, 500, a stream cut
 before its finish reason, a dropped connection, a slow first byte, a reply that thinks and
-never stops. Every request body is kept in ``requests`` for tests and benchmarks to inspect.
+never stops, a reply that loops. Every request body is kept in ``requests`` for tests and
+benchmarks to inspect.
 
 Run it alone with ``python -m honyaku.testing --port 8765``.
 """
@@ -52,6 +53,8 @@ from honyaku.llm.demo import (
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-translator"
+LOOP_SENTENCE = "そして彼はまた同じことを言った。"
+LOOP_REPEATS = 20_000
 DELTA_CHARS = 24
 CHARS_PER_TOKEN = 2
 
@@ -77,6 +80,9 @@ class FaultKind(StrEnum):
     UNCLOSED_THINKING = "unclosed_thinking"
     """The reply opens a think block in its text, drafts calls in it and never closes it, so
     it has no answer (``FakeLLMServer`` only)."""
+    LOOPING = "looping"
+    """The reply degenerates: its first translation (in a call's arguments, or in the text
+    where it makes no batch) repeats one sentence ``LOOP_REPEATS`` times."""
 
 
 class ThoughtPlace(StrEnum):
@@ -171,6 +177,8 @@ class FakeLLMServer(Served):
             body = {key: value for key, value in body.items() if key != "tools"}
         offered = tuple(t["function"]["name"] for t in body.get("tools") or ())
         reply = self.translator.reply(*read_conversation(body.get("messages", [])), offered)
+        if fault is not None and fault.kind is FaultKind.LOOPING:
+            reply = _looping(reply)
         unclosed = fault is not None and fault.kind is FaultKind.UNCLOSED_THINKING
         written = _written(reply, self.thinking, xml=not body.get("tools"), unclosed=unclosed)
         chunks = _chunks(written, body, delta_chars=self.delta_chars)
@@ -232,6 +240,18 @@ def _error(status: int, message: str, kind: str, headers: dict[str, str] | None 
 
 
 # -- writing a reply -------------------------------------------------------------------------
+
+
+def _looping(reply: Reply) -> Reply:
+    loop = LOOP_SENTENCE * LOOP_REPEATS
+    calls = list(reply.calls)
+    for n, call in enumerate(calls):
+        if call.name == "add_translation_batch":
+            items = [dict(item) for item in call.arguments["paragraphs"]]
+            items[0]["translated_text"] = loop
+            calls[n] = FakeCall(call.name, {"paragraphs": items})
+            return Reply(reply.text, tuple(calls))
+    return Reply(f"{reply.text}{loop}", reply.calls)
 
 
 @dataclass(frozen=True, slots=True)

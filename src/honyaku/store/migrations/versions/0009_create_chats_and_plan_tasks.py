@@ -1,14 +1,14 @@
 """Create chat_sessions and chat_messages (the assistant's conversations, kept whole) and
 plan_tasks (the translator's plan).
 
-Revision ID: 0008
+Revision ID: 0009
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 
 
 def upgrade() -> None:
