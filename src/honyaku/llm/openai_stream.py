@@ -75,6 +75,8 @@ class _PartialCall:
     arguments: list[str] = field(default_factory=list)
     drafted: bool = False
     """Begun while the content was reasoning: a draft, never run."""
+    announced: bool = False
+    """A ``CallStreaming`` went out for it."""
 
 
 @dataclass
@@ -149,12 +151,27 @@ class ReplyAssembler:
             deltas += self._split.take(event)
         return deltas
 
-    def finish(self) -> list[TextDelta | ReasoningDelta]:
+    def finish(self) -> list[TextDelta | ReasoningDelta | CallStreaming]:
         """The deltas held back to the end of the reply; raises ``CutStreamError`` if the
         content ended inside reasoning."""
         if self._split is None or self._splitter is None:
             return []
-        return self._take_split(self._splitter.close()) + self._split.finish()
+        held: list[TextDelta | ReasoningDelta | CallStreaming] = []
+        held += self._take_split(self._splitter.close()) + self._split.finish()
+        return held + self._announced()
+
+    def _announced(self) -> list[CallStreaming]:
+        """A ``CallStreaming`` for each named call not yet announced, once the reply is known
+        not to be reasoning (drafts are never announced)."""
+        if self._split is not None and self._split.holding:
+            return []
+        events = []
+        for partial in self._calls.values():
+            if partial.name and not partial.drafted and not partial.announced:
+                index = sum(1 for c in self._calls.values() if c.announced)
+                events.append(CallStreaming(index, partial.name))
+                partial.announced = True
+        return events
 
     def _add_reasoning(self, piece: str) -> ReasoningDelta:
         self.reasoning.append(piece)
@@ -185,12 +202,8 @@ class ReplyAssembler:
         partial = self._calls[key]
         self._last_key = key
         partial.id = partial.id or call_id
-        events: list[CallStreaming | ArgumentsDelta] = []
-        holding = self._split is not None and self._split.holding
-        if not partial.name and name and not partial.drafted and not holding:
-            index = sum(1 for c in self._calls.values() if c.name and not c.drafted)
-            events.append(CallStreaming(index, name))
         partial.name = partial.name or name or ""
+        events: list[CallStreaming | ArgumentsDelta] = [*self._announced()]
         arguments = field_of(function, "arguments")
         if isinstance(arguments, dict):
             arguments = json.dumps(arguments, ensure_ascii=False)

@@ -117,6 +117,8 @@ class FakeLLMServer(Served):
     latency_s: float = 0.0
     """Time to first byte of every reply, like a real model's thinking time."""
     delta_chars: int = DELTA_CHARS
+    delta_delay_s: float = 0.0
+    """Time between two stream chunks: a slow model, whose reply can be stopped midway."""
     tool_support: ToolSupport = ToolSupport.NATIVE
     streaming: bool = True
     """False: a streamed request gets 400, as from servers that cannot stream."""
@@ -126,6 +128,8 @@ class FakeLLMServer(Served):
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     """The HTTP headers of each request, in order."""
+    abandoned: int = 0
+    """Streams whose client went away before their end."""
     _server: BackgroundServer | None = None
 
     @property
@@ -133,11 +137,11 @@ class FakeLLMServer(Served):
         """The base URL to give a client: ``http://127.0.0.1:PORT/v1``."""
         return f"http://{self.host}:{self.port}/v1"
 
-    def results_of(self, tool: str) -> list[dict[str, Any]]:
+    def results_of(self, tool: str, *, latest: bool = False) -> list[dict[str, Any]]:
         """The results of ``tool`` as the model received them, in either protocol, in every
-        request that carried them."""
+        request that carried them (``latest``: in the last request only, each once)."""
         found = []
-        for body in self.requests:
+        for body in self.requests[-1:] if latest else self.requests:
             for message in body["messages"]:
                 content = message.get("content") or ""
                 if message["role"] == "tool" and _called(body, message) == tool:
@@ -206,15 +210,27 @@ class FakeLLMServer(Served):
         with_usage: bool,
         first_byte_at: float,
     ) -> AsyncIterator[bytes]:
-        await asyncio.sleep(first_byte_at - time.monotonic())
-        cut = fault is not None and fault.kind in (FaultKind.CUT_STREAM, FaultKind.DROP_CONNECTION)
-        for n, chunk in enumerate(chunks if with_usage else chunks[:-1]):
-            if cut and n == len(chunks) // 2:
-                if fault is not None and fault.kind is FaultKind.DROP_CONNECTION:
-                    raise ConnectionResetError("fake model dropped the connection")
-                return
-            yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
-        yield b"data: [DONE]\n\n"
+        finished = False
+        try:
+            await asyncio.sleep(first_byte_at - time.monotonic())
+            cut = fault is not None and fault.kind in (
+                FaultKind.CUT_STREAM,
+                FaultKind.DROP_CONNECTION,
+            )
+            for n, chunk in enumerate(chunks if with_usage else chunks[:-1]):
+                if cut and n == len(chunks) // 2:
+                    finished = True
+                    if fault is not None and fault.kind is FaultKind.DROP_CONNECTION:
+                        raise ConnectionResetError("fake model dropped the connection")
+                    return
+                yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
+                if self.delta_delay_s:
+                    await asyncio.sleep(self.delta_delay_s)
+            yield b"data: [DONE]\n\n"
+            finished = True
+        finally:
+            if not finished:
+                self.abandoned += 1
 
 
 def _called(body: dict[str, Any], tool_message: dict[str, Any]) -> str:

@@ -5,7 +5,7 @@ services as the terminal; the model's questions and approval requests shown in t
     api.py          the JSON API (``/openapi.json``), server-sent events for jobs and dialogs
     pages.py        the pages, rendered with Jinja2; ``static/js`` holds their small scripts
     workbench.py    what one server process holds: library, jobs, dialogs
-    job_runs.py     jobs started from the web, running in the server's process
+    chat.py         the assistant's chat stream (``/api/ai/chat/stream``) and sessions
     front_end.py    the browser as a front end of the broker
     guard.py        Host, Origin and token checks
     serving.py      running it with uvicorn

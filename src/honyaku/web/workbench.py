@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from fastapi import Request
 
 from honyaku.agent.broker import Broker
+from honyaku.assistant import ChatService
 from honyaku.errors import NotFoundError
 from honyaku.jobs import JobService
+from honyaku.jobs.runs import JobProgress, JobRuns
 from honyaku.llm.models import DEMO_MODEL, ModelChoice
 from honyaku.store import Library, ModelProfiles
 from honyaku.web.front_end import WebFrontEnd
-from honyaku.web.job_runs import JobProgress, JobRuns
 
 MAX_UPLOAD_BYTES = 256 * 1024 * 1024
 
@@ -24,6 +25,7 @@ class Workbench:
     front_end: WebFrontEnd
     jobs: JobService
     runs: JobRuns
+    chats: ChatService
     profiles: ModelProfiles
     upload_limit_bytes: int = MAX_UPLOAD_BYTES
 
@@ -32,7 +34,9 @@ class Workbench:
         broker = Broker()
         front_end = WebFrontEnd() if grace_s is None else WebFrontEnd(grace_s)
         jobs = JobService(library, broker)
-        return cls(library, broker, front_end, jobs, JobRuns(jobs), ModelProfiles(library.database))
+        runs = JobRuns(jobs)
+        chats = ChatService(library, broker, runs)
+        return cls(library, broker, front_end, jobs, runs, chats, ModelProfiles(library.database))
 
     def model(self, name: str) -> ModelChoice:
         """The saved model profile called ``name``, or the built-in demo model."""
@@ -45,10 +49,7 @@ class Workbench:
 
     def job_progress(self, job_id: str) -> JobProgress:
         """The job as its page draws it: live if it runs here, else as stored."""
-        if run := self.runs.get(job_id):
-            return run.progress
-        total, done = self.jobs.progress(job_id)
-        return JobProgress.of(self.jobs.store.get(job_id), total, done)
+        return self.runs.progress(job_id)
 
 
 def workbench(request: Request) -> Workbench:

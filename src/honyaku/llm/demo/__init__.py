@@ -1,34 +1,37 @@
 """The built-in demo model: a deterministic translator that marks each paragraph 〈译〉.
 
 It runs inside honyaku's process (``DemoProvider``). The fake model servers of the tests
-put the same translator behind real HTTP.
+put the same translator behind real HTTP. The same model answers the assistant's chats
+(``FakeAssistant``).
 """
 
+from honyaku.llm.demo.assistant import FakeAssistant, Step, last_result
 from honyaku.llm.demo.conversation import read_conversation, render_xml_call, reply_text
 from honyaku.llm.demo.provider import DEMO_MODEL, DemoProvider
 from honyaku.llm.demo.translator import (
     DRAFT_MARK,
-    FakeCall,
     FakeTranslator,
     Mistake,
-    Reply,
-    Turn,
     drafted_calls,
     proofreading_changes,
     pseudo_revision,
     pseudo_translation,
 )
+from honyaku.llm.demo.turns import FakeCall, Reply, Turn
 
 __all__ = [
     "DEMO_MODEL",
     "DRAFT_MARK",
     "DemoProvider",
+    "FakeAssistant",
     "FakeCall",
     "FakeTranslator",
     "Mistake",
     "Reply",
+    "Step",
     "Turn",
     "drafted_calls",
+    "last_result",
     "proofreading_changes",
     "pseudo_revision",
     "pseudo_translation",

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from honyaku.llm.demo.translator import FakeCall, Reply, Turn
+from honyaku.llm.demo.turns import FakeCall, Reply, Turn
 
 _XML_CALL = re.compile(r"<invoke name=\"([^\"]+)\">(.*?)</invoke>", re.S)
 _XML_PARAMETER = re.compile(r"<parameter name=\"([^\"]+)\">(.*?)</parameter>", re.S)

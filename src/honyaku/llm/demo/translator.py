@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from honyaku.llm.demo.assistant import FakeAssistant, is_chat
 from honyaku.llm.demo.glossary import (
     MAX_ASKED_NAMES,
     asked_name,
@@ -30,6 +31,7 @@ from honyaku.llm.demo.glossary import (
     read_glossary_lines,
     sloppy_draft,
 )
+from honyaku.llm.demo.turns import FakeCall, Reply, Turn
 from honyaku.llm.tool_support import PROBE_TOOL
 
 WORK_LINE = re.compile(r"^\[(\d+)\] \[ID: ([0-9a-f]{8})\] (.*)$")
@@ -84,29 +86,6 @@ class WorkLine:
     translation: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FakeCall:
-    name: str
-    arguments: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One message of the conversation in wire-neutral form."""
-
-    role: str
-    text: str = ""
-    calls: tuple[FakeCall, ...] = ()
-    results: tuple[dict[str, Any], ...] = ()
-    """For a tool-results turn: each result in call order."""
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    text: str = ""
-    calls: tuple[FakeCall, ...] = ()
-
-
 @dataclass
 class _Chunk:
     kind: str
@@ -144,9 +123,13 @@ class FakeTranslator:
     """Glossary terms proposed with the first batch of every translation chunk."""
     fixes_warnings: bool = True
     """After a careless draft, fix what the quality warnings name (or leave it)."""
+    assistant: FakeAssistant = field(default_factory=FakeAssistant)
+    """Who answers the assistant's chats, which the same model serves."""
 
     def reply(self, system: str, turns: list[Turn], offered: tuple[str, ...] = ()) -> Reply:
         """The next reply; ``offered`` names the tools the request declares natively."""
+        if is_chat(system):
+            return self.assistant.reply(system, turns, offered)
         if not turns or turns[0].role != "user":
             return Reply("Hello! Give me a chunk to translate.")
         chunk = _read_chunk(system, turns[0].text)

@@ -194,6 +194,7 @@ class _ReplyReader:
         self._fed = False
         self._calls: list[ToolCall] = []
         self._announced = 0
+        self._drafts = 0
 
     def feed(self, text: str) -> list[TextDelta | ReasoningDelta | CallStreaming]:
         self._fed = self._fed or bool(text)
@@ -203,7 +204,9 @@ class _ReplyReader:
         """The last deltas; raises ``CutStreamError`` if the reply ended inside reasoning."""
         # A provider that never streamed deltas still hands the whole text over here.
         deltas = self.feed(final_text) if not self._fed and final_text else []
-        return deltas + self._take(self._parser.close()) + self._split.finish()
+        deltas += self._take(self._parser.close())
+        deltas += self._split.finish()
+        return deltas + self._calls_begun()
 
     def response(self, inner: Response) -> Response:
         replay = {**inner.message.replay, XML_TEXT_REPLAY_KEY: self._parser.answer_text}
@@ -223,7 +226,8 @@ class _ReplyReader:
                 event, VisibleText | ReasoningText | BeganInReasoning | UnclosedReasoning
             ):
                 if isinstance(event, BeganInReasoning):
-                    self._calls = []  # drafted while thinking: never run
+                    self._calls = []  # drafted while thinking: never run, never announced
+                    self._announced = self._drafts = len(self._parser.opened)
                 deltas += self._split.take(event)
             else:
                 self._calls.append(self._to_call(event))
@@ -232,11 +236,11 @@ class _ReplyReader:
     def _calls_begun(self) -> list[CallStreaming]:
         """A ``CallStreaming`` for each call begun since the last; none while what streams is
         held back, as those calls may turn out to be drafts."""
-        begun = self._parser.opened[self._announced :]
-        self._announced = len(self._parser.opened)
         if self._split.holding:
             return []
-        first = len(self._parser.opened) - len(begun)
+        first = self._announced - self._drafts
+        begun = self._parser.opened[self._announced :]
+        self._announced = len(self._parser.opened)
         return [CallStreaming(first + n, name) for n, name in enumerate(begun)]
 
     def _to_call(self, event: ParsedInvoke | MalformedInvoke | ReplyTooLong) -> ToolCall:

@@ -1,8 +1,9 @@
-"""Jobs started from the web app, running in its process, and the pages that watch them.
+"""Jobs running in the background of a long-lived process (the web app, a chat), and those
+who watch them.
 
-Each job runs as a task of the server's event loop, reading ``JobService.run``. What it has
-done so far is kept as a small snapshot (``JobProgress``) that every watching page gets
-first, then again at each change, with a hint when the action log has grown.
+Each job runs as a task of the process's event loop, reading ``JobService.run``. What it has
+done so far is kept as a small snapshot (``JobProgress``) that every watcher gets first, then
+again at each change, with a hint when the action log has grown.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ class JobRun:
 
 
 class JobRuns:
-    """The jobs this process runs for the web app."""
+    """The jobs this process runs in the background."""
 
     def __init__(self, service: JobService) -> None:
         self.service = service
@@ -138,6 +139,13 @@ class JobRuns:
 
     def get(self, job_id: str) -> JobRun | None:
         return self._runs.get(job_id)
+
+    def progress(self, job_id: str) -> JobProgress:
+        """The job as its watchers see it: live if it runs here, else as stored."""
+        if run := self._runs.get(job_id):
+            return run.progress
+        total, done = self.service.progress(job_id)
+        return JobProgress.of(self.service.store.get(job_id), total, done)
 
     def model_of(self, job_id: str) -> str | None:
         """The saved model a job started here ran with."""

@@ -1,0 +1,350 @@
+"""A chat with the assistant, one reply at a time, as a stream of events for any front end.
+
+``ChatService.reply`` stores the person's message, runs the agent loop over the session's
+transcript with the assistant's tools, and yields what a front end shows: text as it
+streams, a card per tool call (parsing → running → outcome), questions while they wait,
+then ``ChatDone`` or ``ChatFailed`` with a friendly reason. Everything said is stored as it
+happens, so a reply that is stopped (the person pressed Stop, the browser went away) keeps
+its text; a call still being written when that happens never runs.
+
+A model that refuses tools altogether answers as a plain chat, with a notice saying so
+(seed 002 §6.2.3). A session whose transcript outgrows ``context_chars`` is summarised by
+the model first, every question and its answer kept in the summary (seed 003).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+
+from honyaku.agent import (
+    QUESTION_TOOL_NAMES,
+    ApprovalPolicy,
+    Broker,
+    LoopLimits,
+    ToolFinished,
+    ToolRegistry,
+    ToolStarted,
+    run_loop,
+)
+from honyaku.assistant import transcript
+from honyaku.assistant.prompts import assistant_prompt
+from honyaku.assistant.summaries import Summariser
+from honyaku.assistant.tools import ChatContext, assistant_tools
+from honyaku.domain.book import Book
+from honyaku.errors import (
+    AuthError,
+    FatalProviderError,
+    HonyakuError,
+    LoopError,
+    ProviderError,
+    UnreachableError,
+)
+from honyaku.jobs.runs import JobRuns
+from honyaku.llm.events import CallStreaming, Response, Retry, TextDelta, Usage
+from honyaku.llm.messages import AssistantMessage, ChatRequest, Message
+from honyaku.llm.models import ConnectedModel, ModelChoice
+from honyaku.store import Library
+from honyaku.store.chats import ChatSession, ChatStore
+from honyaku.store.plan import PlanStore
+
+MAX_TURNS = 12
+CONTEXT_CHARS = 60_000
+"""When the transcript sent grows past this, older turns are summarised."""
+TITLE_CHARS = 40
+NO_TOOLS_STATUS = (400, 422, 501)
+PLAIN_CHAT_NOTICE = (
+    "This model's server does not take tools, so the assistant answers as a plain chat: "
+    "it cannot look into the library, the plan or jobs."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatModel:
+    """The model a chat talks to, and how jobs started from the chat open it again."""
+
+    connected: ConnectedModel
+    choice: ModelChoice
+    name: str
+
+
+# -- what a front end is told ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ChatText:
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCard:
+    id: str
+    name: str
+    status: Literal["parsing", "running"]
+    arguments: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    id: str
+    name: str
+    success: bool
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionWaiting:
+    id: str
+    name: str
+    questions: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatNotice:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRetry:
+    attempt: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatDone:
+    session_id: str
+    usage: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatFailed:
+    message: str
+
+
+ChatEvent = (
+    ChatText
+    | ToolCard
+    | ToolOutcome
+    | QuestionWaiting
+    | ChatNotice
+    | ChatRetry
+    | ChatDone
+    | ChatFailed
+)
+
+
+# -- the service -----------------------------------------------------------------------------
+
+
+class _ChatGoal:
+    """A chat ends when the model answers without calling a tool."""
+
+    def is_reached(self) -> bool:
+        return False
+
+    def nudge(self, reply_text: str) -> str | None:
+        return None
+
+
+class ChatService:
+    def __init__(
+        self,
+        library: Library,
+        broker: Broker,
+        runs: JobRuns,
+        *,
+        context_chars: int = CONTEXT_CHARS,
+    ) -> None:
+        self.library = library
+        self.broker = broker
+        self.runs = runs
+        self.chats = ChatStore(library.database)
+        self.plans = PlanStore(library.database)
+        self.context_chars = context_chars
+        self._always_allowed: set[str] = set()
+
+    def session(self, session_id: str | None, book_id: str | None, message: str) -> ChatSession:
+        """The session to reply in: the one named, or a new one titled after ``message``."""
+        if session_id:
+            return self.chats.get(session_id)
+        book = self.library.resolve(book_id) if book_id else None
+        title = " ".join(message.split())
+        if len(title) > TITLE_CHARS:
+            title = title[: TITLE_CHARS - 1] + "…"
+        return self.chats.create(title or "New chat", book)
+
+    async def reply(
+        self, session: ChatSession, message: str, model: ChatModel
+    ) -> AsyncIterator[ChatEvent]:
+        """The assistant's reply to ``message`` in ``session``, as events."""
+        book = self.library.book(session.book_id) if session.book_id else None
+        prompt = assistant_prompt(book, date.today())
+        await Summariser(self.chats, model.connected.provider, self.context_chars).fit(
+            session.id, prompt
+        )
+        self.chats.append(session.id, [transcript.user_entry(message)])
+        history = transcript.messages(prompt, self.chats.entries(session.id))
+        turn = _Turn(self.chats, session.id)
+        try:
+            try:
+                async for event in self._converse(history, book, model, turn):
+                    yield event
+            except _NoTools:
+                yield ChatNotice(PLAIN_CHAT_NOTICE)
+                turn.record(transcript.notice_entry(PLAIN_CHAT_NOTICE))
+                plain = model.connected.provider.stream(ChatRequest(tuple(history)))
+                async for streamed in plain:
+                    if shown := turn.follow(streamed):
+                        yield shown
+        except (ProviderError, LoopError) as exc:
+            yield ChatFailed(friendly_error(exc))
+            turn.record(transcript.notice_entry(f"The reply failed: {friendly_error(exc)}"))
+            return
+        except BaseException:
+            turn.stopped()
+            raise
+        yield ChatDone(session.id, turn.usage)
+
+    async def _converse(
+        self, history: list[Message], book: Book | None, model: ChatModel, turn: _Turn
+    ) -> AsyncIterator[ChatEvent]:
+        questions = not (book and book.settings.skip_ask_user)
+        approval = ApprovalPolicy(self.broker, always_allowed=self._always_allowed)
+        registry = ToolRegistry(
+            assistant_tools(questions=questions),
+            ChatContext,
+            hidden=() if questions else QUESTION_TOOL_NAMES,
+            approval=approval,
+        )
+        context = ChatContext(
+            self.broker,
+            f"the assistant ({book.title})" if book else "the assistant",
+            self.library,
+            self.plans,
+            self.runs,
+            model.choice,
+            model.name,
+            book.id if book else None,
+        )
+        loop = run_loop(
+            model.connected.provider,
+            history,
+            registry,
+            context,
+            _ChatGoal(),
+            LoopLimits(max_turns=MAX_TURNS),
+        )
+        try:
+            async for event in loop:
+                if shown := turn.follow(event):
+                    yield shown
+        except FatalProviderError as exc:
+            if turn.replies == 0 and _refuses_tools(exc):
+                raise _NoTools from exc
+            raise
+
+
+class _NoTools(Exception):
+    """The model's server refused a request because it carried tools."""
+
+
+def _refuses_tools(exc: FatalProviderError) -> bool:
+    return not isinstance(exc, AuthError) and exc.status_code in NO_TOOLS_STATUS
+
+
+@dataclass
+class _Turn:
+    """One reply as it happens: what is shown of it, and what is stored."""
+
+    chats: ChatStore
+    session_id: str
+    replies: int = 0
+    usage: dict[str, int] = field(
+        default_factory=lambda: {"requests": 0, "input_tokens": 0, "output_tokens": 0}
+    )
+    _text: str = ""
+    _cards: dict[str, str] = field(default_factory=dict)
+    _pending: tuple[Any, ...] = ()
+
+    def follow(self, event: object) -> ChatEvent | None:
+        match event:
+            case TextDelta(text=text):
+                self._text += text
+                return ChatText(text)
+            case CallStreaming(index=index, name=name):
+                return ToolCard(self._card(index), name, "parsing")
+            case Retry(attempt=attempt, reason=reason):
+                self._text = ""
+                return ChatRetry(attempt, reason)
+            case Response(message=message, usage=usage):
+                self._replied(message, usage)
+            case ToolStarted(call=call) if call.name in QUESTION_TOOL_NAMES:
+                return QuestionWaiting(self._cards[call.id], call.name, _questions(call.arguments))
+            case ToolStarted(call=call):
+                return ToolCard(self._cards[call.id], call.name, "running", dict(call.arguments))
+            case ToolFinished(call=call, result=result):
+                self.record(transcript.result_entry(call, result))
+                if call.name in QUESTION_TOOL_NAMES:
+                    self.record(transcript.question_entry(call, result))
+                success = bool(result.get("success"))
+                said = result.get("message") if success else result.get("error")
+                return ToolOutcome(self._cards[call.id], call.name, success, said)
+        return None
+
+    def record(self, entry: transcript.Entry) -> None:
+        self.chats.append(self.session_id, [entry])
+
+    def stopped(self) -> None:
+        """The reply was stopped: keep what it had said, and say it was stopped."""
+        if self._text:
+            self.record(transcript.assistant_entry(AssistantMessage(self._text), stopped=True))
+        self.record(transcript.notice_entry("The reply was stopped."))
+
+    def _replied(self, message: AssistantMessage, usage: Usage) -> None:
+        self._cards = {call.id: self._card(n) for n, call in enumerate(message.tool_calls)}
+        self.replies += 1
+        self._text = ""
+        self.usage["requests"] += 1
+        self.usage["input_tokens"] += usage.input_tokens or 0
+        self.usage["output_tokens"] += usage.output_tokens or 0
+        self.record(transcript.assistant_entry(message))
+
+    def _card(self, index: int) -> str:
+        return f"{self.replies + 1}-{index}"
+
+
+def _questions(arguments: Mapping[str, Any]) -> list[str]:
+    asked = arguments.get("questions") or [arguments]
+    return [str(q.get("question", "")) for q in asked if isinstance(q, Mapping)]
+
+
+def friendly_error(exc: HonyakuError) -> str:
+    """Why a reply failed, in words for the person (seed 002)."""
+    status = _status(exc)
+    if isinstance(exc, AuthError) or status in (401, 403):
+        return "the model's server refused the API key: check the key set for this model"
+    if status == 429:
+        return "the model's server is limiting requests (429): wait a little, then retry"
+    if status is not None and status >= 500:
+        return f"the model's server failed ({status}): retry in a moment"
+    if _caused_by(exc, UnreachableError):
+        return "cannot reach the model's server: is it running, and is its address right?"
+    return str(exc)
+
+
+def _status(exc: BaseException) -> int | None:
+    while exc is not None:
+        if isinstance(exc, ProviderError) and exc.status_code is not None:
+            return exc.status_code
+        exc = exc.__cause__  # type: ignore[assignment]
+    return None
+
+
+def _caused_by(exc: BaseException | None, kind: type[BaseException]) -> bool:
+    while exc is not None:
+        if isinstance(exc, kind):
+            return True
+        exc = exc.__cause__
+    return False

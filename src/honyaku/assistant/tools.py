@@ -1,0 +1,315 @@
+"""What the assistant can do: read the library, keep the plan (seed 002), start jobs, ask.
+
+Every result carries ``message`` (a sentence for the person and the model) and ``data``, as
+seed 002's planner results do. A book argument may be left out in a session about a book.
+Writing a version, deleting a plan task and starting a job need the person's approval.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from honyaku.agent import QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS, Result, Tool, ToolContext, tool
+from honyaku.domain.book import Book, Paragraph, TranslationKind
+from honyaku.domain.plan import PlanTask, parse_date, parse_view_context
+from honyaku.domain.selection import parse_chapter_numbers
+from honyaku.domain.workflow import JobKind
+from honyaku.errors import ToolError, UserError
+from honyaku.jobs import JobRequest
+from honyaku.jobs.runs import JobRuns
+from honyaku.llm.models import ModelChoice
+from honyaku.store import Library
+from honyaku.store.plan import PlanStore
+
+MAX_READ = 50
+MAX_FOUND = 30
+
+BookId = Annotated[
+    str | None,
+    Field(description="The book's id; leave out to mean the book this chat is about."),
+]
+JobKindName = Literal["translation", "polish", "proofreading"]
+Chapters = Annotated[
+    str | None, Field(description='Chapter numbers like "5-8" or "1,3"; leave out for all.')
+]
+
+
+@dataclass
+class ChatContext(ToolContext):
+    library: Library
+    plans: PlanStore
+    runs: JobRuns
+    model: ModelChoice
+    """The model jobs started from the chat run with."""
+    model_name: str
+    book_id: str | None = None
+
+    def book(self, book_id: str | None) -> str:
+        """The book meant: the one named, or the chat's own."""
+        if book_id:
+            try:
+                return self.library.resolve(book_id)
+            except UserError as exc:
+                raise ToolError("INVALID_PARAMETER", str(exc)) from None
+        if self.book_id is None:
+            raise ToolError("MISSING_PARAMETER", "this chat is about no book: give book_id")
+        return self.book_id
+
+
+def _done(message: str, data: Any = None) -> Result:
+    return {"success": True, "message": message, "data": data}
+
+
+# -- the library -----------------------------------------------------------------------------
+
+
+@tool()
+def list_books(context: ChatContext) -> Result:
+    """List the books in the library with their languages and progress."""
+    books = [asdict(b) for b in context.library.list_books()]
+    return _done(f"{len(books)} books in the library", {"books": books})
+
+
+@tool()
+def book_info(context: ChatContext, book_id: BookId = None) -> Result:
+    """A book's title, languages and settings, and each chapter's title and progress."""
+    found = context.book(book_id)
+    book = context.library.book(found)
+    chapters = [asdict(c) for c in context.library.progress(found)]
+    done = sum(c["translated"] for c in chapters)
+    total = sum(c["work_paragraphs"] for c in chapters)
+    data = {
+        "id": found,
+        "title": book.title,
+        "source_lang": book.source_lang,
+        "target_lang": book.target_lang,
+        "chapters": chapters,
+    }
+    return _done(f"「{book.title}」: {len(chapters)} chapters, {done}/{total} translated", data)
+
+
+@tool()
+def read_paragraphs(
+    context: ChatContext,
+    chapter: Annotated[int, Field(ge=1, description="The chapter's number, from 1.")],
+    start: Annotated[int, Field(ge=1, description="The first paragraph, from 1.")] = 1,
+    count: Annotated[int, Field(ge=1, le=MAX_READ)] = 20,
+    book_id: BookId = None,
+) -> Result:
+    """Read a chapter's paragraphs: each one's id, source text and selected translation."""
+    book = context.library.get_book(context.book(book_id), chapter_numbers=[chapter])
+    if not book.chapters:
+        raise ToolError("INVALID_PARAMETER", f"the book has no chapter {chapter}")
+    paragraphs = book.chapters[0].paragraphs[start - 1 : start - 1 + count]
+    shown = [_paragraph(p) for p in paragraphs]
+    return _done(
+        f"{len(shown)} paragraphs of chapter {chapter} from {start}", {"paragraphs": shown}
+    )
+
+
+@tool()
+def search_paragraphs(
+    context: ChatContext,
+    query: Annotated[str, Field(min_length=1, description="Text to find, or a regex.")],
+    regex: bool = False,
+    in_translation: Annotated[bool, Field(description="Search translations, not sources.")] = False,
+    book_id: BookId = None,
+) -> Result:
+    """Find paragraphs whose source (or translation) contains the text or matches the regex."""
+    try:
+        pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
+    except re.error as exc:
+        raise ToolError("INVALID_PARAMETER", f"not a valid regex: {exc}") from None
+    book = context.library.get_book(context.book(book_id))
+    found = [
+        {"chapter": chapter.order, **_paragraph(p)}
+        for chapter, p in _paragraphs(book)
+        if pattern.search((p.translation or "") if in_translation else p.text)
+    ]
+    more = f" (the first {MAX_FOUND} shown)" if len(found) > MAX_FOUND else ""
+    return _done(f"{len(found)} paragraphs found{more}", {"paragraphs": found[:MAX_FOUND]})
+
+
+@tool()
+def paragraph_versions(context: ChatContext, paragraph_id: str, book_id: BookId = None) -> Result:
+    """Every version of a paragraph's translation: id, kind, model, time, which is selected."""
+    versions = context.library.versions(context.book(book_id), paragraph_id)
+    data = [
+        {
+            "version_id": v.id,
+            "text": v.text,
+            "kind": v.kind.value,
+            "model": v.model,
+            "created_at": v.created_at.isoformat(timespec="seconds"),
+            "selected": v.selected,
+        }
+        for v in versions
+    ]
+    return _done(f"{len(data)} versions of paragraph {paragraph_id}", {"versions": data})
+
+
+@tool()
+def select_version(
+    context: ChatContext, paragraph_id: str, version_id: int, book_id: BookId = None
+) -> Result:
+    """Make one of a paragraph's versions the one the book uses."""
+    context.library.select_version(context.book(book_id), paragraph_id, version_id)
+    return _done(f"version {version_id} is now paragraph {paragraph_id}'s translation")
+
+
+@tool(needs_approval=True)
+def write_version(
+    context: ChatContext,
+    paragraph_id: str,
+    text: Annotated[str, Field(min_length=1)],
+    book_id: BookId = None,
+) -> Result:
+    """Write a new translation of a paragraph, as a manual version; nothing is overwritten."""
+    context.library.add_translations(
+        context.book(book_id), {paragraph_id: text}, kind=TranslationKind.MANUAL, model=None
+    )
+    return _done(f"paragraph {paragraph_id} has a new manual version, now selected")
+
+
+def _paragraphs(book: Book) -> list[tuple[Any, Paragraph]]:
+    return [(c, p) for c in book.chapters for p in c.paragraphs if not p.is_empty]
+
+
+def _paragraph(paragraph: Paragraph) -> dict[str, Any]:
+    return {
+        "id": paragraph.id,
+        "index": paragraph.index + 1,
+        "text": paragraph.text,
+        "translation": paragraph.translation,
+    }
+
+
+# -- the plan (seed 002) ---------------------------------------------------------------------
+
+
+@tool()
+def create_task(
+    context: ChatContext,
+    title: Annotated[str, Field(min_length=1)],
+    area_id: Annotated[str | None, Field(description="The book the task is about.")] = None,
+    scheduled_date: Annotated[str | None, Field(description="YYYY-MM-DD; leave out.")] = None,
+    chapters: Chapters = None,
+    job_kind: JobKindName | None = None,
+) -> Result:
+    """Add a task to the translator's plan, in a book's area, on a day or unscheduled."""
+    book_id = context.book(area_id) if area_id else None
+    day = parse_date(scheduled_date) if scheduled_date else None
+    task = context.plans.create(
+        title,
+        book_id=book_id,
+        scheduled_date=day,
+        chapters=_chapter_numbers(context, book_id, chapters),
+        job_kind=job_kind,
+    )
+    return _done(f"task 「{task.title}」 created", _task(task))
+
+
+@tool()
+def read_tasks(
+    context: ChatContext,
+    view_context: Annotated[
+        str, Field(description="daily::YYYY-MM-DD, staging (no date) or area::<book id>.")
+    ],
+) -> Result:
+    """List the plan's tasks of a day, the unscheduled ones, or a book's."""
+    tasks = context.plans.read(parse_view_context(view_context))
+    return _done(f"{len(tasks)} tasks found", {"tasks": [_task(t) for t in tasks]})
+
+
+@tool()
+def update_task(
+    context: ChatContext, task_id: str, title: str | None = None, completed: bool | None = None
+) -> Result:
+    """Rename a task or mark it done (or not done)."""
+    task = context.plans.update(task_id, title=title, completed=completed)
+    return _done("task updated", _task(task))
+
+
+@tool()
+def create_schedule(context: ChatContext, task_id: str, scheduled_date: str) -> Result:
+    """Schedule a task on a day (YYYY-MM-DD)."""
+    day = parse_date(scheduled_date)
+    task = context.plans.update(task_id, scheduled_date=day)
+    return _done(f"task scheduled on {day.isoformat()}", _task(task))
+
+
+@tool(needs_approval=True)
+def delete_task(context: ChatContext, task_id: str) -> Result:
+    """Delete a task from the plan."""
+    task = context.plans.delete(task_id)
+    return _done(f"task 「{task.title}」 deleted")
+
+
+def _task(task: PlanTask) -> dict[str, Any]:
+    return {
+        "id": task.id,
+        "title": task.title,
+        "area_id": task.book_id,
+        "chapters": task.chapters,
+        "job_kind": task.job_kind,
+        "scheduled_date": task.scheduled_date.isoformat() if task.scheduled_date else None,
+        "completed": task.completed,
+    }
+
+
+def _chapter_numbers(
+    context: ChatContext, book_id: str | None, chapters: str | None
+) -> list[int] | None:
+    if not chapters:
+        return None
+    if book_id is None:
+        raise ToolError("MISSING_PARAMETER", "chapters belong to a book: give its id too")
+    try:
+        return parse_chapter_numbers(chapters, context.library.chapter_count(book_id))
+    except UserError as exc:
+        raise ToolError("INVALID_PARAMETER", str(exc)) from None
+
+
+# -- work ------------------------------------------------------------------------------------
+
+
+@tool(needs_approval=True)
+async def start_job(
+    context: ChatContext, kind: JobKindName, chapters: Chapters = None, book_id: BookId = None
+) -> Result:
+    """Start a translation, polish or proofreading job over chapters, in the background."""
+    book = context.book(book_id)
+    request = JobRequest(book, JobKind(kind), _chapter_numbers(context, book, chapters))
+    job_id = await context.runs.start(request, context.model, model=context.model_name)
+    return _done(f"{kind} job {job_id} started", {"job_id": job_id})
+
+
+@tool()
+def job_progress(context: ChatContext, job_id: str) -> Result:
+    """A job's status and how many of its paragraphs are done."""
+    progress = context.runs.progress(job_id)
+    done, total = progress.paragraphs_done, progress.paragraphs_total
+    return _done(f"job {job_id} is {progress.status}: {done}/{total} paragraphs", asdict(progress))
+
+
+BOOK_TOOLS = (
+    list_books,
+    book_info,
+    read_paragraphs,
+    search_paragraphs,
+    paragraph_versions,
+    select_version,
+    write_version,
+)
+PLAN_TOOLS = (create_task, read_tasks, update_task, create_schedule, delete_task)
+WORK_TOOLS = (start_job, job_progress)
+
+
+def assistant_tools(*, questions: bool) -> tuple[Tool, ...]:
+    """The assistant's tools; ``questions`` off, ``ask_user`` is answered without asking."""
+    asking = QUESTION_TOOLS if questions else SKIPPED_QUESTION_TOOLS
+    return BOOK_TOOLS + PLAN_TOOLS + WORK_TOOLS + asking

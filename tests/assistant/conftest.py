@@ -1,0 +1,107 @@
+"""A chat with the assistant over HTTP against the fake model, scripted as an assistant."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import pytest
+
+from honyaku.agent.broker import (
+    Answer,
+    ApprovalReply,
+    ApprovalRequest,
+    Broker,
+    PersonReply,
+    PersonRequest,
+    QuestionReply,
+)
+from honyaku.assistant import ChatEvent, ChatModel, ChatService
+from honyaku.domain import BookDraft, ChapterDraft
+from honyaku.jobs import JobService
+from honyaku.jobs.runs import JobRuns
+from honyaku.llm.models import ModelChoice, ToolProtocol
+from honyaku.store import Library
+from honyaku.store.chats import ChatSession
+from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator
+from honyaku.llm.demo import Step
+
+from ..jobs.conftest import connected
+
+
+@pytest.fixture(params=["native", "xml"])
+def protocol(request: pytest.FixtureRequest) -> str:
+    """Every chat scenario runs with native tool calls and with the XML protocol."""
+    return request.param
+
+
+@pytest.fixture
+def book_id(library: Library) -> str:
+    draft = BookDraft(
+        "羅生門",
+        (
+            ChapterDraft("一", ("ある日の暮方の事である。", "一人の下人が羅生門の下で雨やみを待っていた。")),
+            ChapterDraft("二", ("広い門の下には、この男のほかに誰もいない。",)),
+        ),
+    )
+    return library.add_book(draft, source_lang="ja", target_lang="zh-CN")
+
+
+@dataclass
+class Person:
+    """The translator at the other end: approves or not, answers with the first suggestion."""
+
+    allows: bool = True
+    dialogs: list[PersonRequest] = field(default_factory=list)
+
+    async def ask(self, request: PersonRequest) -> PersonReply:
+        self.dialogs.append(request)
+        await asyncio.sleep(0)
+        if isinstance(request, ApprovalRequest):
+            return ApprovalReply(self.allows)
+        return QuestionReply(
+            tuple(Answer(n, q.suggested_answers[0], 0) for n, q in enumerate(request.questions))
+        )
+
+
+@dataclass
+class Chat:
+    """One assistant, its model and the person answering it."""
+
+    service: ChatService
+    model: ChatModel
+    server: FakeLLMServer
+    person: Person
+
+    async def say(self, message: str, session: ChatSession | None = None) -> list[ChatEvent]:
+        """Every event of the reply to ``message``, in a new session unless one is given."""
+        session = session or self.service.session(None, self.book_id, message)
+        self.session = session
+        return [event async for event in self.service.reply(session, message, self.model)]
+
+    book_id: str | None = None
+    session: ChatSession | None = None
+
+
+@pytest.fixture
+def chat_with(library: Library, book_id: str, protocol: str):
+    """``chat_with(scripts, **server_options)``: a chat about the book, as a context."""
+
+    @contextmanager
+    def open_chat(
+        scripts: Mapping[str, Sequence[Step]], *, allows: bool = True, **server: object
+    ) -> Iterator[Chat]:
+        translator = FakeTranslator(assistant=FakeAssistant(scripts))
+        with FakeLLMServer(translator, **server) as fake:  # type: ignore[arg-type]
+            person = Person(allows)
+            broker = Broker()
+            with broker.attached(person):
+                runs = JobRuns(JobService(library, broker))
+                service = ChatService(library, broker, runs)
+                choice = ModelChoice("fake", fake.url, protocol=ToolProtocol(protocol))
+                model = ChatModel(connected(fake, protocol), choice, "fake")
+                yield Chat(service, model, fake, person, book_id)
+
+    return open_chat
