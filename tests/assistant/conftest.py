@@ -22,11 +22,11 @@ from honyaku.assistant import ChatEvent, ChatModel, ChatService
 from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.jobs import JobService
 from honyaku.jobs.runs import JobRuns
+from honyaku.llm.demo import Step
 from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import Library
 from honyaku.store.chats import ChatSession
 from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator
-from honyaku.llm.demo import Step
 
 from ..jobs.conftest import connected
 
@@ -42,7 +42,9 @@ def book_id(library: Library) -> str:
     draft = BookDraft(
         "羅生門",
         (
-            ChapterDraft("一", ("ある日の暮方の事である。", "一人の下人が羅生門の下で雨やみを待っていた。")),
+            ChapterDraft(
+                "一", ("ある日の暮方の事である。", "一人の下人が羅生門の下で雨やみを待っていた。")
+            ),
             ChapterDraft("二", ("広い門の下には、この男のほかに誰もいない。",)),
         ),
     )

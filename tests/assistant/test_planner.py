@@ -37,7 +37,7 @@ def plan_friday(book_id: str) -> list:
     ]
 
 
-async def test_given_a_request_to_plan_when_the_assistant_creates_a_task_then_it_reads_back_by_day_and_book(
+async def test_given_a_plan_request_when_a_task_is_created_then_it_reads_back_by_day_and_by_book(
     chat_with, book_id
 ):
     with chat_with({"Friday": plan_friday(book_id)}) as chat:
@@ -45,7 +45,8 @@ async def test_given_a_request_to_plan_when_the_assistant_creates_a_task_then_it
 
     (created,) = chat.server.results_of("create_task", latest=True)
     by_day, by_book = chat.server.results_of("read_tasks", latest=True)
-    assert created["success"] and created["message"] == "task 「Translate chapters 1–2」 created"
+    assert created["success"]
+    assert created["message"] == "task 「Translate chapters 1–2」 created"
     task = created["data"]
     assert task | {"id": None} == {
         "id": None,
@@ -56,14 +57,15 @@ async def test_given_a_request_to_plan_when_the_assistant_creates_a_task_then_it
         "scheduled_date": FRIDAY,
         "completed": False,
     }
-    assert by_day["message"] == "1 tasks found" and by_day["data"]["tasks"] == [task]
+    assert by_day["message"] == "1 task found"
+    assert by_day["data"]["tasks"] == [task]
     assert by_book["data"]["tasks"] == [task]
     assert chat.service.plans.read(PlanView(staging=True)) == []
     assert "".join(e.content for e in events if isinstance(e, ChatText)).endswith("Friday.")
     assert isinstance(events[-1], ChatDone)
 
 
-async def test_given_a_task_when_the_translator_refuses_its_deletion_then_the_model_reads_the_denial_and_the_task_stays(
+async def test_given_a_refused_deletion_when_the_model_reads_the_denial_then_the_task_stays(
     chat_with, book_id
 ):
     script = [
@@ -77,7 +79,8 @@ async def test_given_a_task_when_the_translator_refuses_its_deletion_then_the_mo
         events = await chat.say("Make a task, then delete it")
 
     (denied,) = chat.server.results_of("delete_task", latest=True)
-    assert denied["success"] is False and denied["error_code"] == "DENIED"
+    assert denied["success"] is False
+    assert denied["error_code"] == "DENIED"
     assert [t.title for t in chat.service.plans.read(PlanView(staging=True))] == [
         "Proofread chapter 2"
     ]
@@ -88,7 +91,7 @@ async def test_given_a_task_when_the_translator_refuses_its_deletion_then_the_mo
     assert "did not allow this delete_task call" in said
 
 
-async def test_given_a_tool_call_when_it_streams_then_its_card_moves_from_parsing_to_running_to_done(
+async def test_given_a_tool_call_when_it_streams_then_its_card_goes_parsing_running_done(
     chat_with, book_id
 ):
     with chat_with({"Friday": plan_friday(book_id)}) as chat:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -98,10 +99,13 @@ async def run_loop(
     nudges = 0
     for _turn in range(limits.max_turns):
         reply: AssistantMessage | None = None
-        async for event in provider.stream(ChatRequest(tuple(history), registry.specs)):
-            yield event
-            if isinstance(event, Response):
-                reply = event.message
+        # Closed as soon as the loop stops, even midway: that closes the model's request.
+        request = ChatRequest(tuple(history), registry.specs)
+        async with aclosing(provider.stream(request)) as stream:
+            async for event in stream:
+                yield event
+                if isinstance(event, Response):
+                    reply = event.message
         if reply is None:
             raise LoopError("the model's reply ended without a response")
         history.append(reply)

@@ -15,6 +15,7 @@ the model first, every question and its answer kept in the summary (seed 003).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
@@ -45,8 +46,8 @@ from honyaku.errors import (
 from honyaku.jobs.runs import JobRuns
 from honyaku.llm.events import CallStreaming, Response, Retry, TextDelta, Usage
 from honyaku.llm.messages import AssistantMessage, ChatRequest, Message
-from honyaku.llm.models import ConnectedModel, ModelChoice
-from honyaku.store import Library
+from honyaku.llm.models import ConnectedModel, ModelChoice, open_model
+from honyaku.store import LearnedProtocols, Library
 from honyaku.store.chats import ChatSession, ChatStore
 from honyaku.store.plan import PlanStore
 
@@ -164,6 +165,24 @@ class ChatService:
         self.plans = PlanStore(library.database)
         self.context_chars = context_chars
         self._always_allowed: set[str] = set()
+        self._models: dict[tuple[ModelChoice, str], ConnectedModel] = {}
+        self._open = AsyncExitStack()
+
+    async def model(self, choice: ModelChoice, name: str, *, language: str) -> ChatModel:
+        """The model ``choice`` (saved as ``name``), opened once and kept for later replies:
+        its connections are reused, and it has learned how its replies begin, so they
+        stream from the first character (``llm.reasoning``)."""
+        key = (choice, language)
+        if key not in self._models:
+            memory = LearnedProtocols(self.library.database)
+            opened = open_model(choice, memory, language=language)
+            self._models[key] = await self._open.enter_async_context(opened)
+        return ChatModel(self._models[key], choice, name)
+
+    async def aclose(self) -> None:
+        """Close the models opened for chats."""
+        self._models.clear()
+        await self._open.aclose()
 
     def session(self, session_id: str | None, book_id: str | None, message: str) -> ChatSession:
         """The session to reply in: the one named, or a new one titled after ``message``."""
@@ -189,15 +208,17 @@ class ChatService:
         turn = _Turn(self.chats, session.id)
         try:
             try:
-                async for event in self._converse(history, book, model, turn):
-                    yield event
+                async with aclosing(self._converse(history, book, model, turn)) as conversation:
+                    async for event in conversation:
+                        yield event
             except _NoTools:
                 yield ChatNotice(PLAIN_CHAT_NOTICE)
                 turn.record(transcript.notice_entry(PLAIN_CHAT_NOTICE))
                 plain = model.connected.provider.stream(ChatRequest(tuple(history)))
-                async for streamed in plain:
-                    if shown := turn.follow(streamed):
-                        yield shown
+                async with aclosing(plain) as stream:
+                    async for streamed in stream:
+                        if shown := turn.follow(streamed):
+                            yield shown
         except (ProviderError, LoopError) as exc:
             yield ChatFailed(friendly_error(exc))
             turn.record(transcript.notice_entry(f"The reply failed: {friendly_error(exc)}"))
@@ -237,9 +258,10 @@ class ChatService:
             LoopLimits(max_turns=MAX_TURNS),
         )
         try:
-            async for event in loop:
-                if shown := turn.follow(event):
-                    yield shown
+            async with aclosing(loop) as events:
+                async for event in events:
+                    if shown := turn.follow(event):
+                        yield shown
         except FatalProviderError as exc:
             if turn.replies == 0 and _refuses_tools(exc):
                 raise _NoTools from exc

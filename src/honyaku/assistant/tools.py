@@ -64,6 +64,10 @@ def _done(message: str, data: Any = None) -> Result:
     return {"success": True, "message": message, "data": data}
 
 
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
+
+
 # -- the library -----------------------------------------------------------------------------
 
 
@@ -71,7 +75,7 @@ def _done(message: str, data: Any = None) -> Result:
 def list_books(context: ChatContext) -> Result:
     """List the books in the library with their languages and progress."""
     books = [asdict(b) for b in context.library.list_books()]
-    return _done(f"{len(books)} books in the library", {"books": books})
+    return _done(f"{_count(len(books), 'book')} in the library", {"books": books})
 
 
 @tool()
@@ -107,7 +111,7 @@ def read_paragraphs(
     paragraphs = book.chapters[0].paragraphs[start - 1 : start - 1 + count]
     shown = [_paragraph(p) for p in paragraphs]
     return _done(
-        f"{len(shown)} paragraphs of chapter {chapter} from {start}", {"paragraphs": shown}
+        f"{_count(len(shown), 'paragraph')} of chapter {chapter} from {start}", {"paragraphs": shown}
     )
 
 
@@ -131,7 +135,7 @@ def search_paragraphs(
         if pattern.search((p.translation or "") if in_translation else p.text)
     ]
     more = f" (the first {MAX_FOUND} shown)" if len(found) > MAX_FOUND else ""
-    return _done(f"{len(found)} paragraphs found{more}", {"paragraphs": found[:MAX_FOUND]})
+    return _done(f"{_count(len(found), 'paragraph')} found{more}", {"paragraphs": found[:MAX_FOUND]})
 
 
 @tool()
@@ -149,7 +153,7 @@ def paragraph_versions(context: ChatContext, paragraph_id: str, book_id: BookId 
         }
         for v in versions
     ]
-    return _done(f"{len(data)} versions of paragraph {paragraph_id}", {"versions": data})
+    return _done(f"{_count(len(data), 'version')} of paragraph {paragraph_id}", {"versions": data})
 
 
 @tool()
@@ -222,7 +226,7 @@ def read_tasks(
 ) -> Result:
     """List the plan's tasks of a day, the unscheduled ones, or a book's."""
     tasks = context.plans.read(parse_view_context(view_context))
-    return _done(f"{len(tasks)} tasks found", {"tasks": [_task(t) for t in tasks]})
+    return _done(f"{_count(len(tasks), 'task')} found", {"tasks": [_task(t) for t in tasks]})
 
 
 @tool()

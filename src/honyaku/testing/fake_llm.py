@@ -193,7 +193,8 @@ class FakeLLMServer(Served):
             return JSONResponse(_completion(written, body))
         with_usage = body.get("stream_options", {}).get("include_usage")
         return StreamingResponse(
-            self._sse(chunks, fault, with_usage, first_byte_at), media_type="text/event-stream"
+            self._sse(request, chunks, fault, with_usage, first_byte_at),
+            media_type="text/event-stream",
         )
 
     def _refusal(self, body: dict[str, Any]) -> Response | None:
@@ -205,6 +206,7 @@ class FakeLLMServer(Served):
 
     async def _sse(
         self,
+        request: Request,
         chunks: list[dict[str, Any]],
         fault: Fault | None,
         with_usage: bool,
@@ -226,6 +228,8 @@ class FakeLLMServer(Served):
                 yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
                 if self.delta_delay_s:
                     await asyncio.sleep(self.delta_delay_s)
+                    if await request.is_disconnected():
+                        return
             yield b"data: [DONE]\n\n"
             finished = True
         finally:

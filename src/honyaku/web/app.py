@@ -38,6 +38,7 @@ def create_app(
         with bench.broker.attached(bench.front_end):
             yield
             await bench.runs.stop_all()
+            await bench.chats.aclose()
 
     app = FastAPI(
         title="honyaku",

@@ -21,7 +21,6 @@ from honyaku.assistant import (
     ChatDone,
     ChatEvent,
     ChatFailed,
-    ChatModel,
     ChatNotice,
     ChatRetry,
     ChatText,
@@ -31,8 +30,7 @@ from honyaku.assistant import (
     friendly_error,
 )
 from honyaku.errors import HonyakuError
-from honyaku.llm.models import DEMO_MODEL, open_model
-from honyaku.store import LearnedProtocols
+from honyaku.llm.models import DEMO_MODEL
 from honyaku.store.chats import ChatSession
 from honyaku.web.workbench import Workbench, workbench
 
@@ -88,12 +86,10 @@ async def chat_stream(bench: Bench, chat: ChatIn) -> EventSourceResponse:
     async def stream() -> AsyncIterator[dict[str, Any]]:
         yield _message({"type": "session", "session_id": session.id, "title": session.title})
         target = bench.library.book(session.book_id).target_lang if session.book_id else "en"
-        memory = LearnedProtocols(bench.library.database)
         try:
-            async with open_model(choice, memory, language=target) as connected:
-                model = ChatModel(connected, choice, name)
-                async for event in bench.chats.reply(session, chat.message, model):
-                    yield _sse(event)
+            model = await bench.chats.model(choice, name, language=target)
+            async for event in bench.chats.reply(session, chat.message, model):
+                yield _sse(event)
         except HonyakuError as exc:
             yield {
                 "event": "error",
