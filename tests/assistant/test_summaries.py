@@ -19,7 +19,7 @@ def sent_chars(body: dict) -> int:
     return len(json.dumps(body["messages"], ensure_ascii=False))
 
 
-async def test_given_a_chat_past_its_context_when_it_goes_on_then_older_turns_are_summarised_with_their_questions(
+async def test_given_a_chat_past_its_context_when_it_goes_on_then_a_summary_keeps_its_questions(
     chat_with, library
 ):
     asking = [

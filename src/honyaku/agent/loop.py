@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -25,6 +24,7 @@ from honyaku.llm.events import (
     Response,
     Retry,
     TextDelta,
+    closed_after,
 )
 from honyaku.llm.messages import (
     AssistantMessage,
@@ -101,7 +101,7 @@ async def run_loop(
         reply: AssistantMessage | None = None
         # Closed as soon as the loop stops, even midway: that closes the model's request.
         request = ChatRequest(tuple(history), registry.specs)
-        async with aclosing(provider.stream(request)) as stream:
+        async with closed_after(provider.stream(request)) as stream:
             async for event in stream:
                 yield event
                 if isinstance(event, Response):

@@ -15,7 +15,7 @@ the model first, every question and its answer kept in the summary (seed 003).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from contextlib import AsyncExitStack, aclosing
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
@@ -44,7 +44,7 @@ from honyaku.errors import (
     UnreachableError,
 )
 from honyaku.jobs.runs import JobRuns
-from honyaku.llm.events import CallStreaming, Response, Retry, TextDelta, Usage
+from honyaku.llm.events import CallStreaming, Response, Retry, TextDelta, Usage, closed_after
 from honyaku.llm.messages import AssistantMessage, ChatRequest, Message
 from honyaku.llm.models import ConnectedModel, ModelChoice, open_model
 from honyaku.store import LearnedProtocols, Library
@@ -208,14 +208,14 @@ class ChatService:
         turn = _Turn(self.chats, session.id)
         try:
             try:
-                async with aclosing(self._converse(history, book, model, turn)) as conversation:
+                async with closed_after(self._converse(history, book, model, turn)) as conversation:
                     async for event in conversation:
                         yield event
             except _NoTools:
                 yield ChatNotice(PLAIN_CHAT_NOTICE)
                 turn.record(transcript.notice_entry(PLAIN_CHAT_NOTICE))
                 plain = model.connected.provider.stream(ChatRequest(tuple(history)))
-                async with aclosing(plain) as stream:
+                async with closed_after(plain) as stream:
                     async for streamed in stream:
                         if shown := turn.follow(streamed):
                             yield shown
@@ -258,7 +258,7 @@ class ChatService:
             LoopLimits(max_turns=MAX_TURNS),
         )
         try:
-            async with aclosing(loop) as events:
+            async with closed_after(loop) as events:
                 async for event in events:
                     if shown := turn.follow(event):
                         yield shown

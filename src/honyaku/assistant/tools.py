@@ -110,9 +110,8 @@ def read_paragraphs(
         raise ToolError("INVALID_PARAMETER", f"the book has no chapter {chapter}")
     paragraphs = book.chapters[0].paragraphs[start - 1 : start - 1 + count]
     shown = [_paragraph(p) for p in paragraphs]
-    return _done(
-        f"{_count(len(shown), 'paragraph')} of chapter {chapter} from {start}", {"paragraphs": shown}
-    )
+    message = f"{_count(len(shown), 'paragraph')} of chapter {chapter} from {start}"
+    return _done(message, {"paragraphs": shown})
 
 
 @tool()
@@ -135,7 +134,8 @@ def search_paragraphs(
         if pattern.search((p.translation or "") if in_translation else p.text)
     ]
     more = f" (the first {MAX_FOUND} shown)" if len(found) > MAX_FOUND else ""
-    return _done(f"{_count(len(found), 'paragraph')} found{more}", {"paragraphs": found[:MAX_FOUND]})
+    message = f"{_count(len(found), 'paragraph')} found{more}"
+    return _done(message, {"paragraphs": found[:MAX_FOUND]})
 
 
 @tool()

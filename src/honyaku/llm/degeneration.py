@@ -23,7 +23,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from honyaku.errors import DegenerateReplyError
-from honyaku.llm.events import ArgumentsDelta, ChatProvider, ReasoningDelta, StreamEvent, TextDelta
+from honyaku.llm.events import (
+    ArgumentsDelta,
+    ChatProvider,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    closed_after,
+)
 from honyaku.llm.messages import ChatRequest
 
 MIN_LOOP_CHARS = 1000
@@ -99,15 +106,10 @@ class DegenerationGuard:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         detector = RepetitionDetector()
-        events = self.inner.stream(request)
-        try:
+        async with closed_after(self.inner.stream(request)) as events:
             async for event in events:
                 if isinstance(event, TextDelta | ReasoningDelta | ArgumentsDelta) and (
                     loop := detector.feed(event.text)
                 ):
                     raise DegenerateReplyError(loop.describe())
                 yield event
-        finally:
-            # Stop reading now: closing the stream closes the connection.
-            if close := getattr(events, "aclose", None):
-                await close()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from honyaku.llm.messages import AssistantMessage, ChatRequest
 
@@ -84,3 +85,17 @@ class ChatProvider(Protocol):
     async def aclose(self) -> None:
         """Release connections; called once, inside the event loop that used them."""
         ...
+
+
+T = TypeVar("T")
+
+
+@asynccontextmanager
+async def closed_after(stream: AsyncIterator[T]) -> AsyncIterator[AsyncIterator[T]]:
+    """``stream``, closed as the block ends, even midway: closing a reply's stream closes
+    its request, so the model stops writing (and billing) at once."""
+    try:
+        yield stream
+    finally:
+        if close := getattr(stream, "aclose", None):
+            await close()
