@@ -55,6 +55,7 @@ def chapter(request: Request, bench: Bench, book_id: str, number: int) -> HTMLRe
         book=bench.library.book(book_id),
         chapter=get_chapter(bench, book_id, number),
         count=count,
+        profiles=bench.profiles.all(),
     )
 
 
@@ -79,6 +80,11 @@ def job(request: Request, bench: Bench, job_id: str) -> HTMLResponse:
         book=bench.library.book(found.book_id),
         lines=log_lines(recorded),
     )
+
+
+@router.get("/chat")
+def chat(request: Request, bench: Bench) -> HTMLResponse:
+    return page(request, "chat.html", profiles=bench.profiles.all())
 
 
 @router.get("/models")

@@ -1,0 +1,185 @@
+// The assistant's chat panel (seed 002): the reply streams in as text and tool cards; Stop
+// ends it (the server stops the model), Retry sends the last message again.
+
+import { api, element } from "./api.js";
+
+const panel = document.querySelector("[data-chat]");
+const log = panel.querySelector(".chat-log");
+const form = panel.querySelector(".chat-form");
+const sessions = panel.querySelector(".chat-sessions");
+const errorBar = panel.querySelector(".chat-error");
+const [stopButton, againButton] = [panel.querySelector(".stop"), panel.querySelector(".again")];
+const bookId = panel.dataset.book || null;
+let sessionId = null;
+let lastMessage = null;
+let streaming = null; // the AbortController of the reply streaming now
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const message = form.message.value.trim();
+  if (message && !streaming) {
+    form.message.value = "";
+    send(message);
+  }
+});
+form.message.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
+});
+stopButton.addEventListener("click", () => streaming?.abort());
+againButton.addEventListener("click", () => lastMessage && send(lastMessage));
+errorBar.querySelector(".retry").addEventListener("click", () => lastMessage && send(lastMessage));
+errorBar.querySelector(".dismiss").addEventListener("click", () => (errorBar.hidden = true));
+sessions.addEventListener("change", () => reopen(sessions.value || null));
+listSessions();
+
+async function send(message) {
+  lastMessage = message;
+  errorBar.hidden = true;
+  log.append(element("li", { className: "said" }, message));
+  const reply = new Reply(log);
+  setStreaming(new AbortController());
+  try {
+    const response = await fetch("/api/ai/chat/stream", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ session_id: sessionId, book_id: bookId, message, model: model() }),
+      signal: streaming.signal,
+    });
+    if (!response.ok) throw new Error((await response.json()).detail ?? response.statusText);
+    for await (const [name, data] of serverEvents(response.body)) {
+      if (name === "message") reply.take(data);
+      if (name === "done") listSessions();
+      if (name === "error") showChatError(data.message);
+    }
+  } catch (error) {
+    if (error.name === "AbortError") reply.notice("Stopped.");
+    else showChatError(error.message);
+  } finally {
+    setStreaming(null);
+  }
+
+  function model() {
+    return panel.querySelector(".chat-model").value;
+  }
+}
+
+// One reply as it streams: paragraphs of text with a card for each tool call between them.
+class Reply {
+  constructor(into) {
+    this.root = element("li", { className: "reply" });
+    this.text = null;
+    this.cards = new Map();
+    into.append(this.root);
+  }
+
+  take(data) {
+    if (data.type === "session") sessionId = data.session_id;
+    if (data.type === "text") this.write(data.content);
+    if (data.type === "tool_call") this.card(data);
+    if (data.type === "tool_result") this.result(data);
+    if (data.type === "question") this.notice("Waiting for your answer…");
+    if (data.type === "notice") this.notice(data.message);
+    if (data.type === "retry") this.notice(`The model's server failed; trying again (${data.attempt}).`);
+    log.scrollTop = log.scrollHeight;
+  }
+
+  write(content) {
+    if (!this.text) this.text = this.root.appendChild(element("p", { className: "text" }));
+    this.text.textContent += content;
+  }
+
+  card({ id, name, status, arguments: args }) {
+    let card = this.cards.get(id);
+    if (!card) {
+      card = element("div", { className: "tool-card" }, element("span", { className: "name" }, name));
+      card.append(element("span", { className: "status" }), element("span", { className: "outcome" }));
+      this.cards.set(id, card);
+      this.root.append(card);
+      this.text = null;
+    }
+    card.dataset.status = status;
+    card.querySelector(".status").textContent = status === "parsing" ? "writing…" : "running…";
+    if (args) card.title = JSON.stringify(args, null, 1);
+  }
+
+  result({ id, name, success, message }) {
+    if (!this.cards.has(id)) this.card({ id, name, status: "running" });
+    const card = this.cards.get(id);
+    card.dataset.status = success ? "done" : "failed";
+    card.querySelector(".status").textContent = success ? "✓" : "✗";
+    card.querySelector(".outcome").textContent = message ?? "";
+  }
+
+  notice(text) {
+    this.root.append(element("p", { className: "notice" }, text));
+    this.text = null;
+  }
+}
+
+// Server-sent events from a fetch body: [event name, parsed data] pairs; comments (the
+// server's heartbeat) are skipped.
+async function* serverEvents(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer = (buffer + value).replaceAll("\r\n", "\n");
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let name = "message";
+      let data = "";
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) name = line.slice(6).trim();
+        if (line.startsWith("data:")) data += line.slice(5).trimStart();
+      }
+      if (data) yield [name, JSON.parse(data)];
+    }
+  }
+}
+
+function setStreaming(controller) {
+  streaming = controller;
+  stopButton.hidden = !controller;
+  form.querySelector(".send").disabled = Boolean(controller);
+  againButton.hidden = Boolean(controller) || !lastMessage;
+}
+
+function showChatError(message) {
+  errorBar.querySelector(".message").textContent = message;
+  errorBar.hidden = false;
+}
+
+async function listSessions() {
+  const query = bookId ? `?book_id=${bookId}` : "";
+  const found = await api("GET", `/api/ai/chat/sessions${query}`);
+  sessions.replaceChildren(
+    element("option", { value: "" }, "New chat"),
+    ...found.map((s) => element("option", { value: s.id, selected: s.id === sessionId }, s.title)),
+  );
+}
+
+async function reopen(id) {
+  sessionId = id;
+  lastMessage = null;
+  log.replaceChildren();
+  if (!id) return;
+  const session = await api("GET", `/api/ai/chat/sessions/${id}`);
+  let reply = null;
+  for (const { kind, payload } of session.entries) {
+    if (kind === "user") {
+      log.append(element("li", { className: "said" }, payload.text));
+      reply = new Reply(log);
+    } else if (reply && kind === "assistant") {
+      if (payload.text) reply.write(payload.text);
+      payload.calls.forEach((call) => reply.card({ id: call.id, name: call.name, status: "running" }));
+    } else if (reply && kind === "tool_result") {
+      const { success, message, error } = payload.result;
+      reply.result({ id: payload.id, name: payload.name, success, message: message ?? error });
+    } else if (reply && kind === "notice") {
+      reply.notice(payload.text);
+    }
+  }
+}

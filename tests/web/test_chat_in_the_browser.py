@@ -1,0 +1,153 @@
+"""Seed 002's chat in the workbench: the SSE stream, a reply stopped by the client, the panel.
+
+Against a real ``honyaku serve`` and a fake model server scripted as an assistant.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from itertools import groupby
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
+
+from .conftest import Workbench, screenshot
+
+LONG = Reply("A long answer, written slowly, word after word. " * 30)
+
+
+def plan(book_id: str) -> list:
+    task = {"title": "Translate chapter 1", "area_id": book_id, "scheduled_date": "2026-11-27"}
+    return [
+        Reply("Planning it.", (FakeCall("create_task", task),)),
+        Reply("Your task is in the plan for Friday."),
+    ]
+
+
+@pytest.fixture
+def assistant_model() -> Iterator[FakeLLMServer]:
+    scripts = {"long": [LONG]}
+    with FakeLLMServer(FakeTranslator(assistant=FakeAssistant(scripts))) as server:
+        yield server
+
+
+def events(workbench: Workbench, body: dict) -> list[tuple[str, dict]]:
+    with workbench.client.stream("POST", "/api/ai/chat/stream", json=body) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return list(_read(response.iter_lines()))
+
+
+def _read(lines: Iterator[str]) -> Iterator[tuple[str, dict]]:
+    name = "message"
+    for line in lines:
+        if line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            yield name, json.loads(line[5:])
+
+
+def test_the_stream_is_seed_002s_sequence_of_events(workbench, assistant_model):
+    book = workbench.add_book("ある日の暮方の事である。")
+    assistant_model.translator.assistant.scripts = {"Friday": plan(book)}
+    model = workbench.add_model("assistant-sse", assistant_model)
+
+    got = events(workbench, {"book_id": book, "message": "Plan it for Friday", "model": model})
+
+    shown = [(name, data["type"], data.get("status") or data.get("success")) for name, data in got]
+    shown = [key for key, _ in groupby(shown)]  # text arrives in many deltas
+    assert shown == [
+        ("message", "session", None),
+        ("message", "text", None),
+        ("message", "tool_call", "parsing"),
+        ("message", "tool_call", "running"),
+        ("message", "tool_result", True),
+        ("message", "text", None),
+        ("done", "done", None),
+    ]
+    text = "".join(data["content"] for _, data in got if data["type"] == "text")
+    assert text == "Planning it.Your task is in the plan for Friday."
+    assert "<tool_use>" not in text
+    assert got[-1][1]["session_id"] == got[0][1]["session_id"]
+    assert got[-1][1]["usage"]["requests"] == 2
+
+
+def test_a_client_that_goes_away_stops_the_models_request(workbench, assistant_model):
+    model = workbench.add_model("assistant-gone", assistant_model)
+    events(workbench, {"message": "Hello", "model": model})  # now its replies stream at once
+    assistant_model.delta_delay_s = 0.05
+
+    body = {"message": "Tell me something long", "model": model}
+    with workbench.client.stream("POST", "/api/ai/chat/stream", json=body) as response:
+        for _, data in _read(response.iter_lines()):
+            if data["type"] == "text":
+                break
+
+    deadline = time.monotonic() + 10
+    while not assistant_model.abandoned and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert assistant_model.abandoned == 1
+    assert len(assistant_model.requests) == 2  # and no retry after it
+
+
+def test_a_question_from_the_chat_is_answered_in_the_browser(
+    page: Page, workbench, assistant_model
+):
+    book = workbench.add_book("一人の下人が羅生門の下で雨やみを待っていた。")
+    question = {"question": "「下人」はどう訳しますか？", "suggested_answers": ["仆人", "下人"]}
+    assistant_model.translator.assistant.scripts = {
+        "下人": [
+            Reply("", (FakeCall("ask_user", question),)),
+            lambda turns: Reply(f"Then it is {turns[-1].results[0]['answer']}."),
+        ]
+    }
+    workbench.add_model("assistant-ask", assistant_model)
+    page.goto(f"books/{book}")
+    panel = page.locator("[data-chat]")
+    panel.get_by_label("Model").select_option("assistant-ask")
+    panel.get_by_role("textbox").fill("How should 下人 read?")
+    panel.get_by_role("button", name="Send").click()
+
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("「下人」はどう訳しますか？")
+    dialog.get_by_role("button", name="仆人", exact=True).click()
+
+    expect(panel.locator(".reply").last).to_contain_text("Then it is 仆人.")
+    expect(panel.locator(".tool-card[data-status=done]")).to_contain_text("ask_user")
+
+
+def test_the_chat_panel_streams_shows_tool_cards_stops_and_retries(
+    page: Page, workbench, assistant_model
+):
+    book = workbench.add_book("広い門の下には、この男のほかに誰もいない。")
+    assistant_model.translator.assistant.scripts = {"Friday": plan(book), "long": [LONG]}
+    workbench.add_model("assistant-panel", assistant_model)
+    page.goto(f"books/{book}")
+    panel = page.locator("[data-chat]")
+    panel.get_by_label("Model").select_option("assistant-panel")
+
+    panel.get_by_role("textbox").fill("Plan it for Friday")
+    panel.get_by_role("button", name="Send").click()
+    card = panel.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "done")
+    expect(card).to_contain_text("create_task")
+    expect(card).to_contain_text("task 「Translate chapter 1」 created")
+    expect(panel.locator(".reply").last).to_contain_text("in the plan for Friday")
+
+    assistant_model.delta_delay_s = 0.05
+    panel.get_by_role("textbox").fill("Something long, please")
+    panel.get_by_role("button", name="Send").click()
+    reply = panel.locator(".reply").last
+    expect(reply).to_contain_text("word after word")
+    screenshot(page, "chat-panel")
+    panel.get_by_role("button", name="Stop generation").click()
+    expect(reply).to_contain_text("Stopped.")
+    expect(panel.get_by_role("button", name="Stop generation")).to_be_hidden()
+
+    assistant_model.delta_delay_s = 0.0
+    panel.get_by_role("button", name="Retry last message").click()
+    expect(panel.locator(".reply").last).to_contain_text(LONG.text.strip()[-40:])
+    expect(panel.get_by_label("Chat session")).to_contain_text("Plan it for Friday")
