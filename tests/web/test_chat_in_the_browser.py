@@ -107,7 +107,7 @@ def test_a_question_from_the_chat_is_answered_in_the_browser(
     workbench.add_model("assistant-ask", assistant_model)
     page.goto(f"books/{book}")
     panel = page.locator("[data-chat]")
-    panel.get_by_label("Assistant model").select_option("assistant-ask")
+    panel.get_by_label("Assistant's engine").select_option("assistant-ask")
     panel.get_by_role("textbox").fill("How should 下人 read?")
     panel.get_by_role("button", name="Send").click()
 
@@ -127,7 +127,7 @@ def test_the_chat_panel_streams_shows_tool_cards_stops_and_retries(
     workbench.add_model("assistant-panel", assistant_model)
     page.goto(f"books/{book}")
     panel = page.locator("[data-chat]")
-    panel.get_by_label("Assistant model").select_option("assistant-panel")
+    panel.get_by_label("Assistant's engine").select_option("assistant-panel")
 
     panel.get_by_role("textbox").fill("Plan it for Friday")
     panel.get_by_role("button", name="Send").click()
