@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from honyaku.llm.demo.translator import FakeCall, Reply, Turn
+from honyaku.llm.demo.translator import FakeCall, Reply, Turn, arguments_json
 
 _XML_CALL = re.compile(r"<invoke name=\"([^\"]+)\">(.*?)</invoke>", re.S)
 _XML_PARAMETER = re.compile(r"<parameter name=\"([^\"]+)\">(.*?)</parameter>", re.S)
@@ -44,7 +44,7 @@ def read_conversation(messages: Sequence[dict[str, Any]]) -> tuple[str, list[Tur
 def render_xml_call(call: FakeCall) -> str:
     parameters = "".join(
         f'<parameter name="{name}">'
-        f"{value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+        f"{value if isinstance(value, str) else arguments_json(value)}"
         "</parameter>\n"
         for name, value in call.arguments.items()
     )

@@ -9,11 +9,10 @@ function calling would.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Iterator
 
 from honyaku.llm.demo.conversation import read_conversation, reply_text
-from honyaku.llm.demo.translator import FakeTranslator
+from honyaku.llm.demo.translator import FakeTranslator, arguments_json
 from honyaku.llm.events import Response, StreamEvent, TextDelta, Usage
 from honyaku.llm.messages import (
     AssistantMessage,
@@ -64,7 +63,7 @@ class DemoProvider:
 
 
 def _call(turn: int, n: int, name: str, arguments: dict[str, object]) -> ToolCall:
-    raw = json.dumps(arguments, ensure_ascii=False)
+    raw = arguments_json(arguments)
     return ToolCall(f"demo_{turn}_{n}", name, arguments, raw)
 
 

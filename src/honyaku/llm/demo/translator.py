@@ -4,8 +4,9 @@ behind every fake server in the tests.
 It reads the chunk like a real model would (the ``[ID: …]`` lines, the chapter_id, the
 current translations after ``→``), works out from the tool results so far where the task
 stands, and does what is left: move to working, submit every missing paragraph, translate the
-title, review, end. Scripted mistakes make it misbehave once per conversation, the way real
-models do, so tests can watch honyaku correct it.
+title, review, end. Asked plainly to translate some text, without tools (as other translators
+ask), it answers with the text translated line by line. Scripted mistakes make it misbehave
+once per conversation, the way real models do, so tests can watch honyaku correct it.
 
 Its "translations" are recognisable functions of the source (``pseudo_translation``), so a
 test can check that every paragraph got its own text and no other. A thinking model drafts
@@ -15,6 +16,7 @@ it then thinks better of, marked ``DRAFT_MARK``, so a test can check that no dra
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -52,6 +54,22 @@ DRAFT_MARK = "草稿-NEVER"
 
 def pseudo_translation(text: str) -> str:
     return f"〈译〉{text}"
+
+
+def arguments_json(value: object) -> str:
+    """Call arguments as models write them: compact JSON, every character as it is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def plain_translation(prompt: str) -> str:
+    """The answer to a plain "translate this" prompt without tools (another translator's):
+    the text it quotes between backticks, or else the whole prompt, translated line by
+    line."""
+    first, last = prompt.find("`"), prompt.rfind("`")
+    text = prompt[first + 1 : last] if first < last else prompt
+    return "\n".join(
+        pseudo_translation(line) if line.strip() else line for line in text.split("\n")
+    )
 
 
 def pseudo_revision(translation: str, kind: str) -> str:
@@ -127,6 +145,8 @@ class FakeTranslator:
         if not chunk.lines and chunk.chapter_id is None:
             if offered == (PROBE_TOOL.name,) and len(turns) == 1:
                 return Reply(calls=(FakeCall(PROBE_TOOL.name, {"ready": True}),))
+            if not offered and "<tool_use>" not in system:
+                return Reply(plain_translation(turns[-1].text))
             return Reply("I see nothing to translate here.")
         state = _replay(turns)
         if Mistake.NEVER_FINISH in self.mistakes:
