@@ -39,7 +39,7 @@ class TranslationKind(StrEnum):
     MANUAL = "manual"
 
 
-CHUNK_CHARS = 8000
+CHUNK_CHARS = 6000
 
 
 class BookSettings(BaseModel):

@@ -21,8 +21,10 @@ from honyaku.domain.tokens import estimate_tokens
 
 
 def request_text(body: dict[str, Any]) -> str:
-    """The request as the model reads it: tool schemas first, then every message."""
-    parts = [json.dumps(body["tools"], ensure_ascii=False)] if body.get("tools") else []
+    """The request as the model reads it: tool schemas (compact, as providers render them
+    into the prompt), then every message."""
+    tools = body.get("tools")
+    parts = [json.dumps(tools, ensure_ascii=False, separators=(",", ":"))] if tools else []
     for message in body.get("messages", []):
         content = message.get("content") or ""
         if isinstance(content, list):

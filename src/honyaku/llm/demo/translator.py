@@ -26,7 +26,6 @@ from honyaku.llm.tool_support import PROBE_TOOL
 
 WORK_LINE = re.compile(r"^\[(\d+)\] \[ID: ([0-9a-f]{8})\] (.*)$")
 TRANSLATION_LINE = "    → "
-PREFIX_CHARS = 8
 
 
 class Mistake(StrEnum):
@@ -296,8 +295,6 @@ def _next_calls(chunk: _Chunk, state: _State) -> list[FakeCall]:
     calls: list[FakeCall] = []
     if state.status == "planning" or (state.status == "review" and (missing or needs_title)):
         calls.append(_status("working"))
-    if missing:
-        calls.append(_batch(missing, chunk.kind))
     if needs_title:
         calls.append(
             FakeCall(
@@ -308,6 +305,8 @@ def _next_calls(chunk: _Chunk, state: _State) -> list[FakeCall]:
                 },
             )
         )
+    if missing:
+        calls.append(_batch(missing, chunk.kind))
     if translation and (state.status != "review" or calls):
         calls.append(_status("review"))
     calls.append(_status("end"))
@@ -324,7 +323,6 @@ def _batch(lines: list[WorkLine], kind: str) -> FakeCall:
     items = [
         {
             "paragraph_id": line.paragraph_id,
-            "original_text_prefix": line.text[:PREFIX_CHARS],
             "translated_text": pseudo_translation(line.text)
             if kind == "translation"
             else pseudo_revision(line.translation or "", kind),
