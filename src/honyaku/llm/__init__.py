@@ -25,7 +25,9 @@ from honyaku.llm.messages import (
     ToolSpec,
     UserMessage,
     message_chars,
+    message_tokens,
     request_chars,
+    request_tokens,
 )
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
 
@@ -49,5 +51,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "message_chars",
+    "message_tokens",
     "request_chars",
+    "request_tokens",
 ]

@@ -75,6 +75,10 @@ class JobCost:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     """Of ``output_tokens``, those the model spent thinking, where the provider says."""
+    estimated_input_tokens: int = 0
+    """What honyaku estimated the same requests at (``domain.tokens``): set beside the tokens
+    reported, the ratio refines the next estimate for the same model."""
+    estimated_output_tokens: int = 0
 
     def __add__(self, other: JobCost) -> JobCost:
         return JobCost(
