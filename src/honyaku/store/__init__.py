@@ -10,6 +10,7 @@ from honyaku.store.jobs import (
     JobScope,
     JobStatus,
     JobStore,
+    ModelRecord,
     RecordedAction,
 )
 from honyaku.store.learned_protocols import LearnedProtocols
@@ -43,6 +44,7 @@ __all__ = [
     "Library",
     "LocatedParagraph",
     "ModelProfiles",
+    "ModelRecord",
     "PlannedChunk",
     "RecordedAction",
     "Version",
