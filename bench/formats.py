@@ -4,6 +4,11 @@ Run with ``.venv/bin/python bench/formats.py``. It builds a deterministic ~8 MB 
 text file (a heading every ~200 lines) in a temporary folder, also saved as Shift_JIS, and
 times ``read_book`` of it and of the Moby-Dick fixture EPUB, then ``write_book`` of both books
 to every export format. Figures are the best of a few runs.
+
+Then the in-place EPUB export: the Moby-Dick EPUB, and a 300-chapter EPUB made from all the
+paragraphs of the 8 MB text, are each imported into a library (keeping their original and
+where each paragraph came from), translated whole (every paragraph and title marked 译), and
+exported in place, next to the same book rebuilt from its paragraphs.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from honyaku.books import export_book, import_book
-from honyaku.domain.book import Book, BookDraft, Chapter, Paragraph
+from honyaku.domain.book import Book, BookDraft, Chapter, ChapterDraft, Paragraph, TranslationKind
 from honyaku.domain.ids import new_id
 from honyaku.formats import ExportFormat, read_book, write_book
 from honyaku.store import Database, Library
@@ -36,6 +41,7 @@ LINES_PER_CHAPTER = 200
 SEED = 20240601
 RUNS = 3
 MB = 1024 * 1024
+IN_PLACE_CHAPTERS = 300
 
 KANA = (
     "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをん"
@@ -140,8 +146,56 @@ def main() -> int:
             print(whole_import_and_export(work, name, sources[name]))
         draft = read_book(sources["8 MB TXT (UTF-8)"])
         paragraphs = sum(len(c.paragraphs) for c in draft.chapters)
+        novel_epub = work / "novel-300.epub"
+        write_book(as_book(regrouped(draft, IN_PLACE_CHAPTERS)), novel_epub, ExportFormat.EPUB)
+        print()
+        print(in_place_export(work, "Moby-Dick EPUB", MOBY_DICK))
+        print(in_place_export(work, f"{IN_PLACE_CHAPTERS}-chapter EPUB", novel_epub))
         print(f"\n8 MB TXT: {len(draft.chapters)} chapters, {paragraphs} paragraphs")
     return 0
+
+
+def regrouped(draft: BookDraft, chapters: int) -> BookDraft:
+    """All of ``draft``'s paragraphs in ``chapters`` chapters of about the same length."""
+    paragraphs = [p for chapter in draft.chapters for p in chapter.paragraphs if p]
+    size = -(-len(paragraphs) // chapters)
+    return BookDraft(
+        draft.title,
+        tuple(
+            ChapterDraft(f"第{n + 1}章", tuple(paragraphs[n * size : (n + 1) * size]))
+            for n in range(chapters)
+        ),
+    )
+
+
+def in_place_export(work: Path, name: str, path: Path) -> str:
+    """Import an EPUB, translate it whole, and export it in place and rebuilt."""
+    library = Library(Database.open(work / f"home-in-place-{path.stem}"))
+    started = time.perf_counter()
+    book_id = library.add_book(read_book(path), source_lang="ja", target_lang="zh-CN")
+    imported = time.perf_counter() - started
+    book = library.get_book(book_id)
+    texts = {p.id: f"译{p.text}" for c in book.chapters for p in c.work_paragraphs}
+    library.add_translations(book_id, texts, kind=TranslationKind.TRANSLATION)
+    for chapter in book.chapters:
+        library.set_chapter_title(book_id, chapter.id, f"译{chapter.title}")
+    in_place, rebuilt = work / "in-place.epub", work / "rebuilt.epub"
+
+    def export_in_place() -> None:
+        sources = library.sources(book_id)
+        write_book(library.get_book(book_id), in_place, ExportFormat.EPUB, sources=sources)
+
+    in_place_s = best_time(export_in_place)
+    rebuilt_s = best_time(lambda: write_book(library.get_book(book_id), rebuilt, ExportFormat.EPUB))
+    size = path.stat().st_size
+    return "\n".join(
+        [
+            f"{name}: {len(book.chapters)} chapters, {len(texts)} translated paragraphs",
+            row(f"import {name} into SQLite", imported, size),
+            row("export in place (original kept)", in_place_s, in_place.stat().st_size),
+            row("export rebuilt (--rebuild)", rebuilt_s, rebuilt.stat().st_size),
+        ]
+    )
 
 
 def whole_import_and_export(work: Path, name: str, path: Path) -> str:

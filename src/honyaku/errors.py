@@ -8,7 +8,9 @@
     ├── ProviderError            the model's server failed or refused
     │   ├── TransientProviderError   worth retrying: 429, 5xx, timeouts, dropped or cut streams
     │   │   ├── RateLimitedError     429, may carry the server's Retry-After
-    │   │   └── CutStreamError       the stream ended before a finish reason
+    │   │   ├── CutStreamError       the stream ended before a finish reason
+    │   │   └── DegenerateReplyError the reply repeated itself over and over: cut, asked again
+    │   ├── UnreachableError         nothing listens at the address, or its host is unknown
     │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
     │       └── AuthError            the server refused the key
     ├── StoreError               the database refused a write
@@ -67,6 +69,21 @@ class RateLimitedError(TransientProviderError):
 
 class CutStreamError(TransientProviderError):
     pass
+
+
+class UnreachableError(ProviderError):
+    """No server answers at the address: connection refused, or a host that does not resolve.
+
+    Not transient: retrying with backoff would only wait longer for the same answer, and
+    every other request of the job would meet it too.
+    """
+
+
+class DegenerateReplyError(TransientProviderError):
+    """Asked again at once: waiting does not mend a loop."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retry_after_s=0.0)
 
 
 class FatalProviderError(ProviderError):

@@ -94,6 +94,18 @@ def test_chapters_option_limits_the_job(home, fake_model):
     assert sum(done) == 2
 
 
+def test_a_reversed_chapter_range_is_called_reversed_not_outside_the_book(fake_model):
+    book = imported(KOJIKI)
+
+    done = honyaku("translate", book, "--chapters", "5-2", *model_flags(fake_model), check=False)
+
+    assert done.returncode == 2
+    assert "reversed" in done.stderr
+    assert "2-5" in done.stderr
+    assert "outside" not in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_demo_translates_the_sample_and_says_where_the_result_is(home):
     done = honyaku("demo")
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from honyaku.store import Database, Library
+
 from .conftest import KOJIKI, KUSAMAKURA, RASHOMON, honyaku, imported
 
 
@@ -114,3 +116,18 @@ def test_an_invalid_setting_is_refused_with_its_name():
 
     assert done.returncode != 0
     assert "chunk_chars" in done.stderr
+
+
+def test_import_takes_the_encoding_that_cannot_be_told_from_the_bytes(home, tmp_path: Path):
+    path = tmp_path / "kniha.txt"
+    text = "Kapitola 1\nByl jednou jeden král, který měl tři dcery.\nŘekl jí, že musí jít.\n"
+    path.write_bytes(text.encode("cp1250"))
+
+    refused = honyaku("import", path, check=False)
+    book = imported(path, "--encoding", "cp1250")
+
+    assert refused.returncode != 0
+    assert "--encoding" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    stored = Library(Database.open(home)).get_book(book).chapters[0].paragraphs
+    assert [p.text for p in stored][-2:] == text.splitlines()[1:]

@@ -74,3 +74,57 @@ def test_an_item_with_index_instead_of_paragraph_id_gets_its_own_error():
     assert error["type"] == "INDEX_NOT_ALLOWED"
     assert "paragraph_id" in error["msg"]
     assert "[ID: …]" in error["msg"]
+
+
+# -- a wrong id gets a hint ------------------------------------------------------------------
+
+HINTED = {
+    "1a2b3c4d": Paragraph("1a2b3c4d", 0, "山路を登りながら、こう考えた。"),
+    "9f8e7d6c": Paragraph("9f8e7d6c", 1, "智に働けば角が立つ。"),
+    "1a2b3c5e": Paragraph("1a2b3c5e", 2, "情に棹させば流される。"),
+}
+
+
+def test_a_miscopied_id_whose_prefix_fits_one_near_id_is_refused_with_a_hint():
+    problems = validate_batch([item("1a2b3d4d", prefix="山路を")], HINTED)
+
+    assert codes(problems) == ["PARAGRAPH_NOT_ASSIGNED"]
+    assert problems[0].message.endswith("did you mean 1a2b3c4d?")
+
+
+def test_a_dropped_character_is_within_two_edits():
+    problems = validate_batch([item("1a2bc4d", prefix="山路")], HINTED)
+
+    assert "did you mean 1a2b3c4d?" in problems[0].message
+
+
+def test_no_hint_when_two_near_ids_fit_the_prefix():
+    # Both 1a2b3c4d and 1a2b3c5e are within two edits of 1a2b3c4e; an empty prefix fits both.
+    problems = validate_batch([item("1a2b3c4e")], HINTED)
+
+    assert "did you mean" not in problems[0].message
+
+
+def test_the_prefix_picks_the_one_near_id_it_starts():
+    problems = validate_batch([item("1a2b3c4e", prefix="情に棹")], HINTED)
+
+    assert problems[0].message.endswith("did you mean 1a2b3c5e?")
+
+
+def test_no_hint_for_a_near_id_whose_source_the_prefix_does_not_start():
+    problems = validate_batch([item("1a2b3d4d", prefix="智に働けば")], HINTED)
+
+    assert "did you mean" not in problems[0].message
+
+
+def test_no_hint_for_an_id_of_another_paragraph_of_the_book():
+    problems = validate_batch([item("1a2b3d4d", prefix="山路を")], HINTED, in_book={"1a2b3d4d"})
+
+    assert codes(problems) == ["PARAGRAPH_NOT_ASSIGNED"]
+    assert "did you mean" not in problems[0].message
+
+
+def test_a_hinted_batch_is_still_refused_whole():
+    batch = [item("9f8e7d6c"), item("1a2b3d4d", prefix="山路を")]
+
+    assert codes(validate_batch(batch, HINTED)) == ["PARAGRAPH_NOT_ASSIGNED"]

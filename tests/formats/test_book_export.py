@@ -6,6 +6,8 @@ import json
 import os
 import re
 import stat
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -227,6 +229,82 @@ def test_a_failed_export_leaves_the_previous_file_and_no_temporary_file(
 
     assert path.read_bytes() == b"previous export"
     assert os.listdir(tmp_path) == ["book.epub"]
+
+
+SLOW_EXPORT = """
+import sys, threading, time
+from pathlib import Path
+from honyaku.formats import exporting
+
+def write(file):
+    file.write(b"half a book")
+    file.flush()
+    print("writing", flush=True)
+    time.sleep(60)
+
+export = lambda: exporting._write_atomically(Path(sys.argv[1]), write)
+if sys.argv[2] == "thread":
+    # The interpreter ends under an export thread, as when a server shuts down.
+    threading.Thread(target=export, daemon=True).start()
+    time.sleep(0.5)
+else:
+    export()
+"""
+
+
+def _slow_export(path: Path, where: str) -> subprocess.Popen[str]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", SLOW_EXPORT, str(path), where], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline() == "writing\n"
+    return process
+
+
+def _parts(folder: Path) -> list[str]:
+    return sorted(name for name in os.listdir(folder) if name.endswith(".part"))
+
+
+def test_a_temporary_file_left_by_a_killed_export_goes_at_the_next_export(
+    tmp_path: Path, book: Book
+) -> None:
+    path = tmp_path / "book.txt"
+    killed = _slow_export(path, "main")
+    killed.kill()
+    killed.communicate()
+    assert len(_parts(tmp_path)) == 1
+
+    write_book(book, path, ExportFormat.TXT)
+
+    assert os.listdir(tmp_path) == ["book.txt"]
+
+
+def test_an_export_cut_short_by_the_interpreter_ending_leaves_no_temporary_file(
+    tmp_path: Path,
+) -> None:
+    exporting_thread = _slow_export(tmp_path / "book.txt", "thread")
+
+    exporting_thread.communicate(timeout=30)
+
+    assert exporting_thread.returncode == 0
+    assert os.listdir(tmp_path) == []
+
+
+def test_temporary_files_of_live_exports_and_of_other_destinations_are_left_alone(
+    tmp_path: Path, book: Book
+) -> None:
+    finished = subprocess.Popen([sys.executable, "-c", "pass"])
+    finished.wait()
+    live = f".book.txt.{os.getppid()}.abcd1234.part"
+    other = f".book.txt.bak.{finished.pid}.abcd1234.part"
+    stale = f".book.txt.{finished.pid}.abcd1234.part"
+    older = ".book.txt.abcd1234.part"
+    for name in (live, other, stale, older):
+        (tmp_path / name).write_bytes(b"half a book")
+
+    write_book(book, tmp_path / "book.txt", ExportFormat.TXT)
+
+    assert _parts(tmp_path) == sorted([live, other])
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import pytest
 from honyaku.agent.broker import Broker
 from honyaku.domain import JobKind
 from honyaku.jobs import ChunkEvent, JobEvent, JobFinished, JobOutcome, JobRequest, JobService
+from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.events import ChatProvider, Retry
 from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
@@ -30,8 +31,8 @@ def connected(
     server: FakeLLMServer, protocol: str, *, read_timeout_s: float = 30
 ) -> ConnectedModel:
     """The fake model over HTTP in ``protocol``, with retries, as ``open_model`` would give it."""
-    server_api = OpenAICompatibleProvider(
-        model="fake", base_url=server.url, read_timeout_s=read_timeout_s
+    server_api = DegenerationGuard(
+        OpenAICompatibleProvider(model="fake", base_url=server.url, read_timeout_s=read_timeout_s)
     )
     speaking = XmlToolProtocol(server_api, language="zh-CN") if protocol == "xml" else server_api
     return with_retries(speaking, protocol)

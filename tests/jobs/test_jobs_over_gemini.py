@@ -164,8 +164,10 @@ def test_faults_are_survived_and_every_paragraph_stays_aligned(
     library, jobs, gemini, book_id, fault
 ):
     gemini.faults.extend([fault, fault])
+    # Short only where the fault is slowness: a loaded machine must not turn the others slow.
+    bound = 0.5 if fault.kind is FaultKind.SLOW_FIRST_BYTE else 10
 
-    outcome, _ = run(library, jobs, gemini, book_id, concurrency=1, read_timeout_s=0.5)
+    outcome, _ = run(library, jobs, gemini, book_id, concurrency=1, read_timeout_s=bound)
 
     assert outcome.ok
     retried = fault.kind is not FaultKind.NO_STREAMING

@@ -7,6 +7,9 @@ from inline_snapshot import snapshot
 
 from honyaku.agent.questions import QUESTION_TOOLS
 from honyaku.domain import Chapter, JobKind, Paragraph, split_into_chunks
+from honyaku.domain.glossary import GlossaryEntry
+from honyaku.jobs.glossary_prompts import extraction_prompt, glossary_section
+from honyaku.jobs.glossary_tools import GLOSSARY_TOOLS
 from honyaku.jobs.prompts import chunk_message, system_prompt
 from honyaku.jobs.tools import TASK_TOOLS
 
@@ -344,3 +347,138 @@ cancel, those given so far.\
             },
         }
     )
+
+
+def test_glossary_tool_schemas():
+    schemas = {
+        tool.name: {"description": tool.spec.description, "parameters": tool.spec.parameters}
+        for tool in GLOSSARY_TOOLS
+    }
+    assert schemas == snapshot(
+        {
+            "add_glossary_terms": {
+                "description": """\
+Propose glossary entries for names and recurring terms the glossary lacks, so the whole
+book renders them alike. They wait for the translator's approval; approved ones are listed
+with the chunks they occur in. A proposal that contradicts an approved entry is refused
+with that entry: follow the glossary.\
+""",
+                "parameters": {
+                    "properties": {
+                        "terms": {
+                            "description": "The entries to propose.",
+                            "items": {
+                                "description": "One glossary entry a model proposes.",
+                                "properties": {
+                                    "source": {
+                                        "description": "The name or term exactly as the book writes it.",
+                                        "type": "string",
+                                    },
+                                    "target": {
+                                        "description": "Its rendering in the target language.",
+                                        "type": "string",
+                                    },
+                                    "note": {
+                                        "default": "",
+                                        "description": "Who or what it is, in a few words.",
+                                        "type": "string",
+                                    },
+                                    "kind": {
+                                        "default": "",
+                                        "description": "character, place, organization or term (the default).",
+                                        "type": "string",
+                                    },
+                                    "reading": {
+                                        "default": "",
+                                        "description": "How the source is read (kana for Japanese).",
+                                        "type": "string",
+                                    },
+                                },
+                                "required": ["source", "target"],
+                                "type": "object",
+                            },
+                            "maxItems": 100,
+                            "minItems": 1,
+                            "type": "array",
+                        }
+                    },
+                    "required": ["terms"],
+                    "type": "object",
+                },
+            },
+            "get_glossary": {
+                "description": """\
+Look up the book's glossary: entries whose source, aliases, reading or rendering
+contain the query, or that occur in it. Read only.\
+""",
+                "parameters": {
+                    "properties": {
+                        "query": {
+                            "description": "A name, a term, a rendering, or a sentence to find the entries in.",
+                            "minLength": 1,
+                            "type": "string",
+                        }
+                    },
+                    "required": ["query"],
+                    "type": "object",
+                },
+            },
+        }
+    )
+
+
+def test_a_chunks_glossary_section_as_the_model_reads_it():
+    entries = [
+        GlossaryEntry("下人", "仆人", "主人公", "character", ("男",), "male"),
+        GlossaryEntry("羅生門", "罗生门", kind="place"),
+        GlossaryEntry("検非違使", "检非违使"),
+    ]
+    assert glossary_section(entries, JobKind.TRANSLATION) == snapshot("""\
+Glossary for this chunk (use these renderings):
+- 下人 (男) → 仆人 (character, male; 主人公)
+- 羅生門 → 罗生门 (place)
+- 検非違使 → 检非违使\
+""")
+
+
+def test_extraction_prompt_into_chinese():
+    assert extraction_prompt("ja", "zh-CN", questions=True) == snapshot("""\
+你负责逐块阅读一本日语书，为译成简体中文建立术语表：人物、地名、组织的名称，以及全书中译法必须统一的专有名词（称号、技能、物品、自创词等）。
+
+工作步骤：
+1. 调用 update_task_status("working")。
+2. 对待处理行中出现、且未列在 "Already in the glossary" 一节中的每个名称或术语，
+   用 add_glossary_terms 提出：source 照原文书写，reading 写读音（日语用假名），
+   target 写建议的简体中文译名，kind 写类别（character、place、organization、term 等），
+   note 写简短说明（是谁或是什么，人物注明性别）。每次调用尽量多提一些。普通词语不要提。
+3. 调用 update_task_status("end")。
+一次回复中可以调用多个工具。
+
+规则：
+- 只通过工具工作；不要翻译段落，也不要以文本形式输出结果。
+- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"。只需阅读，不提交任何段落。
+- 可用 get_glossary 查询术语表中已有的条目。
+- 名称的译法属于译者的选择时（音译还是意译、多种读法之一），先用 ask_user_batch
+  把多个名称放在一批里提问，再按回答提出这些条目。\
+""")
+
+
+def test_extraction_prompt_into_english_without_questions():
+    assert extraction_prompt("ja", "en", questions=False) == snapshot("""\
+You read a Japanese book one chunk at a time and build its glossary for a translation into English: the names of characters, places and organizations, and the recurring special terms (titles, skills, items, invented words) whose rendering must stay the same throughout the book.
+
+Steps:
+1. update_task_status("working").
+2. For each name or term in the work lines that is not listed as already in the glossary,
+   propose it with add_glossary_terms: source exactly as written, reading (in kana for
+   Japanese), a suggested target rendering in English, kind (character, place,
+   organization, term…) and a short note (who or what it is, gender for a character).
+   Propose many per call. Skip common words.
+3. update_task_status("end").
+You may make several tool calls in one reply.
+
+Rules:
+- Work only through the tools; never translate the paragraphs and never print results as text.
+- Work lines look like "[n] [ID: 1a2b3c4d] text". Read them; you submit no paragraphs.
+- get_glossary looks up what the glossary already holds.\
+""")

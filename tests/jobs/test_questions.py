@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -79,28 +78,6 @@ def picks(n: int) -> Callable[[PersonRequest], PersonReply]:
     return decide
 
 
-def results_sent_back(server: FakeLLMServer, name: str) -> list[dict]:
-    """The tool results of ``name`` as the model received them, in either protocol."""
-    found = []
-    for body in server.requests:
-        for message in body["messages"]:
-            content = message.get("content") or ""
-            if message["role"] == "tool" and _calls_before(body, message) == name:
-                found.append(json.loads(content))
-            elif message["role"] == "user" and f'<tool_result name="{name}">' in content:
-                chunk = content.split(f'<tool_result name="{name}">', 1)[1]
-                found.append(json.loads(chunk.split("</tool_result>", 1)[0]))
-    return found
-
-
-def _calls_before(body: dict, tool_message: dict) -> str:
-    for message in body["messages"]:
-        for call in message.get("tool_calls") or ():
-            if call["id"] == tool_message["tool_call_id"]:
-                return call["function"]["name"]
-    return ""
-
-
 @contextmanager
 def answering(person: Person) -> Iterator[Broker]:
     """A broker with ``person`` at the front end while the block runs."""
@@ -119,7 +96,7 @@ def test_seed_003_the_person_picks_a_suggestion_and_the_model_gets_answer_and_in
         outcome, _ = run_job(fake_model, book_id, broker=broker, chapters=[1])
 
     assert outcome.ok
-    [result] = results_sent_back(fake_model, "ask_user")
+    [result] = fake_model.results_of("ask_user")
     assert result == {
         "success": True,
         "question": "「下人」はどう訳しますか？",
@@ -139,7 +116,7 @@ def test_a_free_text_answer_comes_back_without_an_index(run_job, fake_model, boo
     with answering(person) as broker:
         run_job(fake_model, book_id, broker=broker, chapters=[1])
 
-    [result] = results_sent_back(fake_model, "ask_user")
+    [result] = fake_model.results_of("ask_user")
     assert result["answer"] == "下男"
     assert "selected_index" not in result
 
@@ -151,7 +128,7 @@ def test_a_cancelled_question_is_a_result_the_model_can_read(run_job, fake_model
     with answering(person) as broker:
         outcome, _ = run_job(fake_model, book_id, broker=broker, chapters=[1])
 
-    [result] = results_sent_back(fake_model, "ask_user")
+    [result] = fake_model.results_of("ask_user")
     assert result["success"] is False
     assert result["cancelled"] is True
     assert outcome.ok
@@ -168,7 +145,7 @@ def test_a_batch_is_one_dialog_and_its_answers_map_back_by_question_index(
 
     assert len(person.dialogs) == 1
     assert person.dialogs[0].batch
-    [result] = results_sent_back(fake_model, "ask_user_batch")
+    [result] = fake_model.results_of("ask_user_batch")
     assert result == {
         "success": True,
         "answers": [
@@ -188,7 +165,7 @@ def test_a_batch_cancelled_midway_returns_the_answers_given_so_far(run_job, fake
     with answering(person) as broker:
         run_job(fake_model, book_id, broker=broker, chapters=[1])
 
-    [result] = results_sent_back(fake_model, "ask_user_batch")
+    [result] = fake_model.results_of("ask_user_batch")
     assert result["cancelled"] is True
     assert result["answers"] == [
         {"question_index": 0, "answer": "俺", "selected_index": 1},
@@ -203,7 +180,7 @@ def test_without_a_front_end_the_model_gets_a_readable_error_and_the_job_goes_on
 
     outcome, _ = run_job(fake_model, book_id, broker=Broker())
 
-    results = results_sent_back(fake_model, "ask_user")
+    results = fake_model.results_of("ask_user")
     assert len(results) == 3
     assert all(r["success"] is False and r["error_code"] == "NO_FRONT_END" for r in results)
     assert "nobody can answer" in results[0]["error"]
@@ -227,7 +204,7 @@ def test_with_skip_ask_user_the_tools_are_not_offered_and_a_call_is_cancelled_un
     assert "ask_user" not in system
     assert person.dialogs == []
     for name in ("ask_user", "ask_user_batch"):
-        [result] = results_sent_back(fake_model, name)
+        [result] = fake_model.results_of(name)
         assert result["cancelled"] is True
         assert result["skipped"] is True
     assert outcome.ok
@@ -337,7 +314,7 @@ def test_a_call_that_needs_approval_waits_for_it_and_a_denial_goes_back_to_the_m
     ]
     assert denied["error_code"] == "DENIED"
     assert "did not allow this update_chapter_title call" in denied["error"]
-    assert results_sent_back(fake_model, "update_chapter_title")[0]["error_code"] == "DENIED"
+    assert fake_model.results_of("update_chapter_title")[0]["error_code"] == "DENIED"
     assert allowed["success"] is True
     assert person.dialogs[0].tool == "update_chapter_title"
     assert outcome.ok
@@ -363,7 +340,7 @@ def test_without_a_front_end_a_call_needing_approval_is_denied_with_a_reason(
 
     outcome, _ = run_job(fake_model, book_id, broker=Broker(), chapters=[1])
 
-    result = results_sent_back(fake_model, "update_chapter_title")[0]
+    result = fake_model.results_of("update_chapter_title")[0]
     assert result["error_code"] == "DENIED"
     assert "nobody can give it now" in result["error"]
     assert not outcome.ok

@@ -5,11 +5,12 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 from sqlalchemy import update
 
-from honyaku.domain import JobKind, TranslationKind
+from honyaku.domain import BookDraft, ChapterDraft, JobKind, TranslationKind
 from honyaku.errors import NotFoundError
 from honyaku.store import (
     Action,
@@ -29,6 +30,19 @@ def test_a_book_is_found_by_its_id_or_an_unambiguous_prefix(library, book_id):
     assert library.resolve(book_id[:4]) == book_id
     with pytest.raises(NotFoundError, match="no book"):
         library.resolve(book_id[:3])
+
+
+def test_a_short_prefix_shared_by_several_books_is_called_ambiguous(library):
+    # Seventeen ids over sixteen hex digits: two of them share their first character.
+    draft = BookDraft("短い本", (ChapterDraft("第一章", ("本文。",)),))
+    ids = [library.add_book(draft, source_lang="ja", target_lang="zh-CN") for _ in range(17)]
+    shared = Counter(book_id[0] for book_id in ids).most_common(1)[0][0]
+
+    with pytest.raises(NotFoundError, match="ambiguous") as refused:
+        library.resolve(shared)
+
+    assert "at least 4 characters" in str(refused.value)
+    assert "no book" not in str(refused.value)
 
 
 @pytest.mark.parametrize("ref", ["____", "%", "zzzz", "1a2b3c4d5e"])

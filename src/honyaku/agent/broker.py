@@ -85,6 +85,12 @@ class Broker:
     def __init__(self) -> None:
         self._front_end: FrontEnd | None = None
         self._turn = asyncio.Lock()  # FIFO: waiters are served in the order they came
+        self._queued = 0
+
+    @property
+    def queued(self) -> int:
+        """Requests waiting behind the one on screen."""
+        return self._queued
 
     @contextmanager
     def attached(self, front_end: FrontEnd) -> Iterator[None]:
@@ -99,10 +105,17 @@ class Broker:
         """Wait for the person's reply; raises ``NoFrontEndError`` if no one can answer."""
         if self._front_end is None:
             raise NoFrontEndError(NO_FRONT_END)
-        async with self._turn:
+        self._queued += 1
+        try:
+            await self._turn.acquire()
+        finally:
+            self._queued -= 1
+        try:
             if self._front_end is None:
                 raise NoFrontEndError(NO_FRONT_END)
             return await self._front_end.ask(request)
+        finally:
+            self._turn.release()
 
 
 @dataclass

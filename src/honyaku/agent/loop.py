@@ -16,7 +16,15 @@ from typing import Protocol, TypeVar
 
 from honyaku.agent.registry import Result, ToolContext, ToolRegistry
 from honyaku.errors import LoopError
-from honyaku.llm.events import ChatProvider, ReasoningDelta, Response, Retry, TextDelta
+from honyaku.llm.events import (
+    ArgumentsDelta,
+    CallStreaming,
+    ChatProvider,
+    ReasoningDelta,
+    Response,
+    Retry,
+    TextDelta,
+)
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
@@ -52,7 +60,17 @@ class Nudged:
     text: str
 
 
-LoopEvent = TextDelta | ReasoningDelta | Retry | Response | ToolStarted | ToolFinished | Nudged
+LoopEvent = (
+    TextDelta
+    | ReasoningDelta
+    | ArgumentsDelta
+    | CallStreaming
+    | Retry
+    | Response
+    | ToolStarted
+    | ToolFinished
+    | Nudged
+)
 
 
 class Goal(Protocol):

@@ -1,6 +1,16 @@
-"""The library as a translator uses it: import a file, export a book, the sample book."""
+"""The library as a translator uses it: import a file, export or delete a book, the sample
+book, the paragraphs the quality checks flagged."""
 
+from honyaku.books.checks import flagged_paragraphs
+from honyaku.books.deleting import delete_book
 from honyaku.books.exporting import export_book
 from honyaku.books.importing import ImportedBook, import_book, sample_book
 
-__all__ = ["ImportedBook", "export_book", "import_book", "sample_book"]
+__all__ = [
+    "ImportedBook",
+    "delete_book",
+    "export_book",
+    "flagged_paragraphs",
+    "import_book",
+    "sample_book",
+]

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from honyaku.domain.book import BookDraft, paragraph_text
 from honyaku.domain.languages import guess_language, normalize_language
 from honyaku.formats import read_book
 from honyaku.store.library import Library
@@ -32,10 +31,11 @@ def import_book(
     source_lang: str | None = None,
     target_lang: str = DEFAULT_TARGET,
     chapter_pattern: str | None = None,
+    encoding: str | None = None,
 ) -> ImportedBook:
-    """Read the book at ``path`` and store it; the source language is the book's own, else
-    guessed from its text."""
-    draft = _cleaned(read_book(path, chapter_pattern=chapter_pattern))
+    """Read the book at ``path`` (in ``encoding``, for a text file whose encoding cannot be
+    told) and store it; the source language is the book's own, else guessed from its text."""
+    draft = read_book(path, chapter_pattern=chapter_pattern, encoding=encoding)
     text = "".join(p for c in draft.chapters for p in c.paragraphs)
     source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
     target = normalize_language(target_lang)
@@ -57,11 +57,3 @@ def sample_book(library: Library) -> str:
         if book.title == draft.title and book.author == draft.author:
             return book.id
     return import_book(library, SAMPLE, source_lang="ja").id
-
-
-def _cleaned(draft: BookDraft) -> BookDraft:
-    chapters = tuple(
-        replace(c, paragraphs=tuple(paragraph_text(p) for p in c.paragraphs))
-        for c in draft.chapters
-    )
-    return replace(draft, chapters=chapters)

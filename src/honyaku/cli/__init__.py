@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from honyaku import __version__
-from honyaku.cli import jobs, library, models
+from honyaku.cli import glossary, jobs, library, models, serve
 from honyaku.cli.console import error_boundary
 
 app = typer.Typer(
@@ -24,6 +24,9 @@ app.command("translate")(jobs.translate)
 app.command("polish")(jobs.polish)
 app.command("proofread")(jobs.proofread)
 app.command()(jobs.demo)
+app.command("serve")(serve.serve)
+app.command()(glossary.check)
+app.add_typer(glossary.glossary_app, name="glossary")
 app.add_typer(models.models_app, name="models")
 
 

@@ -11,11 +11,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from honyaku.books import export_book, import_book
-from honyaku.cli.actions import NOTABLE_ACTIONS, print_actions
+from honyaku.cli.actions import print_actions
 from honyaku.cli.console import out
 from honyaku.cli.options import BookRef, Home, open_library
-from honyaku.formats import ExportFormat
+from honyaku.formats import ExportFormat, RubyMode, WritingMode
 from honyaku.jobs import change_settings
+from honyaku.jobs.log_lines import NOTABLE_ACTIONS
 from honyaku.store import ActionKind, Job, JobStore
 
 
@@ -30,6 +31,13 @@ def import_(
         str | None,
         typer.Option(help="Regular expression for chapter heading lines in TXT files."),
     ] = None,
+    encoding: Annotated[
+        str | None,
+        typer.Option(
+            help="Encoding of a TXT or HTML file (cp1252, shift_jis, gb18030 ...). "
+            "Default: told from the bytes, or refused when it cannot be told."
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Import a book. Prints the new book id alone on the last line."""
@@ -40,6 +48,7 @@ def import_(
         source_lang=source_lang,
         target_lang=target_lang,
         chapter_pattern=chapter_pattern,
+        encoding=encoding,
     )
     out.print(
         f"Imported [bold]{escape(book.title)}[/]: {book.chapters} chapters, "
@@ -138,11 +147,40 @@ def export(
         ExportFormat.EPUB
     ),
     bilingual: Annotated[bool, typer.Option(help="Show source and translation together.")] = False,
+    rebuild: Annotated[
+        bool,
+        typer.Option(
+            help="EPUB of a book imported from EPUB: build a plain EPUB from the paragraphs "
+            "instead of translating the original in place (cover, images and styles kept)."
+        ),
+    ] = False,
+    writing_mode: Annotated[
+        WritingMode | None,
+        typer.Option(
+            help="EPUB in place: the direction to read in; writing-mode CSS and page "
+            "progression change together. Default: horizontal, or keep for a Japanese target."
+        ),
+    ] = None,
+    ruby: Annotated[
+        RubyMode, typer.Option(help="EPUB in place, bilingual: keep or drop the source's ruby.")
+    ] = RubyMode.KEEP,
     home: Home = None,
 ) -> None:
-    """Export a book with its selected translations (source text where none exists)."""
+    """Export a book with its selected translations (source text where none exists).
+
+    A book imported from an EPUB exports as that EPUB translated in place.
+    """
     library = open_library(home)
-    export_book(library, library.resolve(book), output, fmt, bilingual=bilingual)
+    export_book(
+        library,
+        library.resolve(book),
+        output,
+        fmt,
+        bilingual=bilingual,
+        rebuild=rebuild,
+        writing_mode=writing_mode,
+        ruby=ruby,
+    )
     out.print(f"Wrote {output}")
 
 
@@ -168,6 +206,13 @@ def settings(
         str | None,
         typer.Option(help="Comma-separated tools never to ask approval for; '' clears."),
     ] = None,
+    auto_accept_terms: Annotated[
+        Switch | None,
+        typer.Option(
+            help="on: glossary terms a model proposes are accepted at once, not left for "
+            "`honyaku glossary accept`."
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Print a book's settings, changing those given first."""
@@ -182,6 +227,8 @@ def settings(
         changes["approve_tools"] = _tool_names(approve_tools)
     if always_allow is not None:
         changes["always_allow"] = _tool_names(always_allow)
+    if auto_accept_terms is not None:
+        changes["auto_accept_terms"] = auto_accept_terms is Switch.ON
     current = change_settings(library, book_id, **changes)
     for name, value in current.model_dump().items():
         out.print(f"{name} = {value}")

@@ -20,6 +20,7 @@ from honyaku.domain.book import (
 from honyaku.domain.chunking import Chunk, render_chunk, split_into_chunks
 from honyaku.domain.ids import new_id
 from honyaku.domain.languages import guess_language, is_chinese, normalize_language
+from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
 from honyaku.domain.workflow import (
     ChunkWorkflow,
     JobKind,
@@ -37,12 +38,16 @@ __all__ = [
     "Book",
     "BookDraft",
     "BookSettings",
+    "BookSources",
     "Chapter",
     "ChapterDraft",
     "Chunk",
     "ChunkWorkflow",
+    "InlineMark",
     "JobKind",
+    "OriginalFile",
     "Paragraph",
+    "SourceLocation",
     "TaskStatus",
     "TranslationKind",
     "allowed_moves",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,9 +53,14 @@ class BatchProblem:
 
 
 def validate_batch(
-    items: Sequence[BatchItem], assigned: Mapping[str, Paragraph]
+    items: Sequence[BatchItem],
+    assigned: Mapping[str, Paragraph],
+    *,
+    in_book: Container[str] = frozenset(),
 ) -> list[BatchProblem]:
-    """Every reason to reject the batch; an empty list means it may be written."""
+    """Every reason to reject the batch; an empty list means it may be written. ``in_book``
+    holds the unassigned ids the batch names that are paragraphs of the book: only an id that
+    is not may be a typo worth a hint."""
     if not items:
         return [BatchProblem("EMPTY_BATCH", "The batch is empty: send at least one paragraph.")]
     if len(items) > MAX_BATCH_ITEMS:
@@ -75,21 +80,54 @@ def validate_batch(
         if n > 1
     ]
     for item in items:
-        problems.extend(_item_problems(item, assigned.get(item.paragraph_id)))
+        paragraph = assigned.get(item.paragraph_id)
+        if paragraph is None:
+            hint = None if item.paragraph_id in in_book else near_id(item, assigned)
+            problems.append(_not_assigned(item.paragraph_id, hint))
+        else:
+            problems.extend(_item_problems(item, paragraph))
     return problems
 
 
-def _item_problems(item: BatchItem, paragraph: Paragraph | None) -> list[BatchProblem]:
+def _not_assigned(pid: str, hint: str | None) -> BatchProblem:
+    message = (
+        f"段落 {pid} 不在当前任务分配范围内 (paragraph {pid} is not assigned to this "
+        "task; submit only ids shown as [ID: …] in this chunk)."
+    )
+    if hint:
+        message = message.removesuffix(".") + f"; did you mean {hint}?"
+    return BatchProblem("PARAGRAPH_NOT_ASSIGNED", message, pid)
+
+
+MAX_HINT_EDITS = 2
+
+
+def near_id(item: BatchItem, assigned: Mapping[str, Paragraph]) -> str | None:
+    """The one assigned id within two character edits of the item's id whose source starts
+    with the item's ``original_text_prefix``: what a model that miscopied an id meant. ``None``
+    when there is no such id, or more than one."""
+    near = [
+        pid
+        for pid, paragraph in assigned.items()
+        if edit_distance(item.paragraph_id, pid) <= MAX_HINT_EDITS
+        and prefix_matches(item.original_text_prefix, paragraph.text)
+    ]
+    return near[0] if len(near) == 1 else None
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance: insertions, deletions and substitutions (ids are 8 characters)."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def _item_problems(item: BatchItem, paragraph: Paragraph) -> list[BatchProblem]:
     pid = item.paragraph_id
-    if paragraph is None:
-        return [
-            BatchProblem(
-                "PARAGRAPH_NOT_ASSIGNED",
-                f"段落 {pid} 不在当前任务分配范围内 (paragraph {pid} is not assigned to this "
-                "task; submit only ids shown as [ID: …] in this chunk).",
-                pid,
-            )
-        ]
     problems = []
     text = item.translated_text.strip()
     if not text:

@@ -7,6 +7,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from honyaku.domain.sources import OriginalFile, SourceLocation
+
 
 def paragraph_text(raw: str) -> str:
     """A paragraph as honyaku stores it: indentation is layout, not text, and a paragraph is
@@ -16,20 +18,31 @@ def paragraph_text(raw: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ChapterDraft:
-    """A chapter read from a file; empty strings are kept as empty paragraphs."""
+    """A chapter read from a file; empty strings are kept as empty paragraphs.
+
+    ``sources``, when the format knows them, holds one location per paragraph (``None`` for
+    a paragraph that has none) and ``title_source`` the heading the title was read from.
+    They describe where the text came from, not what it is, so they take no part in equality.
+    """
 
     title: str
     paragraphs: tuple[str, ...]
+    sources: tuple[SourceLocation | None, ...] = field(default=(), compare=False)
+    title_source: SourceLocation | None = field(default=None, compare=False)
+
+    def source_of(self, index: int) -> SourceLocation | None:
+        return self.sources[index] if index < len(self.sources) else None
 
 
 @dataclass(frozen=True, slots=True)
 class BookDraft:
-    """A book read from a file, before it has ids."""
+    """A book read from a file, before it has ids; ``original`` is that file, when kept."""
 
     title: str
     chapters: tuple[ChapterDraft, ...]
     author: str | None = None
     language: str | None = None
+    original: OriginalFile | None = field(default=None, compare=False, repr=False)
 
 
 class TranslationKind(StrEnum):
@@ -52,6 +65,8 @@ class BookSettings(BaseModel):
     """Tools whose every call the translator approves before it runs."""
     always_allow: list[str] = Field(default_factory=list)
     """Tools that would need approval but are always allowed."""
+    auto_accept_terms: bool = False
+    """Glossary terms a model proposes are accepted at once, not left for the translator."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,3 +104,4 @@ class Book:
     target_lang: str
     settings: BookSettings = field(default_factory=BookSettings)
     chapters: tuple[Chapter, ...] = ()
+    translated_title: str | None = None

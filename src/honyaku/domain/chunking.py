@@ -3,7 +3,8 @@
 The rendered form is a contract (DESIGN.md): each work paragraph is one line
 ``[n] [ID: xxxxxxxx] text`` where ``n`` is the 1-based chapter position and the rest of the
 line is exactly the paragraph text. Polish and proofreading add the current translation on
-the next line. Nothing else ever uses the ``[ID: `` marker.
+the next line (glossary extraction reads the source alone). Nothing else ever uses the
+``[ID: `` marker.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from honyaku.domain.workflow import JobKind
 
 MAX_CHUNK_PARAGRAPHS = 400
 TRANSLATION_LINE_PREFIX = "    → "
+REVISIONS = (JobKind.POLISH, JobKind.PROOFREADING)
+"""The kinds that revise a translation, shown under each work line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +76,11 @@ def render_chunk(chunk: Chunk, kind: JobKind) -> str:
     if chunk.shows_title:
         lines.append(f"chapter_id: {chunk.chapter.id}")
         lines.append(f"title: {chunk.chapter.title}")
-        if kind is not JobKind.TRANSLATION and chunk.chapter.translated_title:
+        if kind in REVISIONS and chunk.chapter.translated_title:
             lines.append(f"{TRANSLATION_LINE_PREFIX}{chunk.chapter.translated_title}")
         lines.append("")
     for paragraph in chunk.paragraphs:
         lines.append(render_paragraph_line(paragraph))
-        if kind is not JobKind.TRANSLATION:
+        if kind in REVISIONS:
             lines.append(f"{TRANSLATION_LINE_PREFIX}{paragraph.translation or ''}")
     return "\n".join(lines)

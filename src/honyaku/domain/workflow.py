@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -25,6 +25,8 @@ class JobKind(StrEnum):
     TRANSLATION = "translation"
     POLISH = "polish"
     PROOFREADING = "proofreading"
+    EXTRACTION = "extraction"
+    """Glossary extraction: the model reads chapters and proposes names and terms."""
 
 
 class TaskStatus(StrEnum):
@@ -48,6 +50,11 @@ TRANSITIONS: dict[JobKind, dict[TaskStatus, frozenset[TaskStatus]]] = {
         _S.END: frozenset(),
     },
     JobKind.PROOFREADING: {
+        _S.PLANNING: frozenset({_S.WORKING}),
+        _S.WORKING: frozenset({_S.END}),
+        _S.END: frozenset(),
+    },
+    JobKind.EXTRACTION: {
         _S.PLANNING: frozenset({_S.WORKING}),
         _S.WORKING: frozenset({_S.END}),
         _S.END: frozenset(),
@@ -146,10 +153,13 @@ class ChunkWorkflow:
                 current_status=self.status.value,
             )
 
-    def check_batch(self, items: Sequence[BatchItem]) -> None:
-        """Raise the batch's every problem at once; return only if it may be written whole."""
+    def check_batch(
+        self, items: Sequence[BatchItem], in_book: Container[str] = frozenset()
+    ) -> None:
+        """Raise the batch's every problem at once; return only if it may be written whole.
+        ``in_book``: the unassigned ids named that are the book's paragraphs (no hint for them)."""
         self.require_working("add_translation_batch")
-        if problems := validate_batch(items, self.assigned):
+        if problems := validate_batch(items, self.assigned, in_book=in_book):
             raise ToolError(
                 problems[0].code,
                 " ".join(p.message for p in problems) + " Nothing was saved; fix and resend.",

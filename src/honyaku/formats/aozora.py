@@ -129,7 +129,7 @@ def _title_and_author(header: list[str]) -> tuple[str | None, str | None]:
     if not header:
         return None, None
     people = list(header[1:])
-    contributors = []
+    contributors: list[str] = []
     while people and people[-1].endswith(CONTRIBUTOR_SUFFIXES):
         contributors.insert(0, people.pop())
     # Between title and author Aozora puts an optional subtitle; the author is the last line.

@@ -1,22 +1,28 @@
-"""Turning a file's bytes into text: BOMs, declared charsets, and a guess for legacy CJK files.
+"""Turning a file's bytes into text: BOMs, declared charsets, and a guess for legacy files.
 
-The order matters and is deliberate. A byte order mark is certain; strict UTF-8 almost never
-decodes text written in another encoding; after that the Japanese and Chinese legacy
-encodings are tried on a sample and the decoding that reads most like real text wins (kana
-for Japanese, frequent hanzi and CJK punctuation for Chinese). charset-normalizer is the last
-resort for everything else. Shift_JIS is always read as CP932, the superset that Windows
-(and so most Japanese files) really use.
+The order matters and is deliberate. An encoding the person names wins; a byte order mark is
+certain; strict UTF-8 almost never decodes text written in another encoding; after that the
+Japanese and Chinese legacy encodings are tried on a sample and the decoding that reads most
+like real text wins (kana for Japanese, frequent hanzi and CJK punctuation for Chinese).
+Then Windows-1252 (and Latin-1, which it contains), when its decoding reads as Western
+European text (``western``). charset-normalizer is trusted last, only for non-Latin alphabets
+(Cyrillic, Greek, Hebrew, Arabic, Thai), whose encodings differ enough to be told apart; the
+Latin-script ones (Central European, Baltic, Turkish) differ only in a few letters, and a
+file in one of them is refused with a hint to name the encoding, rather than garbled. Shift_JIS
+is always read as CP932, the superset that Windows (and so most Japanese files) really use.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from charset_normalizer import from_bytes
 
-from honyaku.errors import BookFormatError
+from honyaku.errors import BookFormatError, ConfigError
+from honyaku.formats import western
 
 SAMPLE_BYTES = 64 * 1024
 """How much of a file the CJK guess looks at before decoding all of it."""
@@ -26,6 +32,10 @@ MIN_CJK_SCORE = 0.15
 
 MAX_CHAOS = 0.2
 """The most mess charset-normalizer's answer may show before it is refused."""
+
+MIN_NON_LATIN_SHARE = 0.9
+"""The share of a decoding's non-ASCII letters that must be of another alphabet than Latin
+for charset-normalizer's guess to be taken."""
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -66,6 +76,7 @@ _NAMES = {
     "gb18030": "GB18030",
     "big5hkscs": "Big5",
     "utf-8": "UTF-8",
+    "cp1252": "Windows-1252",
 }
 
 # Frequent hanzi/kanji in simplified and traditional forms: in a right decoding they are a
@@ -125,10 +136,15 @@ class _Guess:
     score: float
 
 
-def decode_text(raw: bytes, source: str) -> str:
-    """The text of a plain-text file; raises ``BookFormatError`` if it is not text."""
+def decode_text(raw: bytes, source: str, *, encoding: str | None = None) -> str:
+    """The text of a plain-text file; raises ``BookFormatError`` if it is not text.
+
+    ``encoding`` names the codec to use instead of telling it from the bytes.
+    """
     if not raw.strip():
         raise BookFormatError(f"{source}: the file is empty")
+    if encoding:
+        return _decode_as(raw, encoding, source)
     bom_codec = _codec_from_bom(raw)
     if bom_codec:
         return _decode_all(raw, bom_codec, source)
@@ -141,8 +157,11 @@ def decode_text(raw: bytes, source: str) -> str:
         return _decode_legacy(raw, source)
 
 
-def decode_markup(raw: bytes, source: str) -> str:
-    """The text of an XML or HTML file: BOM, then its declared charset, then a guess."""
+def decode_markup(raw: bytes, source: str, *, encoding: str | None = None) -> str:
+    """The text of an XML or HTML file: ``encoding`` if given, else the BOM, then its
+    declared charset, then a guess."""
+    if encoding:
+        return _decode_as(raw, encoding, source)
     bom_codec = _codec_from_bom(raw)
     if bom_codec:
         return _decode_all(raw, bom_codec, source)
@@ -155,6 +174,18 @@ def decode_markup(raw: bytes, source: str) -> str:
                 continue
     _refuse_binary(raw, source)
     return _decode_legacy(raw, source)
+
+
+def _decode_as(raw: bytes, encoding: str, source: str) -> str:
+    label = encoding.strip().lower()
+    try:
+        codec = _LABELS.get(label) or codecs.lookup(label).name
+    except LookupError:
+        raise ConfigError(
+            f"unknown encoding {encoding!r}; give a codec name such as cp1252, shift_jis, "
+            "gb18030 or big5"
+        ) from None
+    return _decode_all(raw, codec, source).removeprefix("\ufeff")
 
 
 def _codec_from_bom(raw: bytes) -> str | None:
@@ -185,21 +216,39 @@ def _refuse_binary(raw: bytes, source: str) -> None:
 
 
 def _decode_legacy(raw: bytes, source: str) -> str:
-    for guess in _rank_cjk(raw[:SAMPLE_BYTES]):
+    sample = raw[:SAMPLE_BYTES]
+    for guess in _rank_cjk(sample):
         try:
             return raw.decode(guess.codec)
         except UnicodeDecodeError:
             continue
-    best = from_bytes(raw[:SAMPLE_BYTES]).best()
+    try:
+        text = raw.decode(western.CODEC)
+        if western.reads_as_western(text[: len(sample)]):
+            return text
+    except UnicodeDecodeError:
+        pass
+    best = from_bytes(sample).best()
     if best is not None and best.chaos <= MAX_CHAOS:
         try:
-            return raw.decode(best.encoding)
+            text = raw.decode(best.encoding)
+            if _is_non_latin(text[: len(sample)]):
+                return text
         except (UnicodeDecodeError, LookupError):
             pass
+    hint = f"perhaps --encoding {best.encoding}" if best is not None else "e.g. --encoding cp1252"
     raise BookFormatError(
-        f"{source}: cannot decode the text (tried UTF-8, Shift_JIS, EUC-JP, GB18030, Big5); "
-        "save it as UTF-8 and try again"
+        f"{source}: cannot tell the text's encoding (it is not UTF-8, and does not read as "
+        f"Windows-1252, Shift_JIS, EUC-JP, GB18030 or Big5); name it with --encoding ({hint}) "
+        "or save it as UTF-8"
     )
+
+
+def _is_non_latin(text: str) -> bool:
+    """Whether the non-ASCII letters of ``text`` are mostly of another alphabet than Latin."""
+    letters = [char for char in text if char.isalpha() and not char.isascii()]
+    latin = sum(1 for char in letters if unicodedata.name(char, "").startswith("LATIN"))
+    return bool(letters) and len(letters) - latin >= len(letters) * MIN_NON_LATIN_SHARE
 
 
 def _rank_cjk(sample: bytes) -> list[_Guess]:

@@ -8,6 +8,7 @@ legacy encoding (no UTF-8 flag) decoded again as UTF-8 or CP932.
 
 from __future__ import annotations
 
+import io
 import unicodedata
 import zipfile
 import zlib
@@ -29,15 +30,16 @@ _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, No
 
 
 class EpubArchive:
-    """An open zip; use as a context manager."""
+    """An open zip, from a file or from its bytes; use as a context manager."""
 
-    def __init__(self, path: Path, source: str) -> None:
+    def __init__(self, path: Path | bytes, source: str) -> None:
         self.source = source
         self._bytes_read = 0
-        if path.stat().st_size > MAX_EPUB_FILE_BYTES:
+        size = len(path) if isinstance(path, bytes) else path.stat().st_size
+        if size > MAX_EPUB_FILE_BYTES:
             raise BookFormatError(f"{source}: larger than {MAX_EPUB_FILE_BYTES // MIB} MB")
         try:
-            self._zip = zipfile.ZipFile(path)
+            self._zip = zipfile.ZipFile(io.BytesIO(path) if isinstance(path, bytes) else path)
             infos = self._zip.infolist()
         except _ZIP_ERRORS as error:
             raise BookFormatError(
@@ -66,6 +68,16 @@ class EpubArchive:
 
     def names(self) -> list[str]:
         return [info.filename for info in self._zip.infolist() if not info.is_dir()]
+
+    def entries(self) -> list[tuple[str, zipfile.ZipInfo]]:
+        """Each file entry once, in archive order, under the name the book's files use for it
+        (a name stored in a legacy encoding comes back decoded)."""
+        entries: dict[str, zipfile.ZipInfo] = {}
+        for info in self._zip.infolist():
+            if not info.is_dir():
+                variants = _name_variants(info)
+                entries.setdefault(variants[1] if len(variants) > 1 else variants[0], info)
+        return list(entries.items())
 
     def find(self, name: str) -> zipfile.ZipInfo | None:
         key = _normalize(name)

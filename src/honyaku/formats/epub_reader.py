@@ -7,6 +7,9 @@ first entry is a front chapter named after its first heading or its document tit
 Places the book marks as cover, table of contents or copyright page (landmarks, guide,
 epub:type) are skipped, each to the end of its file. Without any usable table of contents,
 each spine document is a chapter. A chapter left without text (a title page) is dropped.
+
+The draft keeps the EPUB's bytes and, for each paragraph, its document and locator (see
+``locators``), so that an export can translate the original in place.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from honyaku.domain.book import BookDraft, ChapterDraft
+from honyaku.domain.sources import EPUB_MEDIA_TYPE, OriginalFile, SourceLocation
 from honyaku.errors import BookFormatError
 from honyaku.formats.chapters import finish_chapter
 from honyaku.formats.epub_archive import EpubArchive
@@ -26,8 +30,12 @@ from honyaku.formats.epub_package import (
     read_navigation,
     read_package,
 )
+from honyaku.formats.limits import MIB, BookBudget
 from honyaku.formats.markup import parse_document
 from honyaku.formats.xhtml import Block, DocumentText, extract_text
+
+MAX_KEPT_ORIGINAL_BYTES = 512 * MIB
+"""A larger EPUB is read but not kept: its exports are rebuilt from the paragraphs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +58,15 @@ class _Cut:
 
 
 @dataclass(slots=True)
+class _Document:
+    """A spine document's paragraphs, and where each one sits in it."""
+
+    path: str
+    text: DocumentText
+    sources: list[SourceLocation | None]
+
+
+@dataclass(slots=True)
 class _Segment:
     """The blocks between two cuts: one chapter to be, unless skipped or empty."""
 
@@ -58,6 +75,7 @@ class _Segment:
     document: DocumentText
     path: str
     blocks: list[Block] = field(default_factory=list)
+    sources: list[SourceLocation | None] = field(default_factory=list)
 
 
 def read_epub(path: Path, source: str) -> BookDraft:
@@ -72,8 +90,21 @@ def read_epub(path: Path, source: str) -> BookDraft:
     if not chapters:
         raise BookFormatError(f"{source}: the EPUB has no readable text")
     return BookDraft(
-        title=title, chapters=tuple(chapters), author=package.author, language=package.language
+        title=title,
+        chapters=tuple(chapters),
+        author=package.author,
+        language=package.language,
+        original=_original(path, source),
     )
+
+
+def _original(path: Path, source: str) -> OriginalFile | None:
+    if path.stat().st_size > MAX_KEPT_ORIGINAL_BYTES:
+        return None
+    try:
+        return OriginalFile(path.name, EPUB_MEDIA_TYPE, path.read_bytes())
+    except OSError as error:
+        raise BookFormatError(f"{source}: cannot be read ({error.strerror})") from None
 
 
 def _refuse_drm(archive: EpubArchive, package: Package) -> None:
@@ -81,22 +112,35 @@ def _refuse_drm(archive: EpubArchive, package: Package) -> None:
         raise BookFormatError(f"{archive.source}: DRM-protected; its text cannot be read")
 
 
-def _read_documents(archive: EpubArchive, package: Package) -> list[tuple[str, DocumentText]]:
+def _read_documents(archive: EpubArchive, package: Package) -> list[_Document]:
     documents = []
+    budget = BookBudget(archive.source)
     for doc_path in package.spine:
         data = archive.read(doc_path)
         if data is None:
             continue  # the spine names a file the zip lacks: read the rest of the book
         root = parse_document(data, f"{archive.source}: {doc_path}")
         try:
-            documents.append((doc_path, extract_text(root)))
+            documents.append(_located(doc_path, extract_text(root, trace=True, budget=budget)))
         except RecursionError:
             raise BookFormatError(f"{archive.source}: {doc_path}: nested too deeply") from None
     return documents
 
 
+def _located(doc_path: str, text: DocumentText) -> _Document:
+    """The document's blocks, freed from its tree, and their locations."""
+    sources = [
+        SourceLocation(doc_path, block.origin.locator, block.origin.marks)
+        if block.origin is not None and block.origin.container is not None
+        else None
+        for block in text.blocks
+    ]
+    text.blocks = [Block(block.text, block.heading_level) for block in text.blocks]
+    return _Document(doc_path, text, sources)
+
+
 def _chapters(
-    documents: list[tuple[str, DocumentText]],
+    documents: list[_Document],
     toc: list[TocEntry],
     skipped: set[Target],
     book_title: str,
@@ -109,7 +153,9 @@ def _chapters(
         if segment.skipped:
             continue
         chapter = finish_chapter(
-            _segment_title(segment, book_title), [b.text for b in segment.blocks]
+            _segment_title(segment, book_title),
+            [b.text for b in segment.blocks],
+            segment.sources,
         )
         if chapter is not None:
             chapters.append(chapter)
@@ -117,13 +163,13 @@ def _chapters(
 
 
 def _cuts(
-    documents: list[tuple[str, DocumentText]], toc: list[TocEntry], skipped: set[Target]
+    documents: list[_Document], toc: list[TocEntry], skipped: set[Target]
 ) -> dict[str, list[_Cut]]:
     marks = [_Mark(entry.target, entry.title or None, False) for entry in toc]
     marks += [_Mark(target, None, True) for target in skipped]
     return {
-        doc_path: _cuts_in(document, [m for m in marks if m.target.path == doc_path])
-        for doc_path, document in documents
+        document.path: _cuts_in(document.text, [m for m in marks if m.target.path == document.path])
+        for document in documents
     }
 
 
@@ -141,31 +187,32 @@ def _cuts_in(document: DocumentText, marks: list[_Mark]) -> list[_Cut]:
     return sorted(cuts, key=lambda cut: (cut.position, cut.skipped, cut.order))
 
 
-def _cuts_per_document(
-    documents: list[tuple[str, DocumentText]], skipped: set[Target]
-) -> dict[str, list[_Cut]]:
+def _cuts_per_document(documents: list[_Document], skipped: set[Target]) -> dict[str, list[_Cut]]:
     skipped_paths = {t.path for t in skipped if t.fragment is None}
-    return {path: [_Cut(0, None, path in skipped_paths, 0)] for path, _ in documents}
+    return {d.path: [_Cut(0, None, d.path in skipped_paths, 0)] for d in documents}
 
 
-def _segments(
-    documents: list[tuple[str, DocumentText]], cuts: dict[str, list[_Cut]]
-) -> list[_Segment]:
-    first_path, first_document = documents[0] if documents else ("", DocumentText())
-    current = _Segment(None, False, first_document, first_path)
+def _segments(documents: list[_Document], cuts: dict[str, list[_Cut]]) -> list[_Segment]:
+    first = documents[0] if documents else _Document("", DocumentText(), [])
+    current = _Segment(None, False, first.text, first.path)
     segments = [current]
-    for doc_path, document in documents:
+    for document in documents:
         if current.skipped:  # a skipped part (a cover, a contents page) ends with its file
-            current = _Segment(None, False, document, doc_path)
+            current = _Segment(None, False, document.text, document.path)
             segments.append(current)
         start = 0
-        for cut in cuts.get(doc_path, []):
-            current.blocks.extend(document.blocks[start : cut.position])
+        for cut in cuts.get(document.path, []):
+            _take(current, document, start, cut.position)
             start = max(start, cut.position)
-            current = _Segment(cut.title, cut.skipped, document, doc_path)
+            current = _Segment(cut.title, cut.skipped, document.text, document.path)
             segments.append(current)
-        current.blocks.extend(document.blocks[start:])
+        _take(current, document, start, len(document.text.blocks))
     return segments
+
+
+def _take(segment: _Segment, document: _Document, start: int, end: int) -> None:
+    segment.blocks.extend(document.text.blocks[start:end])
+    segment.sources.extend(document.sources[start:end])
 
 
 def _segment_title(segment: _Segment, book_title: str) -> str:

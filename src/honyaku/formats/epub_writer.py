@@ -13,7 +13,7 @@ import re
 import uuid
 import zipfile
 from datetime import UTC, datetime
-from typing import BinaryIO
+from typing import IO
 
 from lxml import etree
 
@@ -43,7 +43,7 @@ p.source, p.source-title { color: #555; font-size: 0.95em; margin-bottom: 0.2em;
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-def write_epub(book: Book, file: BinaryIO, *, bilingual: bool = False) -> None:
+def write_epub(book: Book, file: IO[bytes], *, bilingual: bool = False) -> None:
     """Write ``book`` as an EPUB 3 zip into ``file``."""
     language = _book_language(book)
     chapters = list(book.chapters)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import stat
 import zipfile
 import zlib
 from pathlib import Path
@@ -28,16 +29,21 @@ _MARKUP_START = re.compile(rb"\s*<(?:\?xml|!doctype\s+html|html[\s>])", re.IGNOR
 _UTF16_MARKUP = ("<?xml".encode("utf-16-le"), "<?xml".encode("utf-16-be"))
 
 
-def read_book(path: Path, *, chapter_pattern: str | None = None) -> BookDraft:
+def read_book(
+    path: Path, *, chapter_pattern: str | None = None, encoding: str | None = None
+) -> BookDraft:
     """Read the book at ``path`` (EPUB, (X)HTML or text).
 
     ``chapter_pattern`` is an extra regex for chapter heading lines in text files.
+    ``encoding`` (a codec name: cp1252, shift_jis, gb18030 ...) is how a text or (X)HTML file
+    is decoded when its encoding cannot be told from its bytes; an EPUB's documents declare
+    their own, and it does not apply to them.
     Raises ``BookFormatError`` with a one-line message when the file cannot be a book.
     """
     path = Path(path)
     source = path.name or str(path)
     try:
-        return _read(path, source, chapter_pattern)
+        return _read(path, source, chapter_pattern, encoding)
     except BookFormatError as error:
         message = " ".join(str(error).split())
         if message != str(error):
@@ -51,18 +57,21 @@ def read_book(path: Path, *, chapter_pattern: str | None = None) -> BookDraft:
         raise BookFormatError(f"{source}: cannot be read as a book ({detail})") from None
 
 
-def _read(path: Path, source: str, chapter_pattern: str | None) -> BookDraft:
+def _read(path: Path, source: str, chapter_pattern: str | None, encoding: str | None) -> BookDraft:
     head = _head(path, source)
     if head.startswith(ZIP_MAGIC):
         return read_epub(path, source)
     raw = _read_capped(path, source)
     if _looks_like_markup(raw[:SNIFF_BYTES]):
-        return read_html_book(raw, name=source, stem=path.stem)
-    return read_text_book(raw, name=source, stem=path.stem, chapter_pattern=chapter_pattern)
+        return read_html_book(raw, name=source, stem=path.stem, encoding=encoding)
+    return read_text_book(
+        raw, name=source, stem=path.stem, chapter_pattern=chapter_pattern, encoding=encoding
+    )
 
 
 def _head(path: Path, source: str) -> bytes:
     try:
+        _refuse_special_file(path, source)
         with path.open("rb") as file:
             return file.read(SNIFF_BYTES)
     except IsADirectoryError:
@@ -71,6 +80,15 @@ def _head(path: Path, source: str) -> bytes:
         raise BookFormatError(f"{source}: no such file") from None
     except OSError as error:
         raise BookFormatError(f"{source}: cannot be read ({error.strerror})") from None
+
+
+def _refuse_special_file(path: Path, source: str) -> None:
+    """Opening a named pipe waits for a writer, and a device never ends: neither is a book."""
+    mode = path.stat().st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise BookFormatError(f"{source}: a pipe or socket, not a book file")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise BookFormatError(f"{source}: a device, not a book file")
 
 
 def _read_capped(path: Path, source: str) -> bytes:

@@ -4,6 +4,9 @@ XML is parsed with lxml the way defusedxml would have it: no entity expansion, n
 no network. A document that declares entities at all is refused outright, since a book has no
 use for them and an entity-expansion attack needs them. A content document that is not
 well-formed XML (common in real EPUBs) is read again with lxml's tolerant HTML parser.
+
+A document to be edited and written back (an in-place export) is parsed as XML only, with
+its comments and processing instructions kept, so that what is not edited stays as it was.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from lxml import etree
 
 from honyaku.errors import BookFormatError
 from honyaku.formats.encoding import decode_markup
+from honyaku.formats.limits import refuse_excess_tags
 
 
-def _xml_parser(*, recover: bool) -> etree.XMLParser:
+def _xml_parser(*, recover: bool, keep_comments: bool = False) -> etree.XMLParser:
     return etree.XMLParser(
         encoding="utf-8",
         resolve_entities=False,
@@ -23,8 +27,8 @@ def _xml_parser(*, recover: bool) -> etree.XMLParser:
         no_network=True,
         huge_tree=False,
         recover=recover,
-        remove_comments=True,
-        remove_pis=True,
+        remove_comments=not keep_comments,
+        remove_pis=not keep_comments,
     )
 
 
@@ -51,9 +55,10 @@ def parse_xml(raw: bytes, source: str, *, recover: bool = False) -> etree._Eleme
     return root
 
 
-def parse_document(raw: bytes, source: str) -> etree._Element:
-    """The root of an XHTML or HTML content document, read as XML when it is well-formed."""
-    data = _safe_utf8(raw, source)
+def parse_document(raw: bytes, source: str, *, encoding: str | None = None) -> etree._Element:
+    """The root of an XHTML or HTML content document, read as XML when it is well-formed;
+    ``encoding`` overrides the document's own."""
+    data = _safe_utf8(raw, source, encoding)
     try:
         root = etree.fromstring(data, _xml_parser(recover=False))
     except (etree.XMLSyntaxError, ValueError):
@@ -67,8 +72,23 @@ def parse_document(raw: bytes, source: str) -> etree._Element:
         raise BookFormatError(f"{source}: not a readable (X)HTML document ({error})") from None
 
 
-def _safe_utf8(raw: bytes, source: str) -> bytes:
-    text = decode_markup(raw, source)
+def parse_for_editing(raw: bytes, source: str) -> etree._Element | None:
+    """The root of a well-formed XML file with its comments kept, or ``None`` when the file
+    is not well-formed (an editor must not write back what a repairing parser guessed)."""
+    data = _safe_utf8(raw, source)
+    try:
+        root = etree.fromstring(data, _xml_parser(recover=False, keep_comments=True))
+    except (etree.XMLSyntaxError, ValueError):
+        return None
+    if root is None:
+        return None
+    _refuse_entities(root, source)
+    return root
+
+
+def _safe_utf8(raw: bytes, source: str, encoding: str | None = None) -> bytes:
+    refuse_excess_tags(raw, source)
+    text = decode_markup(raw, source, encoding=encoding)
     # Entities are refused before any parser sees them, so no parser setting is trusted alone.
     if "<!ENTITY" in text:
         raise BookFormatError(

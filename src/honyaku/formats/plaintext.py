@@ -19,6 +19,7 @@ from honyaku.formats import aozora
 from honyaku.formats.chapters import Heading, assemble_chapters, pick_chapter_level
 from honyaku.formats.encoding import decode_text
 from honyaku.formats.headings import HeadingMatcher
+from honyaku.formats.limits import BookBudget
 
 MAX_TITLE_CHARS = 60
 
@@ -29,13 +30,25 @@ _MARKED_RUBY = re.compile(r"[｜|]([^｜|《\n]{1,40})《[^》\n]{1,40}》")
 _KANA_RUBY = re.compile(
     r"([\u4e00-\u9fff\u3400-\u4dbf々〆ヵヶ]+)《[\u3041-\u309f\u30a0-\u30ff]{1,20}》"
 )
+# Every character str.splitlines() breaks at.
+LINE_BREAKS = ("\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 TITLE_END_CHARS = ("。", "．", ".", "!", "！", "?", "？", "」", "』", "…", "、", ",", "，")
 
 
-def read_text_book(raw: bytes, *, name: str, stem: str, chapter_pattern: str | None) -> BookDraft:
-    """A book from the bytes of a text file; ``name`` is used in errors, ``stem`` as title."""
-    text = decode_text(raw, name)
-    lines = [_CONTROL.sub("", line) for line in text.splitlines()]
+def read_text_book(
+    raw: bytes,
+    *,
+    name: str,
+    stem: str,
+    chapter_pattern: str | None,
+    encoding: str | None = None,
+) -> BookDraft:
+    """A book from the bytes of a text file; ``name`` is used in errors, ``stem`` as title.
+
+    ``encoding`` (a codec name) is used instead of telling the encoding from the bytes.
+    """
+    text = decode_text(raw, name, encoding=encoding)
+    lines = [_CONTROL.sub("", line) for line in _split_lines(text, name)]
     if aozora.is_aozora_text(text):
         book = _read_aozora(lines, stem, chapter_pattern)
     else:
@@ -44,6 +57,17 @@ def read_text_book(raw: bytes, *, name: str, stem: str, chapter_pattern: str | N
     if not book.chapters:
         raise BookFormatError(f"{name}: no text in the file, only headings or notes")
     return book
+
+
+def _split_lines(text: str, name: str) -> list[str]:
+    """The lines of the file, counted against the book caps before the list is made: a file
+    of nothing but line breaks would otherwise become hundreds of millions of paragraphs."""
+    budget = BookBudget(name)
+    breaks = sum(text.count(brk) for brk in LINE_BREAKS) - text.count("\r\n")
+    budget.add(paragraphs=breaks + 1, chars=len(text))
+    lines = text.splitlines()
+    budget.refuse_long_paragraph(max(map(len, lines), default=0))
+    return lines
 
 
 def _read_plain(lines: list[str], stem: str, matcher: HeadingMatcher) -> BookDraft:

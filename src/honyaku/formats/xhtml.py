@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from honyaku.formats.aozora import gaiji_character
+from honyaku.formats.limits import BookBudget
+from honyaku.formats.locators import BlockOrigin, LineTrace, NodeKind, SourceTracker
 from honyaku.formats.markup import local_name
 
 # Word lists read better than columns of quoted words, hence the SIM905 exemptions.
@@ -62,10 +64,14 @@ _STRIPPED = " \t\n\r\f\v\x1c\x1d\x1e\x85\u2028\u2029"
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """One paragraph of a document; ``heading_level`` is 1–6 for headings, else 0."""
+    """One paragraph of a document; ``heading_level`` is 1–6 for headings, else 0.
+
+    ``origin`` says where in the tree it came from, when the walk was asked to trace.
+    """
 
     text: str
     heading_level: int = 0
+    origin: BlockOrigin | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(slots=True)
@@ -107,14 +113,34 @@ def element_text(element: etree._Element) -> str:
     return " ".join(block.text for block in collector.document.blocks if block.text)
 
 
-def extract_text(root: etree._Element, *, aozora: bool = False) -> DocumentText:
+def inline_text(element: etree._Element) -> str:
+    """The text ``element`` adds to its paragraph: nothing for a skipped element."""
+    collector = _Collector(aozora=False)
+    collector.heading_depth = 1
+    if collector._kind(element, local_name(element.tag)) not in (NodeKind.INLINE, NodeKind.BLOCK):
+        return ""
+    collector.walk_children(element)
+    collector.flush()
+    return " ".join(block.text for block in collector.document.blocks if block.text)
+
+
+def extract_text(
+    root: etree._Element,
+    *,
+    aozora: bool = False,
+    trace: bool = False,
+    budget: BookBudget | None = None,
+) -> DocumentText:
     """The paragraphs under ``root`` (its ``body`` when it has one).
 
     ``aozora`` turns on Aozora Bunko's XHTML conventions: heading classes, gaiji images whose
     alt text names the character, and ``span.notes`` editor's notes, which are skipped.
+    ``trace`` gives each block its ``origin`` (see ``locators``). Each paragraph is charged to
+    ``budget`` as it is written, so that a document of millions of paragraphs is refused as
+    soon as the book passes a cap.
     """
     body = _find_body(root)
-    collector = _Collector(aozora=aozora)
+    collector = _Collector(aozora=aozora, tracker=SourceTracker() if trace else None, budget=budget)
     collector.walk(body)
     collector.flush()
     collector.document.title = _document_title(root)
@@ -141,8 +167,16 @@ def _document_title(root: etree._Element) -> str | None:
 class _Collector:
     """Walks a tree once and writes paragraphs as their blocks close."""
 
-    def __init__(self, *, aozora: bool) -> None:
+    def __init__(
+        self,
+        *,
+        aozora: bool,
+        tracker: SourceTracker | None = None,
+        budget: BookBudget | None = None,
+    ) -> None:
         self.aozora = aozora
+        self.tracker = tracker
+        self.budget = budget
         self.document = DocumentText()
         self.heading_depth = 0
         self.pre_depth = 0
@@ -153,21 +187,35 @@ class _Collector:
 
     def walk(self, element: etree._Element) -> None:
         name = local_name(element.tag)
-        if name is None:
-            self._add(element.tail)
-            return
-        self._register_anchor(element)
-        if name == "br":
+        kind = self._kind(element, name)
+        if self.tracker is not None:
+            self.tracker.enter(element, name, kind)
+        if kind is not NodeKind.OTHER:
+            self._register_anchor(element)
+        if kind is NodeKind.BREAK:
             self._break_line()
-        elif name == "img" and self.aozora:
+        elif kind is NodeKind.GAIJI:
             self._add(gaiji_character(element.get("alt") or "") or "")
-        elif self._is_skipped(element, name):
+        elif kind is NodeKind.SKIPPED:
             self._register_inner_anchors(element)
-        elif name in BLOCK_TAGS:
-            self._walk_block(element, name)
-        else:
+        elif kind is NodeKind.BLOCK:
+            self._walk_block(element, name or "")
+        elif kind is NodeKind.INLINE:
             self.walk_children(element)
+        if self.tracker is not None:
+            self.tracker.leave(name, kind)
         self._add(element.tail)
+
+    def _kind(self, element: etree._Element, name: str | None) -> NodeKind:
+        if name is None:
+            return NodeKind.OTHER
+        if name == "br":
+            return NodeKind.BREAK
+        if name == "img" and self.aozora:
+            return NodeKind.GAIJI
+        if self._is_skipped(element, name):
+            return NodeKind.SKIPPED
+        return NodeKind.BLOCK if name in BLOCK_TAGS else NodeKind.INLINE
 
     def walk_children(self, element: etree._Element) -> None:
         self._add(element.text)
@@ -176,6 +224,8 @@ class _Collector:
 
     def _walk_block(self, element: etree._Element, name: str) -> None:
         self.flush()
+        if self.tracker is not None:
+            self.tracker.open_block(element)
         emitted_before = len(self.document.blocks)
         saved = (self._heading_level, self.heading_depth, self.pre_depth)
         level = self._block_heading_level(element, name)
@@ -185,9 +235,11 @@ class _Collector:
             self.pre_depth += 1
         self.walk_children(element)
         self.flush()
+        if self.tracker is not None:
+            self.tracker.close_block()
         self._heading_level, self.heading_depth, self.pre_depth = saved
         if name == "p" and len(self.document.blocks) == emitted_before:
-            self.document.blocks.append(Block(""))  # an empty <p> is a blank line of the book
+            self._write(Block(""))  # an empty <p> is a blank line of the book
         self._after_heading = bool(level)
 
     def _block_heading_level(self, element: etree._Element, name: str) -> int:
@@ -213,37 +265,63 @@ class _Collector:
         if self.pre_depth and "\n" in text:
             # Preformatted lines (verse, code) are lines: each one is a paragraph.
             first, *others = text.replace("\r\n", "\n").split("\n")
-            self._parts.append(first)
+            self._append(first)
             for line in others:
                 self._break_line()
-                self._parts.append(line)
+                self._append(line)
             return
+        self._append(text)
+
+    def _append(self, text: str) -> None:
         self._parts.append(text)
+        if self.tracker is not None:
+            self.tracker.text(text)
 
     def _break_line(self) -> None:
         if self.heading_depth:
-            self._parts.append("\n")
+            if self.tracker is not None:
+                self.tracker.joined_break()
+            self._append("\n")
             return
         self._lines.append("".join(self._parts))
         self._parts = []
+        if self.tracker is not None:
+            self.tracker.break_line()
 
     def flush(self) -> None:
         """Close the current run of inline content, writing its lines as paragraphs."""
+        if not self._lines and not self._parts:  # nothing since the last block boundary
+            self._after_heading = False
+            if self.tracker is not None:
+                self.tracker.finish_run()
+            return
         broken = bool(self._lines)
         lines = [*self._lines, "".join(self._parts)]
         self._lines, self._parts = [], []
+        run = self.tracker.finish_run() if self.tracker is not None else []
+        traces: list[LineTrace | None] = list(run) or [None] * len(lines)
         if broken and not lines[-1].strip():
             lines.pop()  # a trailing <br> ends the last line; it does not open another
+            traces.pop()
         if broken and self._after_heading and lines and not lines[0].strip():
             lines.pop(0)  # <h4>…</h4><br/>, as Aozora writes it: the <br> ends the heading's line
+            traces.pop(0)
         self._after_heading = False
-        for line in lines:
+        for line, trace in zip(lines, traces, strict=True):
             text = normalize_space(line)
             if not text.strip():
                 if not broken:
                     continue  # whitespace between blocks is layout, not a blank line
                 text = ""
-            self.document.blocks.append(Block(text, self._level()))
+            origin = None
+            if self.tracker is not None and trace is not None:
+                origin = self.tracker.origin(trace, line, text)
+            self._write(Block(text, self._level(), origin))
+
+    def _write(self, block: Block) -> None:
+        if self.budget is not None:
+            self.budget.charge(block.text)
+        self.document.blocks.append(block)
 
     def _level(self) -> int:
         return self._heading_level if self.heading_depth else 0

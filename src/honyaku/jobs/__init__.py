@@ -1,11 +1,15 @@
-"""Jobs: a model translating, polishing or proofreading a book, chunk by chunk, through tools.
+"""Jobs: a model translating, polishing or proofreading a book, or extracting its glossary,
+chunk by chunk, through tools.
 
 service.py      JobService: open a job, run it (an async stream of events), stop it
 planning.py     a job's plan: chapters split into chunks, and what counts as done
 scheduler.py    chapters in parallel, each chapter's chunks in order, events merged
 chunk_run.py    one chunk's conversation with the model, as events
 tools.py        the tools the model calls, and the context they work on
+glossary_tools.py   the glossary tools (propose, look up) and the tools of extraction
+batch_quality.py    the quality checks run on an accepted batch, their warnings in its result
 prompts.py      the system prompt and the chunk message
+glossary_prompts.py the glossary entries of a chunk's message, the extraction prompt
 action_log.py   the action log and the running cost, kept from the events
 events.py       the events a job reports
 settings.py     a book's job settings

@@ -3,7 +3,8 @@
 The plan is made once, when the job is created, and kept as rows (``store.chunks``); a
 resumed job runs what is left of the same plan. A paragraph counts as done for a translation
 once it has a selected translation (unless the job retranslates), and for every job once the
-job has written a version of it.
+job has written a version of it. Glossary extraction writes no versions: the status of its
+chunk rows alone says what is done.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from honyaku.store.chunks import PlannedChunk
 def work_of(chapter: Chapter, kind: JobKind) -> list[Paragraph]:
     """A chapter's work items: non-empty paragraphs, and for revisions only translated ones."""
     work = chapter.work_paragraphs
-    return list(work) if kind is JobKind.TRANSLATION else [p for p in work if p.translation]
+    if kind in (JobKind.TRANSLATION, JobKind.EXTRACTION):
+        return list(work)
+    return [p for p in work if p.translation]
 
 
 def is_done(paragraph: Paragraph, kind: JobKind, *, retranslate: bool, written: Set[str]) -> bool:
@@ -72,3 +75,16 @@ def plan_chunks(
         for chunks in split_book(book, kind, retranslate=retranslate, written=written)
         for chunk in chunks
     ]
+
+
+def still_to_do(
+    book: Book, kind: JobKind, *, retranslate: bool, written: Set[str]
+) -> tuple[dict[str, Paragraph], set[str]]:
+    """The work paragraphs of ``book`` (by id) for a job of ``kind``, and those not done."""
+    paragraphs = {p.id: p for c in book.chapters for p in work_of(c, kind)}
+    to_do = {
+        pid
+        for pid, paragraph in paragraphs.items()
+        if not is_done(paragraph, kind, retranslate=retranslate, written=written)
+    }
+    return paragraphs, to_do

@@ -37,12 +37,15 @@ from honyaku.jobs.events import (
     ParagraphsDone,
     Where,
 )
-from honyaku.jobs.planning import is_done, plan_chunks, title_wanted, work_of
+from honyaku.jobs.glossary_prompts import extraction_prompt
+from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
+from honyaku.jobs.planning import is_done, plan_chunks, still_to_do, title_wanted
 from honyaku.jobs.prompts import system_prompt
 from honyaku.jobs.scheduler import merged
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.models import ConnectedModel
 from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim
+from honyaku.store.glossary import BookGlossary, GlossaryStore
 from honyaku.store.jobs import ActionKind, Job, JobScope, JobStatus, JobStore, RecordedAction
 from honyaku.store.library import Library
 
@@ -60,6 +63,8 @@ class JobRequest:
     """Chapters worked on at once."""
     retranslate: bool = False
     limits: LoopLimits = field(default_factory=LoopLimits)
+    resume: str | None = None
+    """The unfinished job to go on with; by default the one over the same scope, if any."""
 
 
 class JobService:
@@ -83,6 +88,7 @@ class JobService:
             model=model.provider.model,
             protocol=model.protocol.value,
             planned=planned,
+            resume=request.resume,
         )
         run = _Run(self, job, book, request, model)
         lanes = run.lanes(self.chunks.items(job.id))
@@ -129,6 +135,16 @@ class JobService:
     def jobs(self, book_id: str) -> list[Job]:
         return self.store.for_book(book_id)
 
+    def progress(self, job_id: str) -> tuple[int, int]:
+        """A job's work paragraphs, and how many of them are done."""
+        job = self.store.get(job_id)
+        book = self.library.get_book(job.book_id, chapter_numbers=job.chapters)
+        written = self.store.paragraphs_done(job.id)
+        paragraphs, to_do = still_to_do(
+            book, job.kind, retranslate=job.retranslate, written=written
+        )
+        return len(paragraphs), len(paragraphs) - len(to_do)
+
     def actions(
         self, book_id: str, kinds: Sequence[ActionKind] | None = None
     ) -> list[RecordedAction]:
@@ -171,21 +187,26 @@ class _Run:
         model: ConnectedModel,
     ) -> None:
         self.service, self.job, self.book, self.request = service, job, book, request
-        self.paragraphs = {p.id: p for c in book.chapters for p in work_of(c, request.kind)}
-        self.total = len(self.paragraphs)
-        self.to_do = self._still_to_do(service.store.paragraphs_done(job.id))
+        written = service.store.paragraphs_done(job.id)
+        paragraphs, self.to_do = still_to_do(
+            book, job.kind, retranslate=job.retranslate, written=written
+        )
+        if job.kind is JobKind.EXTRACTION:
+            self.to_do = self._extraction_to_do()
+        self.total = len(paragraphs)
+        self.glossary = BookGlossary(GlossaryStore(service.library.database), book.id)
         self.talk = ChunkTalk(model.provider, self._registry(), self._prompt(), request.limits)
         self.failures: list[ChunkFailure] = []
         self.done = 0
         self.busy = 0
 
-    def _still_to_do(self, written: set[str]) -> set[str]:
+    def _extraction_to_do(self) -> set[str]:
+        """Extraction writes no versions: what its finished chunks read is done."""
         return {
             pid
-            for pid, paragraph in self.paragraphs.items()
-            if not is_done(
-                paragraph, self.job.kind, retranslate=self.job.retranslate, written=written
-            )
+            for item in self.service.chunks.items(self.job.id)
+            if item.status is not ChunkStatus.DONE
+            for pid in item.planned.paragraph_ids
         }
 
     def _registry(self) -> ToolRegistry[ChunkContext]:
@@ -200,15 +221,18 @@ class _Run:
         questions = QUESTION_TOOLS
         if settings.skip_ask_user:
             questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
-        return ToolRegistry(TASK_TOOLS + questions, ChunkContext, hidden=hidden, approval=approval)
+        tools = (
+            EXTRACTION_TOOLS if self.job.kind is JobKind.EXTRACTION else TASK_TOOLS + GLOSSARY_TOOLS
+        )
+        return ToolRegistry(tools + questions, ChunkContext, hidden=hidden, approval=approval)
 
     def _prompt(self) -> str:
         book = self.book
+        questions = not book.settings.skip_ask_user
+        if self.request.kind is JobKind.EXTRACTION:
+            return extraction_prompt(book.source_lang, book.target_lang, questions=questions)
         return system_prompt(
-            self.request.kind,
-            book.source_lang,
-            book.target_lang,
-            questions=not book.settings.skip_ask_user,
+            self.request.kind, book.source_lang, book.target_lang, questions=questions
         )
 
     def _always_allow(self, tool: str) -> None:
@@ -289,7 +313,10 @@ class _Run:
     def _context(self, chunk: Chunk) -> ChunkContext:
         chapter = chunk.chapter
         kind = self.job.kind
-        asker = f"{kind} of chapter {chapter.order} «{chapter.title}», chunk {chunk.number}"
+        asker = (
+            f"{kind} of «{self.book.title}», chapter {chapter.order} «{chapter.title}», "
+            f"chunk {chunk.number}"
+        )
         workflow = ChunkWorkflow(
             kind, {p.id: p for p in chunk.paragraphs}, chapter.id, needs_title=chunk.shows_title
         )
@@ -302,6 +329,7 @@ class _Run:
             self.talk.provider.model,
             chunk,
             workflow,
+            self.glossary,
         )
 
 

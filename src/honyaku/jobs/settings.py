@@ -7,10 +7,11 @@ from typing import Any
 from honyaku.agent.questions import QUESTION_TOOLS
 from honyaku.domain.book import BookSettings
 from honyaku.errors import ConfigError
+from honyaku.jobs.glossary_tools import GLOSSARY_TOOLS
 from honyaku.jobs.tools import TASK_TOOLS
 from honyaku.store.library import Library
 
-TOOL_NAMES = tuple(t.name for t in TASK_TOOLS + QUESTION_TOOLS)
+TOOL_NAMES = tuple(t.name for t in TASK_TOOLS + GLOSSARY_TOOLS + QUESTION_TOOLS)
 """The tools a job's model may call: the names approvals may name."""
 
 

@@ -19,7 +19,9 @@ from honyaku.domain.book import Book, TranslationKind
 from honyaku.domain.chunking import Chunk
 from honyaku.domain.workflow import ChunkWorkflow, JobKind, TaskStatus
 from honyaku.errors import ToolError
+from honyaku.jobs.batch_quality import batch_warnings, warnings_result
 from honyaku.jobs.events import Where
+from honyaku.store.glossary import BookGlossary, GlossaryStore
 from honyaku.store.library import Library, LocatedParagraph
 
 MAX_CONTEXT_PARAGRAPHS = 20
@@ -41,10 +43,17 @@ class ChunkContext(ToolContext):
     model: str
     chunk: Chunk
     workflow: ChunkWorkflow
+    glossary: BookGlossary | None = None
+    """The job's view of the book's glossary, shared by its chunks; made when first needed."""
 
     @property
     def where(self) -> Where:
         return Where(self.chunk.chapter.order, self.chunk.number, self.chunk.chapter.id)
+
+    def book_glossary(self) -> BookGlossary:
+        if self.glossary is None:
+            self.glossary = BookGlossary(GlossaryStore(self.library.database), self.book.id)
+        return self.glossary
 
 
 ParagraphId = Annotated[str, Field(description="An id from an [ID: …] marker.")]
@@ -84,19 +93,31 @@ def add_translation_batch(
     """Submit paragraphs' new text, all in one call if you can (in working). Checked whole: if
     an item is wrong, nothing is saved and the error names its paragraph_id."""
     workflow = context.workflow
-    workflow.check_batch(paragraphs)
-    if texts := _new_texts(workflow, paragraphs):
+    workflow.check_batch(paragraphs, _in_book(context, paragraphs))
+    texts = _new_texts(workflow, paragraphs)
+    warnings = batch_warnings(
+        context.book, workflow.assigned, texts, context.book_glossary().matcher()
+    )
+    if texts:
         context.library.add_translations(
             context.book.id,
             texts,
             kind=VERSION_KINDS[workflow.kind],
             model=context.model,
             job_id=context.job_id,
+            flags=warnings,
         )
     return {
         "accepted": len(paragraphs),
         **workflow.accept(item.paragraph_id for item in paragraphs),
+        **warnings_result(warnings),
     }
+
+
+def _in_book(context: ChunkContext, items: list[BatchItem]) -> set[str]:
+    """The unassigned ids the batch names that are paragraphs of the book."""
+    unassigned = {i.paragraph_id for i in items} - set(context.workflow.assigned)
+    return set(context.library.paragraphs(context.book.id, unassigned)) if unassigned else set()
 
 
 def _new_texts(workflow: ChunkWorkflow, items: list[BatchItem]) -> dict[str, str]:

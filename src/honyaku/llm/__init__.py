@@ -6,6 +6,7 @@ to load, which commands that never call a model should not pay.
 """
 
 from honyaku.llm.events import (
+    CallStreaming,
     ChatProvider,
     ReasoningDelta,
     Response,
@@ -30,9 +31,11 @@ from honyaku.llm.messages import (
     request_tokens,
 )
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
+from honyaku.llm.timeouts import Timeouts
 
 __all__ = [
     "AssistantMessage",
+    "CallStreaming",
     "ChatProvider",
     "ChatRequest",
     "Message",
@@ -44,6 +47,7 @@ __all__ = [
     "StreamEvent",
     "SystemMessage",
     "TextDelta",
+    "Timeouts",
     "ToolCall",
     "ToolCallError",
     "ToolResultMessage",

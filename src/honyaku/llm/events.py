@@ -20,6 +20,15 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ArgumentsDelta:
+    """A piece of a native tool call's arguments as it streams: nothing to show and never run,
+    but watched (a reply that loops inside a call's arguments is cut like one that loops in
+    its text)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Retry:
     """The attempt so far is discarded; another starts after ``delay_s``."""
 
@@ -51,7 +60,17 @@ class Response:
     usage: Usage
 
 
-StreamEvent = TextDelta | ReasoningDelta | Retry | Response
+@dataclass(frozen=True, slots=True)
+class CallStreaming:
+    """A tool call has begun to arrive: it can be shown at once, and runs only if the reply
+    ends whole with it (a call drafted in reasoning, or in a cut reply, never does)."""
+
+    index: int
+    """Its place among the reply's calls."""
+    name: str
+
+
+StreamEvent = TextDelta | ReasoningDelta | ArgumentsDelta | CallStreaming | Retry | Response
 
 
 class ChatProvider(Protocol):

@@ -23,10 +23,12 @@ from urllib.parse import urlsplit, urlunsplit
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices, RateLimits
 from honyaku.errors import ConfigError
+from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.events import ChatProvider
 from honyaku.llm.rate_limit import RateLimitedProvider, RateLimiter, shared_limiter
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
+from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tool_support import calls_tools_natively
 from honyaku.llm.xml import XmlToolProtocol
 
@@ -43,7 +45,7 @@ class ProviderKind:
     summary: str
     default_url: str | None
     key_variables: tuple[str, ...]
-    connect: Callable[[ModelChoice, RateLimiter | None], ChatProvider]
+    connect: Callable[[ModelChoice, Timeouts, RateLimiter | None], ChatProvider]
     """The provider for a choice; a limiter, where given, reads the server's rate headers."""
     native_tools: bool | None = None
     """Known to call tools natively (or not): ``auto`` then asks nothing."""
@@ -217,8 +219,8 @@ class ConnectedModel:
 async def open_model(
     choice: ModelChoice, memory: ProtocolMemory, *, language: str
 ) -> AsyncIterator[ConnectedModel]:
-    """The chosen model with retries, speaking tools in ``language`` if it needs the XML
-    protocol; its connections close on exit."""
+    """The chosen model with retries, its looping replies cut (``degeneration``), speaking
+    tools in ``language`` if it needs the XML protocol; its connections close on exit."""
     if choice.model is None:
         raise ConfigError(
             "no model chosen: pass --model NAME (with --base-url for a local server) or set "
@@ -226,17 +228,18 @@ async def open_model(
         )
     kind = choice.check()
     choice.check_key()
+    timeouts = Timeouts.from_environment()
     limiter = _limiter(choice, kind)
-    server = kind.connect(choice, limiter)
+    server = kind.connect(choice, timeouts, limiter)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     try:
-        protocol = await _resolve(choice.protocol, kind, server, url, memory)
-        provider: ChatProvider = server
+        protocol = await _resolve(choice.protocol, kind, server, url, memory, timeouts)
+        provider: ChatProvider = DegenerationGuard(server)
         if protocol is ToolProtocol.XML:
-            provider = XmlToolProtocol(server, language=language)
+            provider = XmlToolProtocol(provider, language=language)
         if limiter is not None:
             provider = RateLimitedProvider(provider, limiter)
-        retrying = RetryingProvider(provider, retry_policy())
+        retrying = RetryingProvider(provider, retry_policy(timeouts))
         yield ConnectedModel(retrying, protocol, choice.prices)
     finally:
         await server.aclose()
@@ -251,7 +254,12 @@ def _limiter(choice: ModelChoice, kind: ProviderKind) -> RateLimiter | None:
 
 
 async def _resolve(
-    wanted: ToolProtocol, kind: ProviderKind, server: ChatProvider, url: str, memory: ProtocolMemory
+    wanted: ToolProtocol,
+    kind: ProviderKind,
+    server: ChatProvider,
+    url: str,
+    memory: ProtocolMemory,
+    timeouts: Timeouts,
 ) -> ToolProtocol:
     if wanted is not ToolProtocol.AUTO:
         return wanted
@@ -259,16 +267,17 @@ async def _resolve(
         return ToolProtocol.NATIVE if kind.native_tools else ToolProtocol.XML
     if remembered := memory.protocol(url, server.model):
         return ToolProtocol(remembered)
-    native = await calls_tools_natively(RetryingProvider(server, retry_policy()))
+    native = await calls_tools_natively(RetryingProvider(server, retry_policy(timeouts)))
     protocol = ToolProtocol.NATIVE if native else ToolProtocol.XML
     memory.remember_protocol(url, server.model, protocol.value)
     return protocol
 
 
-def retry_policy() -> RetryPolicy:
+def retry_policy(timeouts: Timeouts) -> RetryPolicy:
+    """Backoff from ``HONYAKU_RETRY_BASE_S`` (1 s by default), within the request budget."""
     setting = os.environ.get("HONYAKU_RETRY_BASE_S", str(RETRY_BASE_S))
     try:
-        return RetryPolicy(base_s=float(setting))
+        return RetryPolicy(base_s=float(setting), budget_s=timeouts.budget_s)
     except ValueError:
         raise ConfigError(f"HONYAKU_RETRY_BASE_S must be seconds, not {setting!r}") from None
 
@@ -276,7 +285,7 @@ def retry_policy() -> RetryPolicy:
 # -- the kinds honyaku knows ----------------------------------------------------------------
 
 
-def _openai(choice: ModelChoice, limiter: RateLimiter | None) -> ChatProvider:
+def _openai(choice: ModelChoice, timeouts: Timeouts, limiter: RateLimiter | None) -> ChatProvider:
     from honyaku.llm.openai_compat import OpenAICompatibleProvider
 
     assert choice.model is not None
@@ -285,20 +294,29 @@ def _openai(choice: ModelChoice, limiter: RateLimiter | None) -> ChatProvider:
         base_url=choice.endpoint,
         api_key=choice.api_key,
         headers=choice.header_map,
+        first_byte_timeout_s=timeouts.first_byte_s,
+        idle_timeout_s=timeouts.idle_s,
         replay_reasoning=choice.replay_reasoning,
         service_tier=choice.service_tier,
         on_headers=limiter.observe if limiter else None,
     )
 
 
-def _gemini(choice: ModelChoice, _limiter: RateLimiter | None) -> ChatProvider:
+def _gemini(choice: ModelChoice, timeouts: Timeouts, _limiter: RateLimiter | None) -> ChatProvider:
     from honyaku.llm.gemini import GeminiProvider
 
     assert choice.model is not None
-    return GeminiProvider(model=choice.model, api_key=choice.api_key, base_url=choice.endpoint)
+    return GeminiProvider(
+        model=choice.model,
+        api_key=choice.api_key,
+        base_url=choice.endpoint,
+        headers=choice.header_map,
+        first_byte_timeout_s=timeouts.first_byte_s,
+        idle_timeout_s=timeouts.idle_s,
+    )
 
 
-def _demo(_choice: ModelChoice, _limiter: RateLimiter | None) -> ChatProvider:
+def _demo(_choice: ModelChoice, _timeouts: Timeouts, _limiter: RateLimiter | None) -> ChatProvider:
     return DemoProvider()
 
 

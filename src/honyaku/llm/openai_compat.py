@@ -1,9 +1,10 @@
 """Chat Completions with native tools, on the official SDK, for any OpenAI-compatible server.
 
 OpenAI, DeepSeek, Ollama, vLLM, llama.cpp and LM Studio all speak this API, each with its own
-accent; ``openai_stream`` reads the chunks. This module owns the HTTP side: the request, the
-server's errors translated into honyaku's, and the fallback to a plain request for servers
-whose streaming is broken.
+accent; ``openai_stream`` reads the chunks. This module owns the HTTP side: the request under
+its time bounds (``timeouts``), the server's errors translated into honyaku's with every secret
+masked (``redaction``), and the fallback to a plain request for servers whose streaming is
+broken.
 
 A reply's reasoning is not part of its answer and is not sent back next turn, as chat
 templates drop earlier reasoning and it costs tokens, except to servers that require it:
@@ -29,7 +30,7 @@ from honyaku.errors import (
     TransientProviderError,
 )
 from honyaku.llm.events import Response, StreamEvent, Usage
-from honyaku.llm.http_errors import error_for_status, redacted
+from honyaku.llm.http_errors import error_for_status, unreachable_error
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
@@ -41,10 +42,15 @@ from honyaku.llm.messages import (
 from honyaku.llm.openai_stream import ReplyAssembler, field_of, sse_data
 from honyaku.llm.openai_wire import wire_message, wire_tool
 from honyaku.llm.reasoning import ReplyOpening
+from honyaku.llm.redaction import Redactor
 from honyaku.llm.retry import retry_after_s
+from honyaku.llm.timeouts import (
+    CONNECT_TIMEOUT_S,
+    FIRST_BYTE_TIMEOUT_S,
+    IDLE_TIMEOUT_S,
+    ReplyClock,
+)
 
-CONNECT_TIMEOUT_S = 10.0
-READ_TIMEOUT_S = 300.0
 MAX_STREAM_FAILURES = 2
 
 
@@ -58,12 +64,15 @@ class OpenAICompatibleProvider:
         base_url: str | None = None,
         api_key: str | None = None,
         headers: Mapping[str, str] | None = None,
-        read_timeout_s: float = READ_TIMEOUT_S,
+        first_byte_timeout_s: float = FIRST_BYTE_TIMEOUT_S,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
+        read_timeout_s: float | None = None,
         streaming: bool = True,
         replay_reasoning: bool = False,
         service_tier: str | None = None,
         on_headers: Callable[[Mapping[str, str]], None] | None = None,
     ) -> None:
+        """``read_timeout_s``, where given, is both the first-byte and the idle bound."""
         self.model = model
         self.service_tier = service_tier
         """Sent with every request where set (OpenAI's ``flex``, ``priority``…)."""
@@ -75,17 +84,34 @@ class OpenAICompatibleProvider:
         self.opening = ReplyOpening()
         """Whether this server's replies begin inside ``<think>`` (``honyaku.llm.reasoning``)."""
         self._stream_failures = 0
-        self._api_key = api_key
+        self.first_byte_timeout_s = read_timeout_s or first_byte_timeout_s
+        self.idle_timeout_s = read_timeout_s or idle_timeout_s
+        self._redactor = Redactor.for_connection(
+            api_key=api_key, base_url=base_url, headers=headers
+        )
         self._client = openai.AsyncOpenAI(
             # Local servers need no key, but the SDK insists on one.
             api_key=api_key or "no-key",
             base_url=base_url,
             default_headers=dict(headers or {}),
             max_retries=0,
-            timeout=httpx2.Timeout(read_timeout_s, connect=CONNECT_TIMEOUT_S),
+            # A backstop only: the reply's clock enforces its bounds.
+            timeout=httpx2.Timeout(
+                max(self.first_byte_timeout_s, self.idle_timeout_s) + CONNECT_TIMEOUT_S,
+                connect=CONNECT_TIMEOUT_S,
+            ),
         )
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        # The one exit of every error: whatever its path, its text passes the redactor.
+        try:
+            async for event in self._stream(request):
+                yield event
+        except ProviderError as exc:
+            self._redactor.error(exc)
+            raise
+
+    async def _stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         assembler = ReplyAssembler(opening=None if request.raw_text else self.opening)
         try:
             async for event in self._events(request, assembler):
@@ -94,7 +120,7 @@ class OpenAICompatibleProvider:
             if not self._streaming_refused(exc):
                 raise
             self.streaming = False
-            async for event in self.stream(request):
+            async for event in self._stream(request):
                 yield event
             return
         except CutStreamError:
@@ -126,13 +152,13 @@ class OpenAICompatibleProvider:
             async for event in self._http_events(request, assembler):
                 yield event
         except openai.APIStatusError as exc:
-            raise _status_error(exc, self.model, self._api_key) from exc
+            raise _status_error(exc, self.model) from exc
         except (openai.APIError, httpx2.HTTPError) as exc:
             if assembler.chunks:
-                raise CutStreamError(f"the reply broke off: {_brief(exc, self._api_key)}") from exc
-            raise TransientProviderError(
-                f"connection to the model failed: {_brief(exc, self._api_key)}"
-            ) from exc
+                raise CutStreamError(f"the reply broke off: {_brief(exc)}") from exc
+            if unreachable := unreachable_error(exc, str(self._client.base_url)):
+                raise unreachable from exc
+            raise TransientProviderError(f"connection to the model failed: {_brief(exc)}") from exc
 
     async def _http_events(
         self, request: ChatRequest, assembler: ReplyAssembler
@@ -140,20 +166,23 @@ class OpenAICompatibleProvider:
         body = _body(self, request)
         if self.streaming:
             body |= {"stream": True, "stream_options": {"include_usage": True}}
+        clock = ReplyClock(self.first_byte_timeout_s, self.idle_timeout_s)
         # The SDK's raw post: its auth, headers and errors, without re-walking the whole
         # history through its typed transform on every turn.
-        response = await self._client.post(
-            "/chat/completions", cast_to=httpx2.Response, body=body, stream=True
+        response = await clock.wait(
+            self._client.post("/chat/completions", cast_to=httpx2.Response, body=body, stream=True)
         )
         if self.on_headers is not None:
             self.on_headers(response.headers)
         try:
             if "json" in response.headers.get("content-type", ""):
-                # Not streamed after all: some proxies and servers answer with one body.
-                for event in assembler.add_chunk(_chunk((await response.aread()).decode())):
+                # Not streamed after all: some proxies and servers answer with one body, whose
+                # first byte comes when the whole reply is ready.
+                raw = await clock.wait(response.aread())
+                for event in assembler.add_chunk(_chunk(raw.decode())):
                     yield event
                 return
-            async for data in sse_data(response.aiter_lines()):
+            async for data in clock.chunks_of(sse_data(response.aiter_lines())):
                 for event in assembler.add_chunk(_chunk(data)):
                     yield event
         finally:
@@ -204,19 +233,20 @@ def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage
     )
 
 
-def _status_error(exc: openai.APIStatusError, model: str, api_key: str | None) -> ProviderError:
+def _status_error(exc: openai.APIStatusError, model: str) -> ProviderError:
     return error_for_status(
         exc.status_code,
-        _brief(exc, api_key),
+        _brief(exc),
         model=model,
         retry_after_s=retry_after_s(exc.response.headers),
     )
 
 
-def _brief(exc: BaseException, api_key: str | None) -> str:
-    """The server's own message where it sent one, else the exception's."""
+def _brief(exc: BaseException) -> str:
+    """The server's own message where it sent one, else the exception's; ``stream`` masks
+    secrets in it and cuts it to one line."""
     body = field_of(exc, "body")
     message = field_of(body, "message") if isinstance(body, dict) else None
     if isinstance(field_of(body, "error"), dict):
         message = body["error"].get("message")
-    return redacted(message or exc, api_key)
+    return str(message or exc)

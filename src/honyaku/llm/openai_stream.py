@@ -23,7 +23,7 @@ from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from honyaku.llm.events import ReasoningDelta, TextDelta
+from honyaku.llm.events import ArgumentsDelta, CallStreaming, ReasoningDelta, TextDelta
 from honyaku.llm.messages import CUT_BY_OUTPUT_LIMIT, AssistantMessage, ToolCall, ToolCallError
 from honyaku.llm.reasoning import (
     BeganInReasoning,
@@ -32,6 +32,8 @@ from honyaku.llm.reasoning import (
     ReplySplit,
     SplitEvent,
 )
+
+AssemblerEvent = TextDelta | ReasoningDelta | CallStreaming | ArgumentsDelta
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 DONE = "[DONE]"
@@ -101,11 +103,11 @@ class ReplyAssembler:
             self._split = ReplySplit(self.opening)
             self._splitter = ReasoningSplitter(inside=self._split.inside)
 
-    def add_chunk(self, chunk: Any) -> list[TextDelta | ReasoningDelta]:
+    def add_chunk(self, chunk: Any) -> list[AssemblerEvent]:
         self.chunks += 1
         if (usage := field_of(chunk, "usage")) is not None:
             self.usage = usage
-        events: list[TextDelta | ReasoningDelta] = []
+        events: list[AssemblerEvent] = []
         for choice in field_of(chunk, "choices") or ():
             if (reason := field_of(choice, "finish_reason")) is not None:
                 self.finish_reason = reason
@@ -114,8 +116,8 @@ class ReplyAssembler:
                 events.extend(self._add_delta(delta))
         return events
 
-    def _add_delta(self, delta: Any) -> list[TextDelta | ReasoningDelta]:
-        events: list[TextDelta | ReasoningDelta] = []
+    def _add_delta(self, delta: Any) -> list[AssemblerEvent]:
+        events: list[AssemblerEvent] = []
         pieces = [(name, field_of(delta, name)) for name in REASONING_FIELDS]
         pieces = [(name, piece) for name, piece in pieces if isinstance(piece, str) and piece]
         for name, piece in pieces:
@@ -128,7 +130,7 @@ class ReplyAssembler:
         elif isinstance(content, list):
             events.extend(self._add_content_parts(content))
         for call in field_of(delta, "tool_calls") or ():
-            self._add_call_delta(call)
+            events.extend(self._add_call_delta(call))
         return events
 
     def _add_content(self, piece: str) -> list[TextDelta | ReasoningDelta]:
@@ -170,7 +172,9 @@ class ReplyAssembler:
                         events.append(self._add_reasoning(piece))
         return events
 
-    def _add_call_delta(self, call: Any) -> None:
+    def _add_call_delta(self, call: Any) -> list[CallStreaming | ArgumentsDelta]:
+        """Take a piece of a call: a ``CallStreaming`` when it is the piece that names it, an
+        ``ArgumentsDelta`` for the arguments it carries."""
         call_id = field_of(call, "id")
         function = field_of(call, "function")
         name = field_of(function, "name")
@@ -181,12 +185,19 @@ class ReplyAssembler:
         partial = self._calls[key]
         self._last_key = key
         partial.id = partial.id or call_id
+        events: list[CallStreaming | ArgumentsDelta] = []
+        holding = self._split is not None and self._split.holding
+        if not partial.name and name and not partial.drafted and not holding:
+            index = sum(1 for c in self._calls.values() if c.name and not c.drafted)
+            events.append(CallStreaming(index, name))
         partial.name = partial.name or name or ""
         arguments = field_of(function, "arguments")
         if isinstance(arguments, dict):
             arguments = json.dumps(arguments, ensure_ascii=False)
-        if arguments:
+        if isinstance(arguments, str) and arguments:
             partial.arguments.append(arguments)
+            events.append(ArgumentsDelta(arguments))
+        return events
 
     def _key_for(self, index: Any, call_id: str | None) -> Any:
         if index is not None:

@@ -228,6 +228,11 @@ class ReplySplit:
     def reasoning(self) -> str:
         return "".join(self._reasoning)
 
+    @property
+    def holding(self) -> bool:
+        """Whether what streams is held back until the reply shows how it began."""
+        return self._holding
+
     def take(self, event: SplitEvent) -> list[TextDelta | ReasoningDelta]:
         match event:
             case VisibleText(text):

@@ -2,6 +2,7 @@
 
 from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, PlannedChunk
 from honyaku.store.database import Database, resolve_home
+from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
 from honyaku.store.jobs import (
     Action,
     ActionKind,
@@ -23,10 +24,12 @@ from honyaku.store.library import (
     Version,
 )
 from honyaku.store.model_profiles import ModelProfiles
+from honyaku.store.quality_flags import FlaggedParagraph, QualityFlags
 
 __all__ = [
     "Action",
     "ActionKind",
+    "BookGlossary",
     "BookSummary",
     "ChapterProgress",
     "ChunkItem",
@@ -34,6 +37,9 @@ __all__ = [
     "ChunkStore",
     "Claim",
     "Database",
+    "FlaggedParagraph",
+    "GlossaryRef",
+    "GlossaryStore",
     "Job",
     "JobCost",
     "JobScope",
@@ -46,7 +52,9 @@ __all__ = [
     "ModelProfiles",
     "ModelRecord",
     "PlannedChunk",
+    "QualityFlags",
     "RecordedAction",
+    "StoredEntry",
     "Version",
     "resolve_home",
     "this_process",

@@ -169,13 +169,20 @@ class JobStore:
         model: str,
         protocol: str,
         planned: Sequence[PlannedChunk],
+        resume: str | None = None,
     ) -> tuple[Job, bool]:
         """The unfinished job over ``scope`` reopened (``True``), or a new one with the
-        chunks ``planned`` (``False``). A retranslation always starts anew."""
+        chunks ``planned`` (``False``). A retranslation starts anew unless ``resume`` names
+        the job to go on with."""
         with self.database.transaction(exclusive=True) as session:
             # The book's row is the lock where the database has row locks (PostgreSQL).
             session.execute(select(BookRow.id).where(BookRow.id == scope.book_id).with_for_update())
-            previous = None if scope.retranslate else _resumable(session, scope)
+            if resume is not None:
+                previous = session.get(JobRow, resume)
+                if previous is None or previous.status not in RESUMABLE:
+                    raise NotFoundError(f"no unfinished job {resume!r} to resume")
+            else:
+                previous = None if scope.retranslate else _resumable(session, scope)
             if previous is not None:
                 _reopen(session, previous, model=model, protocol=protocol)
                 if not session.scalar(select(ChunkRow.pk).where(ChunkRow.job_id == previous.id)):

@@ -1,9 +1,15 @@
-"""The library: books, their chapters and paragraphs, and translation versions."""
+"""The library: books, their chapters and paragraphs, and translation versions.
+
+A book imported from an EPUB or XHTML page also keeps its original file and, for each
+paragraph and chapter title, where in that file it came from (``domain.sources``); they are
+read only by exports, through ``sources``.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -12,14 +18,28 @@ from pydantic import ValidationError
 from sqlalchemy import and_, case, func, insert, or_, select, true, update
 from sqlalchemy.orm import Session
 
-from honyaku.domain.book import Book, BookDraft, BookSettings, Chapter, Paragraph, TranslationKind
+from honyaku.domain.book import (
+    Book,
+    BookDraft,
+    BookSettings,
+    Chapter,
+    Paragraph,
+    TranslationKind,
+    paragraph_text,
+)
 from honyaku.domain.ids import new_id
+from honyaku.domain.quality import QualityWarning
+from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.store.database import Database
+from honyaku.store.quality_flags import add_flags
 from honyaku.store.schema import (
     BookRow,
     ChapterRow,
+    ChapterTitleSourceRow,
+    OriginalFileRow,
     ParagraphRow,
+    ParagraphSourceRow,
     TranslationRow,
     table_of,
     utc_now,
@@ -56,6 +76,7 @@ class ChapterProgress:
 class Version:
     """One version of a paragraph's target text."""
 
+    id: int
     text: str
     kind: TranslationKind
     model: str | None
@@ -98,6 +119,8 @@ class Library:
                 )
             )
             _insert_chapters(session, book_id, draft)
+            if draft.original is not None:
+                _insert_original(session, book_id, draft.original)
         return book_id
 
     def resolve(self, ref: str) -> str:
@@ -111,9 +134,7 @@ class Library:
             matches = list(session.scalars(query))
         if len(ref) >= MIN_ID_PREFIX and len(matches) == 1:
             return matches[0]
-        if len(matches) > 1 and len(ref) >= MIN_ID_PREFIX:
-            raise NotFoundError(f"book id {ref!r} is ambiguous: {', '.join(sorted(matches))}")
-        raise NotFoundError(f"no book with id {ref!r} (see `honyaku books`)")
+        raise NotFoundError(_unresolved(ref, matches))
 
     def list_books(self) -> list[BookSummary]:
         with self.database.transaction() as session:
@@ -179,6 +200,37 @@ class Library:
             )
             return {pid: Paragraph(pid, position, text, tr) for pid, position, text, tr in rows}
 
+    def sources(self, book_id: str) -> BookSources | None:
+        """The book's original file and where its text came from, or ``None`` for a book
+        imported without them (before they were kept, or from a plain text file)."""
+        with self.database.transaction() as session:
+            _book_row(session, book_id)
+            original = session.get(OriginalFileRow, book_id)
+            if original is None:
+                return None
+            source = ParagraphSourceRow
+            paragraphs = session.execute(
+                select(ParagraphRow.id, source.document, source.locator, source.marks)
+                .join(source, source.paragraph_pk == ParagraphRow.pk)
+                .where(ParagraphRow.book_id == book_id)
+            )
+            title = ChapterTitleSourceRow
+            titles = session.execute(
+                select(ChapterRow.id, title.document, title.locator, title.marks)
+                .join(title, title.chapter_pk == ChapterRow.pk)
+                .where(ChapterRow.book_id == book_id)
+            )
+            return BookSources(
+                original=OriginalFile(original.name, original.media_type, original.data),
+                paragraphs={row[0]: _location(*row[1:]) for row in paragraphs},
+                titles={row[0]: _location(*row[1:]) for row in titles},
+            )
+
+    def set_book_title(self, book_id: str, translated_title: str | None) -> None:
+        """Set (or clear, with ``None``) the translation of the book's title."""
+        with self.database.transaction() as session:
+            _book_row(session, book_id).translated_title = translated_title
+
     def chapter_count(self, book_id: str) -> int:
         with self.database.transaction() as session:
             _book_row(session, book_id)
@@ -234,8 +286,10 @@ class Library:
         kind: TranslationKind,
         model: str | None = None,
         job_id: str | None = None,
+        flags: Mapping[str, Sequence[QualityWarning]] | None = None,
     ) -> None:
-        """Add one new selected version per paragraph id, all in one transaction."""
+        """Add one new selected version per paragraph id, all in one transaction, with the
+        quality checks' ``flags`` on the new versions, by paragraph id."""
         with self.database.transaction() as session:
             found = session.execute(
                 select(ParagraphRow.id, ParagraphRow.pk).where(
@@ -266,6 +320,8 @@ class Library:
                     for pid, text in texts.items()
                 ],
             )
+            if flags:
+                add_flags(session, {pks[pid]: found for pid, found in flags.items() if found})
 
     def versions(self, book_id: str, paragraph_id: str) -> list[Version]:
         """Every version of a paragraph, oldest first."""
@@ -276,12 +332,45 @@ class Library:
                 .where(ParagraphRow.book_id == book_id, ParagraphRow.id == paragraph_id)
                 .order_by(TranslationRow.pk)
             ).scalars()
-            return [
-                Version(
-                    r.text, TranslationKind(r.kind), r.model, r.job_id, r.created_at, r.selected
+            return [_version(r) for r in rows]
+
+    def chapter_versions(self, book_id: str, chapter_id: str) -> dict[str, list[Version]]:
+        """Every version of every paragraph of a chapter, by paragraph id, oldest first."""
+        with self.database.transaction() as session:
+            rows = session.execute(
+                select(ParagraphRow.id, TranslationRow)
+                .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
+                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+                .where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
+                .order_by(TranslationRow.pk)
+            )
+            found: dict[str, list[Version]] = {}
+            for paragraph_id, r in rows:
+                found.setdefault(paragraph_id, []).append(_version(r))
+            return found
+
+    def select_version(self, book_id: str, paragraph_id: str, version_id: int) -> None:
+        """Make one of a paragraph's versions the selected one; the others are kept."""
+        with self.database.transaction() as session:
+            paragraph_pk = session.scalar(
+                select(ParagraphRow.pk).where(
+                    ParagraphRow.book_id == book_id, ParagraphRow.id == paragraph_id
                 )
-                for r in rows
-            ]
+            )
+            row = session.get(TranslationRow, version_id)
+            if paragraph_pk is None or row is None or row.paragraph_pk != paragraph_pk:
+                raise NotFoundError(f"paragraph {paragraph_id} has no version {version_id}")
+            session.execute(
+                update(TranslationRow)
+                .where(TranslationRow.paragraph_pk == paragraph_pk, TranslationRow.selected)
+                .values(selected=False)
+            )
+            row.selected = True
+
+    def delete_book(self, book_id: str) -> None:
+        """Remove a book with everything that belongs to it: chapters, versions, jobs."""
+        with self.database.transaction() as session:
+            session.delete(_book_row(session, book_id))
 
     def set_chapter_title(self, book_id: str, chapter_id: str, translated_title: str) -> None:
         with self.database.transaction() as session:
@@ -343,6 +432,8 @@ def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
     taken_chapters: set[str] = set()
     taken_paragraphs: set[str] = set()
     rows: list[dict[str, Any]] = []
+    located: dict[str, SourceLocation] = {}
+    titles: list[dict[str, Any]] = []
     for position, chapter in enumerate(draft.chapters):
         chapter_id = new_id(taken_chapters)
         taken_chapters.add(chapter_id)
@@ -351,7 +442,10 @@ def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
             .values(book_id=book_id, id=chapter_id, position=position, title=chapter.title)
             .returning(ChapterRow.pk)
         ).scalar_one()
-        for index, text in enumerate(chapter.paragraphs):
+        if chapter.title_source is not None:
+            titles.append({"chapter_pk": chapter_pk, **_location_values(chapter.title_source)})
+        for index, raw in enumerate(chapter.paragraphs):
+            text = paragraph_text(raw)
             paragraph_id = new_id(taken_paragraphs)
             taken_paragraphs.add(paragraph_id)
             rows.append(
@@ -363,8 +457,86 @@ def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
                     "text": text,
                 }
             )
+            if (source := chapter.source_of(index)) is not None:
+                located[paragraph_id] = source
     if rows:
         session.execute(insert(table_of(ParagraphRow)), rows)
+    if titles:
+        session.execute(insert(table_of(ChapterTitleSourceRow)), titles)
+    if located:
+        _insert_paragraph_sources(session, book_id, located)
+
+
+def _insert_paragraph_sources(
+    session: Session, book_id: str, located: dict[str, SourceLocation]
+) -> None:
+    pks = session.execute(
+        select(ParagraphRow.id, ParagraphRow.pk).where(ParagraphRow.book_id == book_id)
+    )
+    session.execute(
+        insert(table_of(ParagraphSourceRow)),
+        [
+            {"paragraph_pk": pk, **_location_values(located[pid])}
+            for pid, pk in pks
+            if pid in located
+        ],
+    )
+
+
+def _insert_original(session: Session, book_id: str, original: OriginalFile) -> None:
+    session.add(
+        OriginalFileRow(
+            book_id=book_id,
+            name=original.name,
+            media_type=original.media_type,
+            size=len(original.data),
+            sha256=hashlib.sha256(original.data).hexdigest(),
+            data=original.data,
+        )
+    )
+
+
+def _location_values(source: SourceLocation) -> dict[str, Any]:
+    marks = [
+        {
+            "tag": mark.tag,
+            "start": mark.start,
+            "end": mark.end,
+            **({"attributes": dict(mark.attributes)} if mark.attributes else {}),
+            **({"reading": mark.reading} if mark.reading is not None else {}),
+        }
+        for mark in source.marks
+    ]
+    return {"document": source.document, "locator": source.locator, "marks": marks or None}
+
+
+def _location(document: str, locator: str, marks: list[dict[str, Any]] | None) -> SourceLocation:
+    return SourceLocation(
+        document,
+        locator,
+        tuple(
+            InlineMark(
+                mark["tag"],
+                mark["start"],
+                mark["end"],
+                tuple(mark.get("attributes", {}).items()),
+                mark.get("reading"),
+            )
+            for mark in marks or ()
+        ),
+    )
+
+
+def _version(row: TranslationRow) -> Version:
+    return Version(
+        row.pk,
+        row.text,
+        TranslationKind(row.kind),
+        row.model,
+        row.job_id,
+        row.created_at,
+        row.selected,
+    )
 
 
 def _selected_join() -> Any:
@@ -373,7 +545,16 @@ def _selected_join() -> Any:
 
 def _book(row: BookRow, chapters: tuple[Chapter, ...]) -> Book:
     settings = BookSettings.model_validate(row.settings)
-    return Book(row.id, row.title, row.author, row.source_lang, row.target_lang, settings, chapters)
+    return Book(
+        row.id,
+        row.title,
+        row.author,
+        row.source_lang,
+        row.target_lang,
+        settings,
+        chapters,
+        row.translated_title,
+    )
 
 
 def _counts_by(session: Session, key: Any, where: Any = None) -> dict[Any, tuple[int, int, int]]:
@@ -434,3 +615,15 @@ def _located(
         LocatedParagraph(cid, cpos + 1, Paragraph(pid, ppos, text, translation))
         for cid, cpos, pid, ppos, text, translation in rows
     ]
+
+
+def _unresolved(ref: str, matches: list[str]) -> str:
+    """Why ``ref`` names no single book."""
+    if len(matches) < 2:
+        return f"no book with id {ref!r} (see `honyaku books`)"
+    if len(ref) >= MIN_ID_PREFIX:
+        return f"book id {ref!r} is ambiguous: {', '.join(sorted(matches))}"
+    return (
+        f"book id {ref!r} is ambiguous: {len(matches)} books start with it; "
+        f"give at least {MIN_ID_PREFIX} characters (see `honyaku books`)"
+    )

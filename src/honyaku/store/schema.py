@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
     Boolean,
+    Date,
     DateTime,
     Float,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Table,
     Text,
@@ -44,6 +46,22 @@ class BookRow(Base):
     target_lang: Mapped[str] = mapped_column(String(35))
     settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    translated_title: Mapped[str | None] = mapped_column(Text)
+
+
+class OriginalFileRow(Base):
+    """The file a book was imported from, kept whole for in-place exports."""
+
+    __tablename__ = "book_originals"
+
+    book_id: Mapped[str] = mapped_column(
+        ForeignKey("books.id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(Text)
+    media_type: Mapped[str] = mapped_column(String(100))
+    size: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class ChapterRow(Base):
@@ -74,6 +92,32 @@ class ParagraphRow(Base):
     id: Mapped[str] = mapped_column(String(8))
     position: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
+
+
+class ParagraphSourceRow(Base):
+    """Where a paragraph came from in its book's original file (see ``domain.sources``)."""
+
+    __tablename__ = "paragraph_sources"
+
+    paragraph_pk: Mapped[int] = mapped_column(
+        ForeignKey("paragraphs.pk", ondelete="CASCADE"), primary_key=True
+    )
+    document: Mapped[str] = mapped_column(Text)
+    locator: Mapped[str] = mapped_column(Text)
+    marks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
+
+
+class ChapterTitleSourceRow(Base):
+    """The heading a chapter's title was read from in its book's original file."""
+
+    __tablename__ = "chapter_title_sources"
+
+    chapter_pk: Mapped[int] = mapped_column(
+        ForeignKey("chapters.pk", ondelete="CASCADE"), primary_key=True
+    )
+    document: Mapped[str] = mapped_column(Text)
+    locator: Mapped[str] = mapped_column(Text)
+    marks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class TranslationRow(Base):
@@ -205,3 +249,111 @@ class ModelProfileRow(Base):
     requests_per_minute: Mapped[int | None] = mapped_column(Integer)
     tokens_per_minute: Mapped[int | None] = mapped_column(Integer)
     saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class ChatSessionRow(Base):
+    """A conversation with the assistant, about one book or none."""
+
+    __tablename__ = "chat_sessions"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    book_id: Mapped[str | None] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    title: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class ChatMessageRow(Base):
+    """One entry of a session's transcript; entries are only ever added."""
+
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_session", "session_id", "pk"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    session_id: Mapped[str] = mapped_column(ForeignKey("chat_sessions.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class PlanTaskRow(Base):
+    """An item of the translator's plan (seed 002's planner): its area is a book."""
+
+    __tablename__ = "plan_tasks"
+    __table_args__ = (Index("ix_plan_tasks_date", "scheduled_date"),)
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    title: Mapped[str] = mapped_column(Text)
+    book_id: Mapped[str | None] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    chapters: Mapped[list[int] | None] = mapped_column(JSON)
+    job_kind: Mapped[str | None] = mapped_column(String(20))
+    scheduled_date: Mapped[date | None] = mapped_column(Date)
+    completed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class GlossaryRow(Base):
+    """A book's own glossary (``book_id``), or a shared one a series of books attach to
+    (``name``)."""
+
+    __tablename__ = "glossaries"
+    __table_args__ = (
+        Index("uq_glossaries_book", "book_id", unique=True),
+        Index("uq_glossaries_name", "name", unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    book_id: Mapped[str | None] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    name: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class GlossaryAttachmentRow(Base):
+    """A book that uses a shared glossary."""
+
+    __tablename__ = "glossary_attachments"
+
+    book_id: Mapped[str] = mapped_column(
+        ForeignKey("books.id", ondelete="CASCADE"), primary_key=True
+    )
+    glossary_id: Mapped[int] = mapped_column(
+        ForeignKey("glossaries.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class GlossaryEntryRow(Base):
+    """One version of a glossary entry. Rows are only ever added: the latest of a key is the
+    entry as it stands, and a removal is a version too."""
+
+    __tablename__ = "glossary_entries"
+    __table_args__ = (Index("ix_glossary_entries_key", "glossary_id", "key", "pk"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    glossary_id: Mapped[int] = mapped_column(ForeignKey("glossaries.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(Text)
+    """The normalized source (``domain.glossary.match_key``)."""
+    source: Mapped[str] = mapped_column(Text)
+    target: Mapped[str] = mapped_column(Text)
+    note: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(40))
+    aliases: Mapped[list[str]] = mapped_column(JSON)
+    gender: Mapped[str] = mapped_column(String(40))
+    reading: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(10))
+    """proposed, accepted or removed."""
+    origin: Mapped[str] = mapped_column(Text)
+    """Who wrote this version: a person (``manual``, ``import``) or a job and its model."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class QualityFlagRow(Base):
+    """A quality check's warning about one translation version (``domain.quality``)."""
+
+    __tablename__ = "quality_flags"
+    __table_args__ = (Index("ix_quality_flags_translation", "translation_pk"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    translation_pk: Mapped[int] = mapped_column(ForeignKey("translations.pk", ondelete="CASCADE"))
+    code: Mapped[str] = mapped_column(String(40))
+    message: Mapped[str] = mapped_column(Text)

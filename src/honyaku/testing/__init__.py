@@ -19,6 +19,7 @@ from honyaku.testing.fake_llm import (
     ThoughtPlace,
     ToolSupport,
 )
+from honyaku.testing.silent_server import Silence, SilentServer
 
 __all__ = [
     "DRAFT_MARK",
@@ -30,6 +31,8 @@ __all__ = [
     "Fault",
     "FaultKind",
     "Mistake",
+    "Silence",
+    "SilentServer",
     "Thinking",
     "ThoughtPlace",
     "ToolSupport",

@@ -81,8 +81,6 @@ _SCHEMA_KEYS = {
     "maximum",
 }
 
-CHARS_PER_TOKEN = 2
-
 
 @dataclass
 class FakeGeminiServer(Served):

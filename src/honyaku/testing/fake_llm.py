@@ -15,9 +15,10 @@ or ``<reasoning>``. Its usage then reports ``completion_tokens_details.reasoning
 
 Faults are queued and each spoils one request: 429 with ``Retry-After``, 500, a stream cut
 before its finish reason, a dropped connection, a slow first byte, a reply that thinks and
-never stops. Every request body is kept in ``requests`` for tests and benchmarks to inspect,
-and what it was billed in ``bills``: its tokens estimated script by script, those it shares
-with an earlier request's prefix reported as cached, as a provider's prompt cache would.
+never stops, a reply that loops. Every request body is kept in ``requests`` for tests and
+benchmarks to inspect, and what it was billed in ``bills``: its tokens estimated script by
+script, those it shares with an earlier request's prefix reported as cached, as a provider's
+prompt cache would.
 
 A request with no tools and no honyaku chunk in it (another translator's plain "translate
 this" prompt) gets a plain pseudo-translation, so other tools can be measured against it.
@@ -59,6 +60,8 @@ from honyaku.testing.billing import Bill, PromptCache, bill_for
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-translator"
+LOOP_SENTENCE = "そして彼はまた同じことを言った。"
+LOOP_REPEATS = 20_000
 DELTA_CHARS = 24
 
 
@@ -83,6 +86,9 @@ class FaultKind(StrEnum):
     UNCLOSED_THINKING = "unclosed_thinking"
     """The reply opens a think block in its text, drafts calls in it and never closes it, so
     it has no answer (``FakeLLMServer`` only)."""
+    LOOPING = "looping"
+    """The reply degenerates: its first translation (in a call's arguments, or in the text
+    where it makes no batch) repeats one sentence ``LOOP_REPEATS`` times."""
 
 
 class ThoughtPlace(StrEnum):
@@ -138,6 +144,20 @@ class FakeLLMServer(Served):
         """The base URL to give a client: ``http://127.0.0.1:PORT/v1``."""
         return f"http://{self.host}:{self.port}/v1"
 
+    def results_of(self, tool: str) -> list[dict[str, Any]]:
+        """The results of ``tool`` as the model received them, in either protocol, in every
+        request that carried them."""
+        found = []
+        for body in self.requests:
+            for message in body["messages"]:
+                content = message.get("content") or ""
+                if message["role"] == "tool" and _called(body, message) == tool:
+                    found.append(json.loads(content))
+                elif message["role"] == "user" and f'<tool_result name="{tool}">' in content:
+                    result = content.split(f'<tool_result name="{tool}">', 1)[1]
+                    found.append(json.loads(result.split("</tool_result>", 1)[0]))
+        return found
+
     @property
     def mistakes(self) -> set[Mistake]:
         return self.translator.mistakes
@@ -168,6 +188,8 @@ class FakeLLMServer(Served):
             body = {key: value for key, value in body.items() if key != "tools"}
         offered = tuple(t["function"]["name"] for t in body.get("tools") or ())
         reply = self.translator.reply(*read_conversation(body.get("messages", [])), offered)
+        if fault is not None and fault.kind is FaultKind.LOOPING:
+            reply = _looping(reply)
         unclosed = fault is not None and fault.kind is FaultKind.UNCLOSED_THINKING
         written = _written(reply, self.thinking, xml=not body.get("tools"), unclosed=unclosed)
         bill = bill_for(self.cache, body, written.output, written.reasoning + written.thought)
@@ -208,6 +230,15 @@ class FakeLLMServer(Served):
         yield b"data: [DONE]\n\n"
 
 
+def _called(body: dict[str, Any], tool_message: dict[str, Any]) -> str:
+    """The name of the call a native tool result answers."""
+    for message in body["messages"]:
+        for call in message.get("tool_calls") or ():
+            if call["id"] == tool_message["tool_call_id"]:
+                return str(call["function"]["name"])
+    return ""
+
+
 def _refusal(fault: Fault) -> Response | None:
     headers = {"retry-after": f"{fault.seconds:g}"}
     if fault.kind is FaultKind.RATE_LIMIT:
@@ -222,6 +253,18 @@ def _error(status: int, message: str, kind: str, headers: dict[str, str] | None 
 
 
 # -- writing a reply -------------------------------------------------------------------------
+
+
+def _looping(reply: Reply) -> Reply:
+    loop = LOOP_SENTENCE * LOOP_REPEATS
+    calls = list(reply.calls)
+    for n, call in enumerate(calls):
+        if call.name == "add_translation_batch":
+            items = [dict(item) for item in call.arguments["paragraphs"]]
+            items[0]["translated_text"] = loop
+            calls[n] = FakeCall(call.name, {"paragraphs": items})
+            return Reply(reply.text, tuple(calls))
+    return Reply(f"{reply.text}{loop}", reply.calls)
 
 
 @dataclass(frozen=True, slots=True)

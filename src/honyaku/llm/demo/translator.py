@@ -22,6 +22,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from honyaku.llm.demo.glossary import (
+    MAX_ASKED_NAMES,
+    asked_name,
+    clean_translation,
+    found_names,
+    name_proposal,
+    name_question,
+    read_glossary_lines,
+    sloppy_draft,
+)
 from honyaku.llm.tool_support import PROBE_TOOL
 
 WORK_LINE = re.compile(r"^\[(\d+)\] \[ID: ([0-9a-f]{8})\] (.*)$")
@@ -44,6 +54,9 @@ class Mistake(StrEnum):
     """A status call without its status, a context call with a count that is no number."""
     NEVER_FINISH = "never_finish"
     """Every reply is text without calls: the chunk must fail after its nudges."""
+    SLOPPY_DRAFT = "sloppy_draft"
+    """The first batch is a careless draft the quality checks catch (``demo.glossary``); the
+    reply stops in review, and the next one fixes what the warnings name."""
 
 
 FOREIGN_ID = "deadbeef"
@@ -117,6 +130,8 @@ class _Chunk:
     lines: list[WorkLine]
     chapter_id: str | None
     title: str | None
+    glossary: dict[str, str] = field(default_factory=dict)
+    """The glossary entries the chunk's message lists, source → target."""
 
 
 @dataclass
@@ -126,6 +141,11 @@ class _State:
     title_done: bool = False
     replies: int = 0
     nudged: bool = False
+    warned: set[str] = field(default_factory=set)
+    """Paragraphs whose last submission got a quality warning."""
+    answers: dict[str, str] = field(default_factory=dict)
+    """Names the translator rendered, from ``ask_user_batch``."""
+    proposed: bool = False
 
 
 @dataclass
@@ -135,6 +155,12 @@ class FakeTranslator:
     """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply."""
     asks: tuple[FakeCall, ...] = ()
     """Questions for the translator, asked alone in every chunk's first reply."""
+    batch_size: int | None = None
+    """Paragraphs per ``add_translation_batch`` call; ``None``: every missing one at once."""
+    proposals: tuple[dict[str, str], ...] = ()
+    """Glossary terms proposed with the first batch of every translation chunk."""
+    fixes_warnings: bool = True
+    """After a careless draft, fix what the quality warnings name (or leave it)."""
 
     def reply(self, system: str, turns: list[Turn], offered: tuple[str, ...] = ()) -> Reply:
         """The next reply; ``offered`` names the tools the request declares natively."""
@@ -150,12 +176,24 @@ class FakeTranslator:
         state = _replay(turns)
         if Mistake.NEVER_FINISH in self.mistakes:
             return Reply("I would rather chat about the weather.")
+        if chunk.kind == "extraction":
+            can_ask = "ask_user_batch" in offered or "ask_user_batch" in system
+            return _extraction_reply(chunk, state, can_ask=can_ask)
         if self.asks and state.replies == 0:
             return Reply("Before I start, a question for the translator.", self.asks)
         first = state.replies == (1 if self.asks else 0)
         if first and (mistaken := self._first_reply_mistake(chunk)):
             return mistaken
-        calls = _next_calls(chunk, state)
+        sloppy = Mistake.SLOPPY_DRAFT in self.mistakes
+        calls = _next_calls(
+            chunk,
+            state,
+            sloppy=sloppy,
+            fixes=sloppy and self.fixes_warnings,
+            batch_size=self.batch_size,
+        )
+        if first and self.proposals and chunk.kind == "translation":
+            calls.insert(1, FakeCall("add_glossary_terms", {"terms": list(self.proposals)}))
         if Mistake.FORGET_END in self.mistakes and not state.nudged:
             calls = [call for call in calls if call != _status("end")]
             if not calls:
@@ -248,11 +286,13 @@ def _read_chunk(system: str, text: str) -> _Chunk:
             chapter_id = raw.removeprefix("chapter_id: ").strip()
         elif raw.startswith("title: "):
             title = raw.removeprefix("title: ")
-    return _Chunk(_kind(system), lines, chapter_id, title)
+    return _Chunk(_kind(system), lines, chapter_id, title, read_glossary_lines(text))
 
 
 def _kind(system: str) -> str:
     role = system.split("\n", 1)[0]
+    if "glossary" in role or "术语表" in role:
+        return "extraction"
     if "proofread" in role or "校对" in role:
         return "proofreading"
     if "polish" in role or "润色" in role:
@@ -268,6 +308,7 @@ def _replay(turns: list[Turn]) -> _State:
         if turn.role == "assistant":
             state.replies += 1
             pending = turn.calls
+            state.proposed |= any(c.name == "add_glossary_terms" for c in turn.calls)
         elif turn.results:
             for call, result in zip(pending, turn.results, strict=False):
                 _apply(state, call, result)
@@ -283,17 +324,55 @@ def _apply(state: _State, call: FakeCall, result: dict[str, Any]) -> None:
     if call.name == "update_task_status":
         state.status = result.get("status", state.status)
     elif call.name == "add_translation_batch":
-        state.accepted |= {item["paragraph_id"] for item in call.arguments["paragraphs"]}
+        submitted = {item["paragraph_id"] for item in call.arguments["paragraphs"]}
+        state.accepted |= submitted
+        state.warned = (state.warned - submitted) | {
+            w["paragraph_id"] for w in result.get("warnings", ())
+        }
     elif call.name == "update_chapter_title":
         state.title_done = True
+    elif call.name == "ask_user_batch":
+        questions = call.arguments["questions"]
+        for answer in result.get("answers", ()):
+            name = asked_name(questions[answer["question_index"]]["question"])
+            state.answers[name] = answer["answer"]
 
 
-def _next_calls(chunk: _Chunk, state: _State) -> list[FakeCall]:
+def _extraction_reply(chunk: _Chunk, state: _State, *, can_ask: bool) -> Reply:
+    """Ask how to render the first names, then propose every name found, then end."""
+    names = found_names([line.text for line in chunk.lines], set(chunk.glossary))
+    if can_ask and names and state.replies == 0:
+        questions = [name_question(name) for name in names[:MAX_ASKED_NAMES]]
+        return Reply("Some names are yours to render.", (_ask_batch(questions),))
+    calls = [_status("working")] if state.status == "planning" else []
+    if names and not state.proposed:
+        terms = [name_proposal(name, state.answers) for name in names]
+        calls.append(FakeCall("add_glossary_terms", {"terms": terms}))
+    calls.append(_status("end"))
+    return Reply("", tuple(calls))
+
+
+def _ask_batch(questions: list[dict[str, object]]) -> FakeCall:
+    return FakeCall("ask_user_batch", {"questions": questions})
+
+
+def _next_calls(
+    chunk: _Chunk,
+    state: _State,
+    *,
+    sloppy: bool = False,
+    fixes: bool = False,
+    batch_size: int | None = None,
+) -> list[FakeCall]:
     translation = chunk.kind == "translation"
     missing = [line for line in _work(chunk) if line.paragraph_id not in state.accepted]
+    to_fix = [line for line in chunk.lines if line.paragraph_id in state.warned] if fixes else []
     needs_title = translation and chunk.chapter_id is not None and not state.title_done
+    drafting = sloppy and translation and bool(missing) and not state.accepted
     calls: list[FakeCall] = []
-    if state.status == "planning" or (state.status == "review" and (missing or needs_title)):
+    if state.status == "planning" or (
+        state.status == "review" and (missing or needs_title or to_fix)
+    ):
         calls.append(_status("working"))
     if needs_title:
         calls.append(
@@ -305,12 +384,34 @@ def _next_calls(chunk: _Chunk, state: _State) -> list[FakeCall]:
                 },
             )
         )
-    if missing:
-        calls.append(_batch(missing, chunk.kind))
+    if missing and sloppy and translation:
+        texts = {line.paragraph_id: line.text for line in missing}
+        draft = sloppy_draft(texts, chunk.glossary) if drafting else None
+        calls.append(_texts_batch(missing, draft or _clean(missing, chunk.glossary)))
+    elif missing:
+        calls.append(_batch(missing[:batch_size], chunk.kind))
+    elif to_fix:
+        calls.append(_texts_batch(to_fix, _clean(to_fix, chunk.glossary)))
     if translation and (state.status != "review" or calls):
         calls.append(_status("review"))
-    calls.append(_status("end"))
+    if not drafting:  # a careless draft waits for its warnings before it ends
+        calls.append(_status("end"))
     return calls
+
+
+def _clean(lines: list[WorkLine], glossary: dict[str, str]) -> dict[str, str]:
+    return {line.paragraph_id: clean_translation(line.text, glossary) for line in lines}
+
+
+def _texts_batch(lines: list[WorkLine], texts: dict[str, str]) -> FakeCall:
+    items = [
+        {
+            "paragraph_id": line.paragraph_id,
+            "translated_text": texts[line.paragraph_id],
+        }
+        for line in lines
+    ]
+    return FakeCall("add_translation_batch", {"paragraphs": items})
 
 
 def _work(chunk: _Chunk) -> list[WorkLine]:

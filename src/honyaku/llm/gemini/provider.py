@@ -16,13 +16,18 @@ Gemini differs from Chat Completions in ways the rest of honyaku must not see:
 
 Thought parts (``thought: true``, sent when thought summaries are on) are the reply's
 reasoning: shown as ``ReasoningDelta`` and kept apart from the reader's text.
+
+As for Chat Completions, the reply runs under its first-byte and idle bounds (``timeouts``),
+and every error leaves through one exit that masks the key, the extra headers and the URL's
+secrets (``redaction``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from typing import cast
 
 import httpx2
 from google import genai
@@ -38,16 +43,23 @@ from honyaku.errors import (
 from honyaku.llm.events import Response, StreamEvent
 from honyaku.llm.gemini.reply import GeminiReplyAssembler, gemini_usage
 from honyaku.llm.gemini.request import function_declaration, gemini_contents
-from honyaku.llm.http_errors import error_for_status, redacted
+from honyaku.llm.http_errors import error_for_status, unreachable_error
 from honyaku.llm.messages import (
     ChatRequest,
     ToolSpec,
 )
+from honyaku.llm.redaction import Redactor
 from honyaku.llm.retry import retry_after_s
+from honyaku.llm.timeouts import (
+    CONNECT_TIMEOUT_S,
+    FIRST_BYTE_TIMEOUT_S,
+    IDLE_TIMEOUT_S,
+    ReplyClock,
+)
 
 API_VERSION = "v1beta"
 """Thought signatures, function call ids and ``anyOf`` schemas need the beta surface."""
-READ_TIMEOUT_S = 300.0
+GEMINI_URL = "https://generativelanguage.googleapis.com"
 
 
 def _transport_errors() -> tuple[type[Exception], ...]:
@@ -64,7 +76,10 @@ def _transport_errors() -> tuple[type[Exception], ...]:
     return errors
 
 
-_TRANSPORT_ERRORS = _transport_errors()
+_READ_ERRORS: tuple[type[Exception], ...] = (
+    *_transport_errors(),
+    genai_errors.UnknownApiResponseError,
+)
 
 
 class GeminiProvider:
@@ -76,12 +91,22 @@ class GeminiProvider:
         model: str,
         api_key: str | None,
         base_url: str | None = None,
-        read_timeout_s: float = READ_TIMEOUT_S,
+        headers: Mapping[str, str] | None = None,
+        first_byte_timeout_s: float = FIRST_BYTE_TIMEOUT_S,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
+        read_timeout_s: float | None = None,
     ) -> None:
+        """``read_timeout_s``, where given, is both the first-byte and the idle bound."""
         if not api_key and base_url is None:
             raise ConfigError("Gemini needs an API key (e.g. from GEMINI_API_KEY); none was given")
         self.model = model
-        self._api_key = api_key or ""
+        self.first_byte_timeout_s = read_timeout_s or first_byte_timeout_s
+        self.idle_timeout_s = read_timeout_s or idle_timeout_s
+        self._url = base_url or GEMINI_URL
+        self._redactor = Redactor.for_connection(
+            api_key=api_key, base_url=base_url, headers=headers
+        )
+        backstop_s = max(self.first_byte_timeout_s, self.idle_timeout_s) + CONNECT_TIMEOUT_S
         self._client = genai.Client(
             # A local stand-in needs no key, but the SDK insists on one.
             api_key=api_key or "no-key",
@@ -90,24 +115,36 @@ class GeminiProvider:
             http_options=types.HttpOptions(
                 base_url=base_url,
                 api_version=API_VERSION,
-                timeout=round(read_timeout_s * 1000),
+                headers=dict(headers or {}),
+                # A backstop only: the reply's clock enforces its bounds.
+                timeout=round(backstop_s * 1000),
                 # No retry_options: the SDK then makes one attempt, and RetryingProvider decides.
             ),
         )
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        # The one exit of every error: whatever its path, its text passes the redactor.
+        try:
+            async for event in self._stream(request):
+                yield event
+        except ProviderError as exc:
+            self._redactor.error(exc)
+            raise
+
+    async def _stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         turn = request.turn
         assembler = GeminiReplyAssembler(turn)
         try:
             async for event in self._events(request, assembler):
                 yield event
         except genai_errors.APIError as exc:
-            raise _api_error(exc, self.model, self._api_key) from exc
-        except (*_TRANSPORT_ERRORS, genai_errors.UnknownApiResponseError) as exc:
-            detail = redacted(exc, self._api_key)
+            raise _api_error(exc, self.model) from exc
+        except _READ_ERRORS as exc:
             if assembler.chunks:
-                raise CutStreamError(f"the reply broke off: {detail}") from exc
-            raise TransientProviderError(f"connection to the model failed: {detail}") from exc
+                raise CutStreamError(f"the reply broke off: {exc}") from exc
+            if unreachable := unreachable_error(exc, self._url):
+                raise unreachable from exc
+            raise TransientProviderError(f"connection to the model failed: {exc}") from exc
         if assembler.finish_reason is None:
             raise CutStreamError("the reply was cut off before it finished")
         message = assembler.message()
@@ -119,12 +156,17 @@ class GeminiProvider:
         self, request: ChatRequest, assembler: GeminiReplyAssembler
     ) -> AsyncIterator[StreamEvent]:
         system, contents = gemini_contents(request.messages)
-        stream = await self._client.aio.models.generate_content_stream(
-            model=self.model, contents=contents, config=_config(system, request.tools)
+        clock = ReplyClock(self.first_byte_timeout_s, self.idle_timeout_s)
+        stream = await clock.wait(
+            self._client.aio.models.generate_content_stream(
+                model=self.model, contents=contents, config=_config(system, request.tools)
+            )
         )
-        # Closed explicitly, so that a reader who stops early releases the connection now.
-        async with contextlib.aclosing(stream) as chunks:
-            async for chunk in chunks:
+        # Closed explicitly, so that a reader who stops early releases the connection now. The
+        # SDK declares an iterator; what it returns is an async generator, which can close.
+        generator = cast(AsyncGenerator[types.GenerateContentResponse, None], stream)
+        async with contextlib.aclosing(generator) as chunks:
+            async for chunk in clock.chunks_of(chunks):
                 for event in assembler.add_chunk(chunk):
                     yield event
 
@@ -144,10 +186,10 @@ def _config(system: str, tools: Sequence[ToolSpec]) -> types.GenerateContentConf
     )
 
 
-def _api_error(exc: genai_errors.APIError, model: str, api_key: str) -> ProviderError:
+def _api_error(exc: genai_errors.APIError, model: str) -> ProviderError:
     return error_for_status(
         exc.code or 0,
-        redacted(exc.message or exc, api_key),
+        str(exc.message or exc),
         model=model,
         retry_after_s=_retry_after_s(exc),
         bad_key=_is_bad_key(exc),

@@ -27,7 +27,8 @@ FOREIGN_SIGNATURE = base64.urlsafe_b64decode("skip_thought_signature_validator")
 def function_declaration(tool: ToolSpec) -> types.FunctionDeclaration:
     """A tool as Gemini declares it; a tool without parameters declares none (Gemini refuses
     an ``OBJECT`` without properties)."""
-    parameters = gemini_schema(tool.parameters) if tool.parameters.get("properties") else None
+    schema = gemini_schema(tool.parameters) if tool.parameters.get("properties") else None
+    parameters = types.Schema.model_validate(schema) if schema is not None else None
     return types.FunctionDeclaration(
         name=tool.name, description=tool.description, parameters=parameters
     )

@@ -230,6 +230,8 @@ class XmlToolParser:
     ) -> None:
         """``inside_reasoning``: the reply begins inside this element's block (``think``)."""
         self.max_chars = max_chars
+        self.opened: list[str] = []
+        """The name of every call begun so far, as soon as its opening tag is read."""
         self._transcript = _Transcript()
         self._state = _State.REASONING if inside_reasoning else _State.TEXT
         self._reasoning = inside_reasoning or ""
@@ -419,6 +421,7 @@ class XmlToolParser:
     def _open_call(self, tag: _Tag, start: int, end: int, events: list[ParserEvent]) -> None:
         name = (tag.name or "").strip()
         self._invoke = _Invoke(tag.element, name, start)
+        self.opened.append(name)
         if not name:
             self._invoke.problems.append(f"the <{tag.element}> tag names no tool")
         self._state = _State.INVOKE

@@ -32,6 +32,7 @@ import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from honyaku.llm.events import (
+    CallStreaming,
     ChatProvider,
     ReasoningDelta,
     Response,
@@ -192,12 +193,13 @@ class _ReplyReader:
         self._parser = XmlToolParser(inside_reasoning=self._split.inside)
         self._fed = False
         self._calls: list[ToolCall] = []
+        self._announced = 0
 
-    def feed(self, text: str) -> list[TextDelta | ReasoningDelta]:
+    def feed(self, text: str) -> list[TextDelta | ReasoningDelta | CallStreaming]:
         self._fed = self._fed or bool(text)
         return self._take(self._parser.feed(text))
 
-    def finish(self, final_text: str) -> list[TextDelta | ReasoningDelta]:
+    def finish(self, final_text: str) -> list[TextDelta | ReasoningDelta | CallStreaming]:
         """The last deltas; raises ``CutStreamError`` if the reply ended inside reasoning."""
         # A provider that never streamed deltas still hands the whole text over here.
         deltas = self.feed(final_text) if not self._fed and final_text else []
@@ -214,8 +216,8 @@ class _ReplyReader:
         )
         return Response(message, inner.finish_reason, inner.usage)
 
-    def _take(self, events: list[ParserEvent]) -> list[TextDelta | ReasoningDelta]:
-        deltas: list[TextDelta | ReasoningDelta] = []
+    def _take(self, events: list[ParserEvent]) -> list[TextDelta | ReasoningDelta | CallStreaming]:
+        deltas: list[TextDelta | ReasoningDelta | CallStreaming] = []
         for event in events:
             if isinstance(
                 event, VisibleText | ReasoningText | BeganInReasoning | UnclosedReasoning
@@ -225,7 +227,17 @@ class _ReplyReader:
                 deltas += self._split.take(event)
             else:
                 self._calls.append(self._to_call(event))
-        return deltas
+        return deltas + self._calls_begun()
+
+    def _calls_begun(self) -> list[CallStreaming]:
+        """A ``CallStreaming`` for each call begun since the last; none while what streams is
+        held back, as those calls may turn out to be drafts."""
+        begun = self._parser.opened[self._announced :]
+        self._announced = len(self._parser.opened)
+        if self._split.holding:
+            return []
+        first = len(self._parser.opened) - len(begun)
+        return [CallStreaming(first + n, name) for n, name in enumerate(begun)]
 
     def _to_call(self, event: ParsedInvoke | MalformedInvoke | ReplyTooLong) -> ToolCall:
         call_id = f"{XML_CALL_ID_PREFIX}{self._turn}_{len(self._calls) + 1}"

@@ -1,14 +1,14 @@
 """Prices, service tier and rate limits on model profiles; on jobs, the tokens honyaku
 estimated for the requests it sent, beside what the provider reported.
 
-Revision ID: 0007
+Revision ID: 0010
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision = "0006"
+revision = "0010"
+down_revision = "0009"
 
 _PROFILE_COLUMNS = (
     ("input_price", sa.Float),

@@ -1,0 +1,180 @@
+"""A book's glossary as the translator edits it, from the terminal or the web app alike.
+
+Every operation names a book and, with ``series``, a shared glossary instead of the book's
+own: adding to (or importing into) a shared glossary creates it and attaches the book to it.
+A person's additions are accepted at once; what a model proposed waits for ``accept``.
+Every change is a new version of the entry (``store.glossary``): nothing is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from honyaku.domain.glossary import EntryStatus, GlossaryEntry, clean_entry, match_key
+from honyaku.errors import NotFoundError, UserError
+from honyaku.formats.glossary_file import read_glossary, write_glossary
+from honyaku.store.glossary import GlossaryRef, GlossaryStore, StoredEntry
+from honyaku.store.library import Library
+
+MANUAL = "manual"
+IMPORTED = "import"
+SERIES_NAME_CHARS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class EntryChange:
+    entry: GlossaryEntry
+    previous: GlossaryEntry | None
+    """The entry it replaced, if the glossary held one for the same source."""
+
+    @property
+    def changed(self) -> bool:
+        return self.previous is not None and self.previous != self.entry
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    added: int
+    changed: int
+    unchanged: int
+
+
+def glossary_entries(
+    library: Library,
+    book_id: str,
+    *,
+    series: str | None = None,
+    status: EntryStatus | None = None,
+) -> list[StoredEntry]:
+    """The entries the book sees (its own over the shared ones attached to it), or only those
+    of the shared glossary ``series``; only those of ``status`` if given."""
+    store = GlossaryStore(library.database)
+    glossaries = [store.shared(series)] if series else store.glossaries_of(book_id)
+    entries = store.current(glossaries)
+    return [e for e in entries if status is None or e.entry.status is status]
+
+
+def add_entry(
+    library: Library, book_id: str, entry: GlossaryEntry, *, series: str | None = None
+) -> EntryChange:
+    """Add or change an entry, accepted: the translator's word is final."""
+    [change] = _add(library, book_id, [entry], series=series, origin=MANUAL)
+    return change
+
+
+def remove_entry(
+    library: Library, book_id: str, source: str, *, series: str | None = None
+) -> GlossaryEntry:
+    """Remove the entry for ``source`` (as a version: it stays in the history)."""
+    store = GlossaryStore(library.database)
+    target = _target(store, book_id, series, create=False)
+    found = _by_key(store.current([target])).get(match_key(source))
+    if found is None:
+        where = f"shared glossary {series!r}" if series else "the book's glossary"
+        raise NotFoundError(f"no entry for {source!r} in {where}")
+    store.remove(target, [found.entry], origin=MANUAL)
+    return found.entry
+
+
+def accept_entries(
+    library: Library, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
+) -> list[GlossaryEntry]:
+    """Accept the proposed entries for ``sources``, or every proposed entry if none given."""
+    store = GlossaryStore(library.database)
+    target = _target(store, book_id, series, create=False)
+    proposed = {
+        key: stored
+        for key, stored in _by_key(store.current([target])).items()
+        if stored.entry.status is EntryStatus.PROPOSED
+    }
+    wanted = [match_key(s) for s in sources] or list(proposed)
+    if unknown := [s for s, key in zip(sources, wanted, strict=False) if key not in proposed]:
+        raise NotFoundError(f"no proposed entry for {', '.join(map(repr, unknown))}")
+    accepted = [replace(proposed[key].entry, status=EntryStatus.ACCEPTED) for key in wanted]
+    store.add(target, accepted, origin=MANUAL)
+    return accepted
+
+
+def entry_history(
+    library: Library, book_id: str, source: str, *, series: str | None = None
+) -> list[StoredEntry]:
+    """Every version of the entry for ``source``, oldest first."""
+    store = GlossaryStore(library.database)
+    glossaries = [store.shared(series)] if series else store.glossaries_of(book_id)
+    return store.history(glossaries, source)
+
+
+def attach_series(library: Library, book_id: str, series: str) -> bool:
+    """Attach the shared glossary ``series`` (made if new) to the book; ``False`` if it was."""
+    store = GlossaryStore(library.database)
+    return store.attach(book_id, store.shared(_series_name(series), create=True))
+
+
+def detach_series(library: Library, book_id: str, series: str) -> bool:
+    store = GlossaryStore(library.database)
+    return store.detach(book_id, store.shared(series))
+
+
+def import_glossary(
+    library: Library, book_id: str, path: Path, *, series: str | None = None
+) -> ImportSummary:
+    """Add a file's entries, accepted; a source the file holds twice keeps its last line."""
+    entries = {entry.key: entry for entry in read_glossary(path)}
+    changes = _add(library, book_id, list(entries.values()), series=series, origin=IMPORTED)
+    added = sum(1 for c in changes if c.previous is None)
+    changed = sum(1 for c in changes if c.changed)
+    return ImportSummary(added, changed, len(changes) - added - changed)
+
+
+def export_glossary(
+    library: Library, book_id: str, path: Path, *, series: str | None = None
+) -> int:
+    """Write the entries the book sees (or the shared glossary's) to ``path``; their count."""
+    entries = [s.entry for s in glossary_entries(library, book_id, series=series)]
+    write_glossary(entries, path)
+    return len(entries)
+
+
+def _add(
+    library: Library,
+    book_id: str,
+    entries: Iterable[GlossaryEntry],
+    *,
+    series: str | None,
+    origin: str,
+) -> list[EntryChange]:
+    try:
+        cleaned = [replace(clean_entry(e), status=EntryStatus.ACCEPTED) for e in entries]
+    except ValueError as exc:
+        raise UserError(f"glossary entry: {exc}") from None
+    store = GlossaryStore(library.database)
+    target = _target(store, book_id, series, create=True)
+    current = _by_key(store.current([target]))
+    changes = []
+    for entry in cleaned:
+        before = current.get(entry.key)
+        changes.append(EntryChange(entry, before.entry if before else None))
+    store.add(target, [c.entry for c in changes if c.previous != c.entry], origin=origin)
+    return changes
+
+
+def _target(store: GlossaryStore, book_id: str, series: str | None, *, create: bool) -> GlossaryRef:
+    if series is None:
+        return store.book_glossary(book_id)
+    glossary = store.shared(_series_name(series), create=create)
+    if create:
+        store.attach(book_id, glossary)
+    return glossary
+
+
+def _series_name(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned or len(cleaned) > SERIES_NAME_CHARS:
+        raise UserError(f"a series name is 1 to {SERIES_NAME_CHARS} characters")
+    return cleaned
+
+
+def _by_key(entries: Iterable[StoredEntry]) -> dict[str, StoredEntry]:
+    return {stored.entry.key: stored for stored in entries}

@@ -1,0 +1,273 @@
+"""Glossaries: each book's own, shared ones that books attach to, and their versioned entries.
+
+Entries are versioned like translations: every change adds a row, and nothing is ever
+updated or deleted. The entry as it stands is the latest row of its key (its normalized
+source); a removal is a row with status ``removed``. A book sees its own glossary over the
+shared ones it is attached to: where both hold a key, the book's own entry wins.
+
+``BookGlossary`` is what a running job reads: the book's accepted entries as one matcher, built
+again only when an entry or an attachment changed (new terms accepted while the job runs
+reach its later chunks).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Select, func, insert, select
+from sqlalchemy.orm import Session
+
+from honyaku.domain.glossary import EntryStatus, GlossaryEntry, GlossaryMatcher, match_key
+from honyaku.errors import NotFoundError, StoreError
+from honyaku.store.database import Database
+from honyaku.store.schema import (
+    BookRow,
+    GlossaryAttachmentRow,
+    GlossaryEntryRow,
+    GlossaryRow,
+    table_of,
+    utc_now,
+)
+
+REMOVED = "removed"
+
+
+@dataclass(frozen=True, slots=True)
+class GlossaryRef:
+    id: int
+    name: str | None
+    """The shared glossary's name; ``None`` for a book's own."""
+
+    @property
+    def label(self) -> str:
+        return self.name or "book"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEntry:
+    """An entry as it stands in one glossary, or one of its past versions."""
+
+    entry: GlossaryEntry
+    glossary: GlossaryRef
+    origin: str
+    created_at: datetime
+    removed: bool = False
+
+
+class GlossaryStore:
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    # -- glossaries ------------------------------------------------------------------------
+
+    def book_glossary(self, book_id: str) -> GlossaryRef:
+        """The book's own glossary, made the first time it is asked for."""
+        query = select(GlossaryRow.id).where(GlossaryRow.book_id == book_id)
+        with self.database.transaction() as session:
+            _require_book(session, book_id)
+            found = session.scalar(query)
+        if found is None:
+            found = self._make_book_glossary(book_id, query)
+        return GlossaryRef(found, None)
+
+    def _make_book_glossary(self, book_id: str, query: Select[int]) -> int:
+        try:
+            # Exclusive: the chapters of a job may ask at once, and only one may make it.
+            with self.database.transaction(exclusive=True) as session:
+                if (found := session.scalar(query)) is None:
+                    row = GlossaryRow(book_id=book_id, created_at=utc_now())
+                    session.add(row)
+                    session.flush()
+                    found = row.id
+                return found
+        except StoreError:
+            # Without SQLite's write lock (PostgreSQL), another made it first.
+            with self.database.transaction() as session:
+                if (made := session.scalar(query)) is None:
+                    raise
+                return made
+
+    def shared(self, name: str, *, create: bool = False) -> GlossaryRef:
+        with self.database.transaction() as session:
+            row = session.scalar(select(GlossaryRow).where(GlossaryRow.name == name))
+            if row is None:
+                if not create:
+                    raise NotFoundError(f"no shared glossary named {name!r}")
+                row = GlossaryRow(name=name, created_at=utc_now())
+                session.add(row)
+                session.flush()
+            return GlossaryRef(row.id, row.name)
+
+    def attach(self, book_id: str, glossary: GlossaryRef) -> bool:
+        """Attach a shared glossary to a book; ``False`` if it already was."""
+        with self.database.transaction() as session:
+            _require_book(session, book_id)
+            if session.get(GlossaryAttachmentRow, (book_id, glossary.id)) is not None:
+                return False
+            session.add(GlossaryAttachmentRow(book_id=book_id, glossary_id=glossary.id))
+            return True
+
+    def detach(self, book_id: str, glossary: GlossaryRef) -> bool:
+        with self.database.transaction() as session:
+            row = session.get(GlossaryAttachmentRow, (book_id, glossary.id))
+            if row is None:
+                return False
+            session.delete(row)
+            return True
+
+    def glossaries_of(self, book_id: str) -> list[GlossaryRef]:
+        """The book's own glossary first, then the shared ones it is attached to, by name."""
+        own = self.book_glossary(book_id)
+        with self.database.transaction() as session:
+            rows = session.scalars(
+                select(GlossaryRow)
+                .join(GlossaryAttachmentRow, GlossaryAttachmentRow.glossary_id == GlossaryRow.id)
+                .where(GlossaryAttachmentRow.book_id == book_id)
+                .order_by(GlossaryRow.name)
+            )
+            return [own, *(GlossaryRef(row.id, row.name) for row in rows)]
+
+    def revision(self, glossaries: Sequence[GlossaryRef]) -> tuple[object, ...]:
+        """Changes whenever an entry of these glossaries changes."""
+        with self.database.transaction() as session:
+            latest = session.scalar(
+                select(func.max(GlossaryEntryRow.pk)).where(
+                    GlossaryEntryRow.glossary_id.in_([g.id for g in glossaries])
+                )
+            )
+        return (tuple(g.id for g in glossaries), latest)
+
+    # -- entries ---------------------------------------------------------------------------
+
+    def add(self, glossary: GlossaryRef, entries: Iterable[GlossaryEntry], *, origin: str) -> None:
+        """Add a version of each entry, all in one transaction."""
+        self._insert(glossary, [(entry, entry.status.value) for entry in entries], origin)
+
+    def remove(
+        self, glossary: GlossaryRef, entries: Iterable[GlossaryEntry], *, origin: str
+    ) -> None:
+        """Add a removal version of each entry."""
+        self._insert(glossary, [(entry, REMOVED) for entry in entries], origin)
+
+    def _insert(
+        self, glossary: GlossaryRef, rows: list[tuple[GlossaryEntry, str]], origin: str
+    ) -> None:
+        if not rows:
+            return
+        now = utc_now()
+        with self.database.transaction() as session:
+            session.execute(
+                insert(table_of(GlossaryEntryRow)),
+                [
+                    {
+                        "glossary_id": glossary.id,
+                        "key": entry.key,
+                        "source": entry.source,
+                        "target": entry.target,
+                        "note": entry.note,
+                        "kind": entry.kind,
+                        "aliases": list(entry.aliases),
+                        "gender": entry.gender,
+                        "reading": entry.reading,
+                        "status": status,
+                        "origin": origin,
+                        "created_at": now,
+                    }
+                    for entry, status in rows
+                ],
+            )
+
+    def current(self, glossaries: Sequence[GlossaryRef]) -> list[StoredEntry]:
+        """The entries as they stand, removed ones left out; for a key held by several
+        glossaries, the first glossary's entry. In order of source."""
+        by_id = {g.id: g for g in glossaries}
+        with self.database.transaction() as session:
+            latest = (
+                select(func.max(GlossaryEntryRow.pk))
+                .where(GlossaryEntryRow.glossary_id.in_(list(by_id)))
+                .group_by(GlossaryEntryRow.glossary_id, GlossaryEntryRow.key)
+            )
+            rows = session.scalars(
+                select(GlossaryEntryRow).where(GlossaryEntryRow.pk.in_(latest))
+            ).all()
+        rank = {g.id: n for n, g in enumerate(glossaries)}
+        chosen: dict[str, GlossaryEntryRow] = {}
+        for row in sorted(rows, key=lambda r: rank[r.glossary_id]):
+            chosen.setdefault(row.key, row)
+        stored = [_stored(row, by_id[row.glossary_id]) for row in chosen.values()]
+        return sorted((s for s in stored if not s.removed), key=lambda s: s.entry.key)
+
+    def history(self, glossaries: Sequence[GlossaryRef], source: str) -> list[StoredEntry]:
+        """Every version of the entry for ``source`` in these glossaries, oldest first."""
+        by_id = {g.id: g for g in glossaries}
+        with self.database.transaction() as session:
+            rows = session.scalars(
+                select(GlossaryEntryRow)
+                .where(
+                    GlossaryEntryRow.glossary_id.in_(list(by_id)),
+                    GlossaryEntryRow.key == match_key(source),
+                )
+                .order_by(GlossaryEntryRow.pk)
+            )
+            return [_stored(row, by_id[row.glossary_id]) for row in rows]
+
+
+class BookGlossary:
+    """A book's accepted glossary as a running job reads it, re-read when it changed."""
+
+    def __init__(self, store: GlossaryStore, book_id: str) -> None:
+        self.store = store
+        self.book_id = book_id
+        self._built: _Built | None = None
+        self._lock = threading.Lock()
+
+    def matcher(self, *, proposed: bool = False) -> GlossaryMatcher:
+        """Accepted entries; with ``proposed``, those waiting for the translator too."""
+        built = self._current()
+        return built.everything if proposed else built.accepted
+
+    def entries(self) -> list[StoredEntry]:
+        """Every entry as it stands, proposed ones included."""
+        return self._current().stored
+
+    def _current(self) -> _Built:
+        glossaries = self.store.glossaries_of(self.book_id)
+        revision = self.store.revision(glossaries)
+        with self._lock:
+            if self._built is None or self._built.revision != revision:
+                stored = self.store.current(glossaries)
+                accepted = [s.entry for s in stored if s.entry.status is EntryStatus.ACCEPTED]
+                everything = GlossaryMatcher([s.entry for s in stored])
+                self._built = _Built(revision, GlossaryMatcher(accepted), everything, stored)
+            return self._built
+
+
+@dataclass(frozen=True, slots=True)
+class _Built:
+    revision: tuple[object, ...]
+    accepted: GlossaryMatcher
+    everything: GlossaryMatcher
+    stored: list[StoredEntry]
+
+
+def _stored(row: GlossaryEntryRow, glossary: GlossaryRef) -> StoredEntry:
+    removed = row.status == REMOVED
+    entry = GlossaryEntry(
+        row.source,
+        row.target,
+        row.note,
+        row.kind,
+        tuple(row.aliases or ()),
+        row.gender,
+        row.reading,
+        EntryStatus.ACCEPTED if removed else EntryStatus(row.status),
+    )
+    return StoredEntry(entry, glossary, row.origin, row.created_at, removed)
+
+
+def _require_book(session: Session, book_id: str) -> None:
+    if session.get(BookRow, book_id) is None:
+        raise NotFoundError(f"no book with id {book_id!r} (see `honyaku books`)")

@@ -1,0 +1,98 @@
+"""The web workbench as an ASGI app: pages, the JSON API, static files, one error format.
+
+Errors never show a traceback: honyaku's own errors become their one line, with the HTTP
+status that fits (400 for the person's mistake, 404 for what is not there, 502 when a model's
+server failed); anything else is logged and answered "something went wrong". API paths
+answer JSON, pages answer a page.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from honyaku import __version__
+from honyaku.errors import HonyakuError, NotFoundError, ProviderError, UserError
+from honyaku.web import api, pages
+from honyaku.web.guard import Guard
+from honyaku.web.workbench import Workbench
+
+log = logging.getLogger("honyaku.web")
+
+
+def create_app(
+    bench: Workbench, *, hosts: Collection[str] | None, token: str | None = None
+) -> FastAPI:
+    """The app serving ``bench``; see ``web.guard`` for ``hosts`` and ``token``."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        with bench.broker.attached(bench.front_end):
+            yield
+            await bench.runs.stop_all()
+
+    app = FastAPI(
+        title="honyaku",
+        version=__version__,
+        description="The honyaku workbench: books, jobs, and the person's questions.",
+        lifespan=lifespan,
+    )
+    app.state.workbench = bench
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), "static")
+    app.add_exception_handler(HonyakuError, _honyaku_error)
+    app.add_exception_handler(RequestValidationError, _invalid_request)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)
+    app.add_middleware(Guard, hosts=hosts, token=token)
+    return app
+
+
+def _status(error: HonyakuError) -> int:
+    if isinstance(error, NotFoundError):
+        return 404
+    if isinstance(error, UserError):
+        return 400
+    if isinstance(error, ProviderError):
+        return 502
+    return 500
+
+
+def _answer(request: Request, status: int, message: str) -> Response:
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": message}, status)
+    return pages.error_page(request, status, message)
+
+
+async def _honyaku_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HonyakuError)
+    return _answer(request, _status(error), str(error))
+
+
+async def _invalid_request(request: Request, error: Exception) -> Response:
+    assert isinstance(error, RequestValidationError)
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc'][1:]) or 'body'}: {problem['msg']}"
+        for problem in error.errors()
+    )
+    return _answer(request, 422, problems or "the request is not valid")
+
+
+async def _http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    messages = {404: "there is nothing at this address", 405: "that method is not allowed here"}
+    return _answer(request, error.status_code, messages.get(error.status_code, str(error.detail)))
+
+
+async def _unexpected(request: Request, error: Exception) -> Response:
+    log.exception("unexpected error on %s", request.url.path)
+    return _answer(request, 500, "something went wrong in honyaku; the log has the details")

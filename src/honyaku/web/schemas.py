@@ -1,0 +1,151 @@
+"""The JSON the API speaks, as pydantic models: ``/openapi.json`` describes them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from honyaku.domain.book import BookSettings
+from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.workflow import JobKind
+from honyaku.store import BookSummary, ChapterProgress, Version
+
+__all__ = ["BookSettings", "ModelProfile"]
+
+
+class Created(BaseModel):
+    id: str
+
+
+class BookOut(BaseModel):
+    id: str
+    title: str
+    author: str | None
+    source_lang: str
+    target_lang: str
+    chapters: int
+    work_paragraphs: int
+    translated: int
+
+    @classmethod
+    def of(cls, book: BookSummary) -> BookOut:
+        return cls.model_validate(book, from_attributes=True)
+
+
+class ChapterOut(BaseModel):
+    number: int
+    id: str
+    title: str
+    translated_title: str | None
+    paragraphs: int
+    work_paragraphs: int
+    translated: int
+
+    @classmethod
+    def of(cls, chapter: ChapterProgress) -> ChapterOut:
+        return cls.model_validate(chapter, from_attributes=True)
+
+
+class BookDetail(BookOut):
+    settings: BookSettings
+    chapter_list: list[ChapterOut]
+
+
+class VersionOut(BaseModel):
+    id: int
+    text: str
+    kind: str
+    model: str | None
+    job_id: str | None
+    created_at: datetime
+    selected: bool
+
+    @classmethod
+    def of(cls, version: Version) -> VersionOut:
+        return cls.model_validate(version, from_attributes=True)
+
+
+class ParagraphOut(BaseModel):
+    id: str
+    index: int
+    text: str
+    translation: str | None
+    versions: list[VersionOut]
+
+
+class ChapterDetail(BaseModel):
+    book_id: str
+    number: int
+    id: str
+    title: str
+    translated_title: str | None
+    paragraphs: list[ParagraphOut]
+
+
+class SettingsPatch(BaseModel):
+    chunk_chars: int | None = None
+    skip_ask_user: bool | None = None
+    approve_tools: list[str] | None = None
+    always_allow: list[str] | None = None
+
+
+class ManualVersion(BaseModel):
+    text: str = Field(min_length=1, description="The paragraph's new text, on one line.")
+
+
+class JobStart(BaseModel):
+    kind: JobKind
+    chapters: str | None = Field(default=None, description='e.g. "1-3,7"; null for all.')
+    model: str = Field(description="The name of a saved model profile.")
+    retranslate: bool = False
+
+
+class JobResume(BaseModel):
+    model: str | None = Field(
+        default=None, description="A saved model profile; by default the one it ran with."
+    )
+
+
+class JobOut(BaseModel):
+    id: str
+    book_id: str
+    kind: str
+    model: str
+    status: str
+    paragraphs_total: int
+    paragraphs_done: int
+    requests: int
+    tokens: int
+    retries: int
+    failures: list[str]
+    busy: int
+    running_here: bool
+    error: str | None
+
+
+class LogLineOut(BaseModel):
+    created_at: datetime
+    job_id: str
+    where: str
+    text: str
+    reasoning: bool
+
+
+class Waiting(BaseModel):
+    shown: dict[str, Any] | None = Field(description="The question or approval on screen.")
+    queued: int = Field(description="Requests waiting behind it.")
+
+
+class AnswerIn(BaseModel):
+    """A question's answers (``answers``, ``cancelled``) or an approval (``allowed``,
+    ``always``)."""
+
+    answers: list[dict[str, Any]] = Field(default_factory=list)
+    cancelled: bool = False
+    allowed: bool = False
+    always: bool = False
+
+
+ExportFormatName = Literal["epub", "md", "txt", "json"]

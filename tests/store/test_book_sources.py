@@ -1,0 +1,95 @@
+"""The library keeps a book's original file and where its text came from (migration 0007)."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine
+
+from honyaku.formats import read_book
+from honyaku.store import Database, Library
+from honyaku.store.database import DATABASE_FILE
+
+BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
+KUSAMAKURA = BOOKS / "epub" / "kusamakura_ja_epub3" / "kusamakura_ja_epub3.epub"
+KOJIKI = BOOKS / "kojiki" / "03gendaigoyaku_kojiki.utf8.txt"
+MIGRATIONS = Path(__file__).parents[2] / "src" / "honyaku" / "store" / "migrations"
+
+
+def test_an_imported_epub_keeps_its_bytes_and_each_paragraphs_place(library: Library) -> None:
+    draft = read_book(KUSAMAKURA)
+    book_id = library.add_book(draft, source_lang="ja", target_lang="zh-CN")
+
+    sources = library.sources(book_id)
+    book = library.get_book(book_id)
+
+    assert sources is not None
+    assert sources.original.data == KUSAMAKURA.read_bytes()
+    assert sources.original.name == KUSAMAKURA.name
+    for stored, read in zip(book.chapters, draft.chapters, strict=True):
+        assert sources.titles[stored.id] == read.title_source
+        for paragraph in stored.paragraphs:
+            assert sources.paragraphs.get(paragraph.id) == read.source_of(paragraph.index)
+
+
+def test_a_text_book_has_no_original_to_translate_in_place(library: Library) -> None:
+    book_id = library.add_book(read_book(KOJIKI), source_lang="ja", target_lang="zh-CN")
+
+    assert library.sources(book_id) is None
+
+
+def test_the_translated_book_title_is_stored_with_the_book(library: Library) -> None:
+    book_id = library.add_book(read_book(KUSAMAKURA), source_lang="ja", target_lang="zh-CN")
+
+    library.set_book_title(book_id, "草枕（中文版）")
+
+    assert library.get_book(book_id).translated_title == "草枕（中文版）"
+    assert library.book(book_id).translated_title == "草枕（中文版）"
+
+
+def _database_at_revision_0004(home: Path) -> Path:
+    """A library as honyaku left it at 0004, long before sources were kept, with one book."""
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / DATABASE_FILE
+    engine = create_engine(f"sqlite:///{path}")
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0004")
+    engine.dispose()
+    with closing(sqlite3.connect(path)) as connection, connection:
+        connection.execute(
+            "INSERT INTO books VALUES ('0a1d0b0c', '古い本', NULL, 'ja', 'zh-CN', '{}', "
+            "'2024-01-01 00:00:00')"
+        )
+        connection.execute(
+            "INSERT INTO chapters (book_id, id, position, title) VALUES ('0a1d0b0c', "
+            "'c0000001', 0, '第一章')"
+        )
+        connection.execute(
+            "INSERT INTO paragraphs (book_id, chapter_pk, id, position, text) VALUES "
+            "('0a1d0b0c', 1, 'a0000001', 0, '昔の文。')"
+        )
+    return path
+
+
+def test_a_book_stored_before_sources_were_kept_opens_unchanged_with_none(tmp_path: Path) -> None:
+    home = tmp_path / "old-home"
+    _database_at_revision_0004(home)
+
+    database = Database.open(home)
+    library = Library(database)
+    try:
+        book = library.get_book("0a1d0b0c")
+        sources = library.sources("0a1d0b0c")
+    finally:
+        database.close()
+
+    assert [p.text for p in book.chapters[0].paragraphs] == ["昔の文。"]
+    assert book.translated_title is None
+    assert sources is None

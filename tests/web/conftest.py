@@ -1,0 +1,170 @@
+"""A real ``honyaku serve`` process, Debian's Chromium driven by Playwright, fake models.
+
+One workbench process serves a whole test module (each test makes its own books and model
+profiles); each test gets a fresh browser page and its own fake model server. A page that
+throws a script error fails its test.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from honyaku.testing import FakeLLMServer
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SERVE_START_S = 30.0
+JOB_WAIT_S = 60.0
+SCREENSHOTS = Path(__file__).parents[2] / "build" / "test-output" / "web"
+BROWSER_WAIT_MS = 15_000
+"""How long a page may take to show what a test expects: CI machines are slow and shared."""
+GRACE_S = "1"
+"""How long a question waits for a page before nobody answers: short, so tests are quick."""
+
+
+@dataclass
+class Workbench:
+    """The served workbench: its address and home, and a client for setting tests up."""
+
+    url: str
+    home: Path
+    process: subprocess.Popen[str]
+    client: httpx2.Client = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.client = httpx2.Client(base_url=self.url, timeout=30)
+
+    def api(self, method: str, path: str, **options: Any) -> Any:
+        response = self.client.request(method, path, **options)
+        assert response.status_code < 400, f"{method} {path}: {response.text}"
+        return response.json() if response.content else None
+
+    def add_book(self, *paragraphs: str, title: str = "試験の本", chapters: int = 1) -> str:
+        text = "\n".join(
+            f"第{n}章\n\n" + "\n\n".join(paragraphs) + "\n" for n in range(1, chapters + 1)
+        )
+        files = {"file": ("book.txt", text.encode())}
+        return self.api("POST", "/api/books", files=files, data={"title": title})["id"]
+
+    def add_model(self, name: str, server: FakeLLMServer, protocol: str = "native") -> str:
+        profile = {"name": name, "model": "fake-translator", "base_url": server.url}
+        self.api("POST", "/api/models", json={**profile, "protocol": protocol})
+        return name
+
+    def start(self, book: str, model: str, kind: str = "translation", **more: Any) -> str:
+        body = {"kind": kind, "model": model, **more}
+        return self.api("POST", f"/api/books/{book}/jobs", json=body)["id"]
+
+    def wait_for(self, job: str, *statuses: str) -> dict[str, Any]:
+        """The job once its status is one of ``statuses`` (by default, any end)."""
+        wanted = statuses or ("finished", "failed", "interrupted")
+        deadline = time.monotonic() + JOB_WAIT_S
+        while time.monotonic() < deadline:
+            found = self.api("GET", f"/api/jobs/{job}")
+            if found["status"] in wanted and not (found["running_here"] and not statuses):
+                return found
+            time.sleep(0.1)
+        raise AssertionError(f"job {job} did not reach {wanted}: {found}")
+
+
+def serve(home: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
+    """``honyaku serve`` started for ``home``; the process and the address it printed."""
+    environment = {
+        **os.environ,
+        "HONYAKU_HOME": str(home),
+        "HONYAKU_WEB_GRACE_S": GRACE_S,
+        "HONYAKU_RETRY_BASE_S": "0.01",
+        "PYTHONUNBUFFERED": "1",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "honyaku", "serve", "--port", "0", *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"http://\S+", line)
+    if found is None:
+        process.kill()
+        raise AssertionError(f"honyaku serve did not start: {line}{process.communicate()[1]}")
+    return process, found[0]
+
+
+def stop(process: subprocess.Popen[str]) -> str:
+    """Stop the server as Ctrl-C would; what it wrote on standard error."""
+    process.send_signal(signal.SIGINT)
+    try:
+        _, errors = process.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, errors = process.communicate()
+    return errors
+
+
+@pytest.fixture(scope="module")
+def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workbench]:
+    home = tmp_path_factory.mktemp("workbench")
+    process, url = serve(home)
+    served = Workbench(url.rstrip("/") + "/", home, process)
+    yield served
+    served.client.close()
+    errors = stop(process)
+    assert "Traceback" not in errors, errors
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    expect.set_options(timeout=BROWSER_WAIT_MS)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, workbench: Workbench) -> Iterator[Page]:
+    context = browser.new_context(base_url=workbench.url, viewport={"width": 1280, "height": 860})
+    context.set_default_timeout(BROWSER_WAIT_MS)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    context.close()
+    assert errors == [], errors
+
+
+@pytest.fixture
+def fake_model() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer(latency_s=0.02) as server:
+        yield server
+
+
+def screenshot(page: Page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=path)
+    return path
