@@ -22,15 +22,17 @@ import json
 import math
 from dataclasses import dataclass
 
-from honyaku.agent.questions import QUESTION_TOOLS
 from honyaku.domain.book import Book, Paragraph
 from honyaku.domain.chunking import Chunk
+from honyaku.domain.glossary import GlossaryMatcher
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import TokenRatio, estimate_tokens
 from honyaku.domain.workflow import JobKind
+from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.planning import split_book
-from honyaku.jobs.prompts import chunk_message, system_prompt
-from honyaku.jobs.tools import TASK_TOOLS
+from honyaku.jobs.prompts import chunk_message
+from honyaku.jobs.service import job_prompt, job_registry
+from honyaku.store.glossary import BookGlossary, GlossaryStore
 from honyaku.store.jobs import JobStore, ModelRecord
 from honyaku.store.library import Library
 
@@ -76,10 +78,11 @@ def estimate_job(
     learned = record.requests / record.chunks if record.chunks else None
     chapters_chunks = split_book(book, kind, retranslate=retranslate, written=set())
     prefix = _prefix_tokens(book, kind)
+    matcher = BookGlossary(GlossaryStore(library.database), book.id).matcher()
     total = _Tally()
     for chunks in chapters_chunks:
         for chunk in chunks:
-            conversation = _conversation(chunk, kind, len(chunks), prefix)
+            conversation = _conversation(chunk, kind, len(chunks), prefix, matcher)
             replies = learned or conversation.steps
             total.add(conversation.billed(replies, cached_prefix=total.requests > 0))
     chunk_count = sum(len(chunks) for chunks in chapters_chunks)
@@ -102,13 +105,12 @@ def estimate_job(
 
 
 def _prefix_tokens(book: Book, kind: JobKind) -> float:
-    questions = not book.settings.skip_ask_user
-    tools = TASK_TOOLS + (QUESTION_TOOLS if questions else ())
+    """The system prompt and the tool schemas, as the job sends them."""
     schemas = "".join(
-        t.name + t.description + json.dumps(t.spec.parameters, ensure_ascii=False) for t in tools
+        spec.name + spec.description + json.dumps(spec.parameters, ensure_ascii=False)
+        for spec in job_registry(kind, book.settings).specs
     )
-    prompt = system_prompt(kind, book.source_lang, book.target_lang, questions=questions)
-    return estimate_tokens(prompt) + estimate_tokens(schemas)
+    return estimate_tokens(job_prompt(book, kind)) + estimate_tokens(schemas)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,13 +144,14 @@ class _Conversation:
     prefix: float
     work: float
     """The calls that carry text: the paragraphs and the title."""
+    work_calls: int
     moves: int
     """Status moves, each a call of its own."""
 
     @property
     def steps(self) -> int:
         """Replies a model takes that makes one call a reply."""
-        return self.moves + (1 if self.work else 0) + (1 if self.moves == 4 else 0)
+        return self.moves + self.work_calls
 
     def billed(self, replies: float, *, cached_prefix: bool) -> _Billed:
         """The bill for ``replies`` replies (between two whole numbers, the mean of both)."""
@@ -181,15 +184,22 @@ def _values(billed: _Billed) -> tuple[float, float, float, float]:
     return billed.requests, billed.input, billed.cached, billed.output
 
 
-def _conversation(chunk: Chunk, kind: JobKind, in_chapter: int, prefix: float) -> _Conversation:
+def _conversation(
+    chunk: Chunk, kind: JobKind, in_chapter: int, prefix: float, matcher: GlossaryMatcher
+) -> _Conversation:
     message = chunk_message(chunk, kind, chunks_in_chapter=in_chapter)
+    glossary = glossary_section(chunk_glossary(chunk, matcher), kind)
     work = sum(_item_tokens(p, kind) for p in chunk.paragraphs)
+    calls = 0
     if chunk.paragraphs:
         work += CALL_TOKENS
+        calls += 1
     if chunk.shows_title:
         work += CALL_TOKENS + estimate_tokens(chunk.chapter.id + chunk.chapter.title) + 8
+        calls += 1
     moves = 3 if kind is JobKind.TRANSLATION else 2
-    return _Conversation(prefix + estimate_tokens(message), prefix, work, moves)
+    prompt = prefix + estimate_tokens(message) + estimate_tokens(glossary)
+    return _Conversation(prompt, prefix, work, calls, moves)
 
 
 def _item_tokens(paragraph: Paragraph, kind: JobKind) -> float:
