@@ -109,8 +109,8 @@ _SHARED: dict[str, RateLimiter] = {}
 def shared_limiter(key: str, limits: RateLimits) -> RateLimiter:
     """The process's one limiter for ``key`` (a model profile), made on first use."""
     limiter = _SHARED.get(key)
-    if limiter is None or limiter.limits != limits:
-        limiter = _SHARED[key] = RateLimiter(limits)
+    if limiter is None or limiter.limits != limits or limiter.window_s != WINDOW_S:
+        limiter = _SHARED[key] = RateLimiter(limits, WINDOW_S)
     return limiter
 
 
