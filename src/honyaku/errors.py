@@ -16,7 +16,9 @@
     ├── StoreError               the database refused a write
     ├── ToolError                the model's call was wrong; becomes a result the model reads
     ├── NoFrontEndError          nobody is there to answer a question or approve a call
-    └── LoopError                a conversation could not finish (caps reached, retries exhausted)
+    ├── LoopError                a conversation could not finish (caps reached, retries exhausted)
+    └── SpendingCapReached       the next request would pass the run's spending cap: the job
+                                 stops before it, to be resumed later
 
 Third-party exceptions are translated where they enter: SDK and HTTP errors in ``llm/``,
 zip and XML errors in ``formats/``, SQLAlchemy errors in ``store/``.
@@ -113,3 +115,14 @@ class NoFrontEndError(HonyakuError):
 
 class LoopError(HonyakuError):
     pass
+
+
+class SpendingCapReached(HonyakuError):
+    """Raised before a request that could take a run's spending past its cap."""
+
+    def __init__(self, cap: float, spent: float, next_cost: float) -> None:
+        super().__init__(
+            f"stopped before a request that could cost {next_cost:.4g} more: "
+            f"{spent:.4g} of the cap of {cap:.4g} spent"
+        )
+        self.cap, self.spent, self.next_cost = cap, spent, next_cost

@@ -66,7 +66,7 @@ def test_settings_print_and_change_the_chunk_size():
     before = honyaku("settings", book).stdout
     after = honyaku("settings", book, "--chunk-chars", "3000").stdout
 
-    assert "chunk_chars = 8000" in before
+    assert "chunk_chars = 6000" in before
     assert "skip_ask_user = False" in before
     assert "chunk_chars = 3000" in after
 

@@ -1,6 +1,7 @@
 import pytest
 
-from honyaku.domain.workflow import JobKind, TaskStatus, allowed_moves, is_allowed
+from honyaku.domain.book import Paragraph
+from honyaku.domain.workflow import ChunkWorkflow, JobKind, TaskStatus, allowed_moves, is_allowed
 
 S = TaskStatus
 
@@ -40,3 +41,39 @@ def test_moves_outside_the_table_are_refused(kind, current, target):
 def test_review_may_go_back_to_working_or_end_and_revisions_go_straight_to_end():
     assert allowed_moves(JobKind.TRANSLATION, S.REVIEW) == [S.WORKING, S.END]
     assert allowed_moves(JobKind.POLISH, S.WORKING) == [S.END]
+
+
+def test_each_result_is_short_and_names_the_next_call():
+    given = {pid: Paragraph(pid, n, f"段落{n}") for n, pid in enumerate(["1a2b3c4d", "2b3c4d5e"])}
+    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, "c0ffee00", needs_title=True)
+
+    assert workflow.move("working") == {
+        "status": "working",
+        "next": "update_chapter_title, then add_translation_batch with the 2 paragraph(s) left, "
+        'then update_task_status("review")',
+    }
+    workflow.title_done = True
+    assert workflow.accept(["1a2b3c4d"]) == {
+        "remaining": 1,
+        "remaining_ids": ["2b3c4d5e"],
+        "next": "add_translation_batch with the 1 paragraph(s) left, then "
+        'update_task_status("review")',
+    }
+    assert workflow.accept(["2b3c4d5e"]) == {
+        "remaining": 0,
+        "next": 'update_task_status("review")',
+    }
+    assert workflow.move("review") == {
+        "status": "review",
+        "next": 'update_task_status("end"), or "working" to revise',
+    }
+    assert workflow.move("end") == {"status": "end"}
+
+
+def test_a_revision_is_told_to_submit_its_changes_then_end():
+    given = {"1a2b3c4d": Paragraph("1a2b3c4d", 0, "段落", "译文")}
+    workflow = ChunkWorkflow(JobKind.POLISH, given, "c0ffee00", needs_title=False)
+
+    assert workflow.move("working")["next"] == (
+        'add_translation_batch with your changes, then update_task_status("end")'
+    )

@@ -3,11 +3,13 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 
 from honyaku.agent.broker import Broker
 from honyaku.domain import JobKind
+from honyaku.domain.pricing import Prices
 from honyaku.jobs import ChunkEvent, JobEvent, JobFinished, JobOutcome, JobRequest, JobService
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.events import ChatProvider, Retry
@@ -28,14 +30,18 @@ def protocol(request: pytest.FixtureRequest) -> str:
 
 
 def connected(
-    server: FakeLLMServer, protocol: str, *, read_timeout_s: float = 30
+    server: FakeLLMServer,
+    protocol: str,
+    *,
+    read_timeout_s: float = 30,
+    prices: Prices | None = None,
 ) -> ConnectedModel:
     """The fake model over HTTP in ``protocol``, with retries, as ``open_model`` would give it."""
     server_api = DegenerationGuard(
         OpenAICompatibleProvider(model="fake", base_url=server.url, read_timeout_s=read_timeout_s)
     )
     speaking = XmlToolProtocol(server_api, language="zh-CN") if protocol == "xml" else server_api
-    return with_retries(speaking, protocol)
+    return replace(with_retries(speaking, protocol), prices=prices)
 
 
 def with_retries(provider: ChatProvider, protocol: str = "native") -> ConnectedModel:

@@ -38,74 +38,64 @@ def rendered(kind: JobKind) -> str:
 
 def test_translation_prompt_into_chinese():
     assert system_prompt(JobKind.TRANSLATION, "ja", "zh-CN", questions=True) == snapshot("""\
-你负责把一本日语书翻译成简体中文，每次处理一个分块。
+你负责把一本日语书翻译成简体中文，每次处理一个分块。只通过工具工作：以文本输出的 JSON 或译文不会被保存。
 
-工作步骤：
-1. 调用 update_task_status("working")。
-2. 翻译每一个待处理段落，用 add_translation_batch 提交，每次调用尽量多提交一些段落。如果分块开头有
-   chapter_id 和 title，还要用 update_chapter_title 提交章节标题的译文。
-3. 调用 update_task_status("review") 检查译文；需要修改时先回到 "working" 再重新提交这些段落。
-4. 调用 update_task_status("end")。
-一次回复中可以调用多个工具。
+步骤（一次回复可以调用多个工具）：
+1. update_task_status("working")。
+2. 分块开头有 chapter_id 时，用 update_chapter_title 提交标题译文。
+3. 用 add_translation_batch 提交全部待处理段落，尽量一次提交。
+4. update_task_status("review")，然后 update_task_status("end")；
+   需要修改时回到 "working" 重新提交。
 
 规则：
-- 只通过工具工作。不要以文本形式输出 JSON、译文列表或结果：输出的文本不会被保存。
-- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"。[n] 是段落在本章中的位置，仅供定位阅读；
-  提交时必须使用 paragraph_id（"ID:" 后面的 8 个字符），不得使用 index。
-  original_text_prefix 填原文段落开头的几个字符。
-- 只有带 [ID: …] 标记的行是待处理段落。通过 get_previous_paragraphs、get_next_paragraphs、
-  get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以随时查阅，但不要提交。
-- 每个段落一项，译文写在一行内。人名和术语前后保持一致。
-- 遇到必须由译者决定、且影响工作的关键歧义（人名译法、角色口吻、重要术语）时，
-  用 ask_user 提问，多个问题可用 ask_user_batch 一次提出。尽量少问；其他问题自行判断。\
+- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读；
+  提交时用 paragraph_id（"ID:" 后的 8 个字符），不得使用 index。
+- 只有带 [ID: …] 的行是待处理段落。get_previous_paragraphs、get_next_paragraphs、
+  get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以查阅，不要提交。
+- 每个段落一项，译文写在一行内。人名和术语前后一致。
+- 只有必须由译者决定、且卡住工作的问题（人名译法、角色口吻、重要术语）才用 ask_user
+  提问，多个问题用 ask_user_batch 一次提出。\
 """)
 
 
 def test_polish_prompt_into_english_without_questions():
     assert system_prompt(JobKind.POLISH, "ja", "en", questions=False) == snapshot("""\
-You polish an existing English translation of a Japanese book, one chunk at a time: make it read naturally and beautifully in English without changing its meaning.
+You polish an existing English translation of a Japanese book, one chunk at a time: make it read naturally and beautifully in English without changing its meaning. Work only through tools: printed text (JSON, lists of translations) is not saved.
 
-Steps:
+Steps, as many calls in one reply as you like:
 1. update_task_status("working").
-2. Submit the polished text of each paragraph you improve with add_translation_batch, as many
-   per call as you can. The current translation is on the line after each work line (→).
+2. Submit the paragraphs you improve with add_translation_batch, in one call if you can. The
+   current translation is on the line after each work line (→).
 3. update_task_status("end").
-You may make several tool calls in one reply.
 
 Rules:
-- Work only through the tools. Never print JSON, lists of translations or results as text:
-  printed text is not saved.
-- Work lines look like "[n] [ID: 1a2b3c4d] text". [n] is the paragraph's position in the
-  chapter, for reading only. Submit by paragraph_id, the 8 characters after "ID:", never by
-  index. original_text_prefix is the first few characters of the source paragraph.
-- Only lines with an [ID: …] marker are work items. Paragraphs you read with
-  get_previous_paragraphs, get_next_paragraphs, get_paragraph_position or get_paragraph_info are
-  context: use them freely to understand the text, never submit them.
-- One item per paragraph, its text on one line. Keep names and terms consistent.\
+- Work lines are "[n] [ID: 1a2b3c4d] text": [n] is the position in the chapter, for reading
+  only. Submit by paragraph_id, the 8 characters after "ID:", never by index.
+- Only [ID: …] lines are work. Paragraphs from get_previous_paragraphs, get_next_paragraphs,
+  get_paragraph_position or get_paragraph_info are context: read them freely, never submit
+  them.
+- One item per paragraph, on one line. Keep names and terms consistent.\
 """)
 
 
 def test_proofreading_prompt_into_chinese():
     assert system_prompt(JobKind.PROOFREADING, "ja", "zh-CN", questions=True) == snapshot("""\
-你负责校对一本日语书的现有简体中文译文，每次处理一个分块：逐段对照原文，修正误译、漏译、人名术语错误和错别字；已经正确的内容不要改动。
+你负责校对一本日语书的现有简体中文译文，每次处理一个分块：逐段对照原文，修正误译、漏译、人名术语错误和错别字；已经正确的内容不要改动。只通过工具工作：以文本输出的 JSON 或译文不会被保存。
 
-工作步骤：
-1. 调用 update_task_status("working")。
-2. 对需要修正的段落，用 add_translation_batch 提交修正后的文本。
+步骤（一次回复可以调用多个工具）：
+1. update_task_status("working")。
+2. 用 add_translation_batch 提交修正过的段落，尽量一次提交。
    每个待处理行的下一行（→ 之后）是当前译文。
-3. 调用 update_task_status("end")。
-一次回复中可以调用多个工具。
+3. update_task_status("end")。
 
 规则：
-- 只通过工具工作。不要以文本形式输出 JSON、译文列表或结果：输出的文本不会被保存。
-- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"。[n] 是段落在本章中的位置，仅供定位阅读；
-  提交时必须使用 paragraph_id（"ID:" 后面的 8 个字符），不得使用 index。
-  original_text_prefix 填原文段落开头的几个字符。
-- 只有带 [ID: …] 标记的行是待处理段落。通过 get_previous_paragraphs、get_next_paragraphs、
-  get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以随时查阅，但不要提交。
-- 每个段落一项，译文写在一行内。人名和术语前后保持一致。
-- 遇到必须由译者决定、且影响工作的关键歧义（人名译法、角色口吻、重要术语）时，
-  用 ask_user 提问，多个问题可用 ask_user_batch 一次提出。尽量少问；其他问题自行判断。\
+- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读；
+  提交时用 paragraph_id（"ID:" 后的 8 个字符），不得使用 index。
+- 只有带 [ID: …] 的行是待处理段落。get_previous_paragraphs、get_next_paragraphs、
+  get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以查阅，不要提交。
+- 每个段落一项，译文写在一行内。人名和术语前后一致。
+- 只有必须由译者决定、且卡住工作的问题（人名译法、角色口吻、重要术语）才用 ask_user
+  提问，多个问题用 ask_user_batch 一次提出。\
 """)
 
 
@@ -145,13 +135,12 @@ def test_tool_schemas():
         {
             "update_task_status": {
                 "description": """\
-Move this task to the next workflow status. Translation: planning → working → review →
-end (review may go back to working). Polish and proofreading: planning → working → end.\
+Move the task on. Translation: planning → working → review → end, review → working to
+revise. Polish, proofreading: planning → working → end.\
 """,
                 "parameters": {
                     "properties": {
                         "status": {
-                            "description": "The status to move to.",
                             "enum": ["planning", "working", "review", "end"],
                             "type": "string",
                         }
@@ -161,17 +150,14 @@ end (review may go back to working). Polish and proofreading: planning → worki
                 },
             },
             "update_chapter_title": {
-                "description": "Submit the chapter's title in the target language. Only in status working.",
+                "description": "Submit the translated chapter title (in working).",
                 "parameters": {
                     "properties": {
                         "chapter_id": {
-                            "description": "The chapter_id shown above the chunk.",
+                            "description": "From the chunk's chapter_id line.",
                             "type": "string",
                         },
-                        "translated_title": {
-                            "description": "The chapter title in the target language.",
-                            "type": "string",
-                        },
+                        "translated_title": {"type": "string"},
                     },
                     "required": ["chapter_id", "translated_title"],
                     "type": "object",
@@ -179,28 +165,26 @@ end (review may go back to working). Polish and proofreading: planning → worki
             },
             "add_translation_batch": {
                 "description": """\
-Submit the text of many paragraphs at once, keyed by paragraph_id (never index). Only in
-status working. The batch is checked whole: if any item is wrong, nothing is saved and the
-error names each offending paragraph_id.\
+Submit paragraphs' new text, all in one call if you can (in working). Checked whole: if
+an item is wrong, nothing is saved and the error names its paragraph_id.\
 """,
                 "parameters": {
                     "properties": {
                         "paragraphs": {
-                            "description": "One item per paragraph, keyed by paragraph_id.",
                             "items": {
-                                "description": "One paragraph's result in an ``add_translation_batch`` call.",
+                                "description": "One paragraph.",
                                 "properties": {
                                     "paragraph_id": {
-                                        "description": "The 8-character id from the paragraph's [ID: …] marker.",
+                                        "description": 'The 8 characters after "ID:" (never [n] or index).',
                                         "type": "string",
                                     },
                                     "original_text_prefix": {
                                         "default": "",
-                                        "description": "The first few characters of the source paragraph, copied as they are.",
+                                        "description": "Optional: the source's first few characters, as an anchor.",
                                         "type": "string",
                                     },
                                     "translated_text": {
-                                        "description": "The paragraph's new text, on one line.",
+                                        "description": "One line.",
                                         "type": "string",
                                     },
                                 },
@@ -217,16 +201,16 @@ error names each offending paragraph_id.\
                 },
             },
             "get_previous_paragraphs": {
-                "description": "Context: the paragraphs before one, across chunk and chapter boundaries. Read only.",
+                "description": "Context, read only: the paragraphs before one, across chunks and chapters.",
                 "parameters": {
                     "properties": {
                         "paragraph_id": {
-                            "description": "The 8-character id from a paragraph's [ID: …] marker.",
+                            "description": "An id from an [ID: …] marker.",
                             "type": "string",
                         },
                         "count": {
                             "default": 3,
-                            "description": "How many paragraphs to return.",
+                            "description": "How many paragraphs.",
                             "maximum": 20,
                             "minimum": 1,
                             "type": "integer",
@@ -237,16 +221,16 @@ error names each offending paragraph_id.\
                 },
             },
             "get_next_paragraphs": {
-                "description": "Context: the paragraphs after one, across chunk and chapter boundaries. Read only.",
+                "description": "Context, read only: the paragraphs after one, across chunks and chapters.",
                 "parameters": {
                     "properties": {
                         "paragraph_id": {
-                            "description": "The 8-character id from a paragraph's [ID: …] marker.",
+                            "description": "An id from an [ID: …] marker.",
                             "type": "string",
                         },
                         "count": {
                             "default": 3,
-                            "description": "How many paragraphs to return.",
+                            "description": "How many paragraphs.",
                             "maximum": 20,
                             "minimum": 1,
                             "type": "integer",
@@ -257,21 +241,18 @@ error names each offending paragraph_id.\
                 },
             },
             "get_paragraph_position": {
-                "description": """\
-Where a paragraph sits: its chapter and index, optionally with the paragraphs around it
-(across chunk and chapter boundaries).\
-""",
+                "description": "Context: a paragraph's chapter and index, optionally with the paragraphs around it.",
                 "parameters": {
                     "properties": {
                         "paragraph_id": {
-                            "description": "The 8-character id from a paragraph's [ID: …] marker.",
+                            "description": "An id from an [ID: …] marker.",
                             "type": "string",
                         },
                         "include_previous": {"default": False, "type": "boolean"},
                         "include_next": {"default": False, "type": "boolean"},
                         "count": {
                             "default": 3,
-                            "description": "How many paragraphs to return.",
+                            "description": "How many paragraphs.",
                             "maximum": 20,
                             "minimum": 1,
                             "type": "integer",
@@ -282,11 +263,11 @@ Where a paragraph sits: its chapter and index, optionally with the paragraphs ar
                 },
             },
             "get_paragraph_info": {
-                "description": "A paragraph's text, current translation, chapter and index.",
+                "description": "Context: a paragraph's text, translation, chapter and index.",
                 "parameters": {
                     "properties": {
                         "paragraph_id": {
-                            "description": "The 8-character id from a paragraph's [ID: …] marker.",
+                            "description": "An id from an [ID: …] marker.",
                             "type": "string",
                         }
                     },
@@ -296,28 +277,27 @@ Where a paragraph sits: its chapter and index, optionally with the paragraphs ar
             },
             "ask_user": {
                 "description": """\
-Ask the translator one question and wait for the answer. Only for a choice that is
-theirs to make and that blocks your work (a name's rendering, a character's voice, a key
-term); never for what you can decide yourself. Returns answer and, when a suggestion was
-picked, its selected_index (0-based); or cancelled.\
+Ask the translator and wait, only for a choice that is theirs and blocks you (a name's
+rendering, a voice, a key term). Returns answer (selected_index if a suggestion was
+picked) or cancelled.\
 """,
                 "parameters": {
                     "properties": {
                         "question": {
-                            "description": "The question, short and clear.",
+                            "description": "Short and clear.",
                             "minLength": 1,
                             "type": "string",
                         },
                         "suggested_answers": {
                             "default": [],
-                            "description": "Answers to choose from, most likely first. May be empty.",
+                            "description": "Likely answers, best first; may be empty.",
                             "items": {"type": "string"},
                             "maxItems": 10,
                             "type": "array",
                         },
                         "allow_free_text": {
                             "default": True,
-                            "description": "Whether the translator may type another answer.",
+                            "description": "Whether another answer may be typed.",
                             "type": "boolean",
                         },
                     },
@@ -327,31 +307,29 @@ picked, its selected_index (0-based); or cancelled.\
             },
             "ask_user_batch": {
                 "description": """\
-Ask the translator several questions in one dialog, answered one after another. Same
-rules as ask_user. Returns answers, each with its question_index; on cancel, the answers
-given so far.\
+Several ask_user questions in one dialog. Returns answers with question_index; on
+cancel, those given so far.\
 """,
                 "parameters": {
                     "properties": {
                         "questions": {
-                            "description": "The questions, in order.",
                             "items": {
                                 "properties": {
                                     "question": {
-                                        "description": "The question, short and clear.",
+                                        "description": "Short and clear.",
                                         "minLength": 1,
                                         "type": "string",
                                     },
                                     "suggested_answers": {
                                         "default": [],
-                                        "description": "Answers to choose from, most likely first. May be empty.",
+                                        "description": "Likely answers, best first; may be empty.",
                                         "items": {"type": "string"},
                                         "maxItems": 10,
                                         "type": "array",
                                     },
                                     "allow_free_text": {
                                         "default": True,
-                                        "description": "Whether the translator may type another answer.",
+                                        "description": "Whether another answer may be typed.",
                                         "type": "boolean",
                                     },
                                 },

@@ -153,7 +153,7 @@ async def test_the_model_turn_goes_back_exactly_as_it_came(gemini, provider):
     calls = [p for p in model_turn["parts"] if "functionCall" in p]
     assert [c["functionCall"]["name"] for c in calls] == [
         "update_task_status",
-        "add_translation_batch",
+        "update_chapter_title",
     ]
     assert "thoughtSignature" in calls[0]
     assert "thoughtSignature" not in calls[1]
@@ -525,5 +525,5 @@ async def test_the_fake_answers_unstreamed_requests_too(gemini):
     assert response.candidates[0].finish_reason == types.FinishReason.STOP
     assert [c.name for c in response.function_calls][:2] == [
         "update_task_status",
-        "add_translation_batch",
+        "update_chapter_title",
     ]

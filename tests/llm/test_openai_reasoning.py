@@ -60,8 +60,8 @@ CHUNK = ChatRequest(
 )
 REAL_CALLS = [
     ("update_task_status", {"status": "working"}),
-    ("add_translation_batch", {"paragraphs": [{"paragraph_id": "0a1b2c3d"}]}),
     ("update_chapter_title", {"chapter_id": "c0ffee00"}),
+    ("add_translation_batch", {"paragraphs": [{"paragraph_id": "0a1b2c3d"}]}),
     ("update_task_status", {"status": "review"}),
     ("update_task_status", {"status": "end"}),
 ]
@@ -98,7 +98,7 @@ def assert_only_the_real_calls(message: AssistantMessage) -> None:
     calls = [(call.name, dict(call.arguments)) for call in message.tool_calls]
     assert [name for name, _ in calls] == [name for name, _ in REAL_CALLS]
     assert DRAFT_MARK not in json.dumps(calls, ensure_ascii=False)
-    assert calls[1][1]["paragraphs"][0]["paragraph_id"] == "0a1b2c3d"
+    assert calls[2][1]["paragraphs"][0]["paragraph_id"] == "0a1b2c3d"
 
 
 @pytest.mark.anyio

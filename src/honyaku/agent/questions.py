@@ -32,15 +32,12 @@ SKIPPED = (
 QUESTION_TOOL_NAMES = ("ask_user", "ask_user_batch")
 
 
-QuestionText = Annotated[str, Field(min_length=1, description="The question, short and clear.")]
+QuestionText = Annotated[str, Field(min_length=1, description="Short and clear.")]
 Suggestions = Annotated[
     tuple[str, ...],
-    Field(
-        max_length=MAX_SUGGESTIONS,
-        description="Answers to choose from, most likely first. May be empty.",
-    ),
+    Field(max_length=MAX_SUGGESTIONS, description="Likely answers, best first; may be empty."),
 ]
-FreeText = Annotated[bool, Field(description="Whether the translator may type another answer.")]
+FreeText = Annotated[bool, Field(description="Whether another answer may be typed.")]
 
 
 class BatchQuestion(BaseModel):
@@ -56,10 +53,9 @@ async def ask_user(
     suggested_answers: Suggestions = (),
     allow_free_text: FreeText = True,
 ) -> Result:
-    """Ask the translator one question and wait for the answer. Only for a choice that is
-    theirs to make and that blocks your work (a name's rendering, a character's voice, a key
-    term); never for what you can decide yourself. Returns answer and, when a suggestion was
-    picked, its selected_index (0-based); or cancelled."""
+    """Ask the translator and wait, only for a choice that is theirs and blocks you (a name's
+    rendering, a voice, a key term). Returns answer (selected_index if a suggestion was
+    picked) or cancelled."""
     asked = (_question(question, suggested_answers, allow_free_text),)
     reply = await _ask(context, QuestionRequest(asked, context.asker))
     if isinstance(reply, dict):
@@ -74,12 +70,11 @@ async def ask_user_batch(
     context: ToolContext,
     questions: Annotated[
         list[BatchQuestion],
-        Field(min_length=1, max_length=MAX_QUESTIONS, description="The questions, in order."),
+        Field(min_length=1, max_length=MAX_QUESTIONS),
     ],
 ) -> Result:
-    """Ask the translator several questions in one dialog, answered one after another. Same
-    rules as ask_user. Returns answers, each with its question_index; on cancel, the answers
-    given so far."""
+    """Several ask_user questions in one dialog. Returns answers with question_index; on
+    cancel, those given so far."""
     asked = tuple(_question(q.question, q.suggested_answers, q.allow_free_text) for q in questions)
     reply = await _ask(context, QuestionRequest(asked, context.asker, batch=True))
     if isinstance(reply, dict):

@@ -29,9 +29,11 @@ from honyaku.cli.options import BookRef, Home, open_library
 from honyaku.cli.progress import JobProgressView, print_summary
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
-from honyaku.errors import HonyakuError
+from honyaku.errors import HonyakuError, SpendingCapReached
 from honyaku.formats import ExportFormat
 from honyaku.jobs import CONCURRENCY, JobFinished, JobOutcome, JobRequest, JobService
+from honyaku.jobs.estimate import Estimate, estimate_job
+from honyaku.jobs.spending import check_cap
 from honyaku.llm.models import DEMO_MODEL, ModelChoice, open_model
 from honyaku.store import LearnedProtocols, Library, resolve_home
 
@@ -41,6 +43,25 @@ Chapters = Annotated[
 ]
 Concurrency = Annotated[
     int, typer.Option("--concurrency", min=1, max=64, help="Chapters worked on at once.")
+]
+DryRun = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Print what the job would send (chunks, requests, input and output tokens) and "
+        "cost at the model profile's prices, and send nothing.",
+    ),
+]
+MaxCost = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        min=0,
+        help="Stop before the request that could take this run's spending past AMOUNT, at "
+        "the model profile's prices (default: the book's max_cost setting). Work done is "
+        "kept; run the command again to go on.",
+        metavar="AMOUNT",
+    ),
 ]
 
 
@@ -59,12 +80,14 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         retranslate: Annotated[
             bool, typer.Option(help="Redo paragraphs that already have a translation.")
         ] = False,
+        dry_run: DryRun = False,
+        max_cost: MaxCost = None,
         home: Home = None,
     ) -> None:
         library = open_library(home)
         book_id = library.resolve(book)
         numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))
-        request = JobRequest(book_id, kind, numbers, concurrency, retranslate)
+        request = JobRequest(book_id, kind, numbers, concurrency, retranslate, max_cost=max_cost)
         choice = chosen_model(
             library,
             model,
@@ -75,6 +98,10 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
             tuple(header or ()),
             replay_reasoning,
         )
+        if dry_run:
+            print_estimate(library, choice, request)
+            return
+        check_cap(max_cost or library.settings(book_id).max_cost, choice.prices)
         outcome = run_job(library, choice, request)
         if not outcome.ok:
             raise typer.Exit(EXIT_FAILURE)
@@ -114,6 +141,9 @@ def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOu
 
     try:
         outcome = asyncio.run(job())
+    except SpendingCapReached as exc:
+        err.print(f"[yellow]{escape(str(exc))}[/]: accepted work is saved; run again to go on")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         why = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped on request"
         err.print(f"[yellow]{why}[/]: accepted work is saved; run the command again to go on")
@@ -122,6 +152,45 @@ def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOu
         raise HonyakuError("the job ended without finishing")
     print_summary(out, outcome)
     return outcome
+
+
+def print_estimate(library: Library, choice: ModelChoice, request: JobRequest) -> None:
+    """The job's estimate, for a dry run: nothing is sent."""
+    estimate = estimate_job(
+        library,
+        request.book_id,
+        request.kind,
+        chapters=request.chapters,
+        retranslate=request.retranslate,
+        model=choice.model,
+        prices=choice.prices,
+    )
+    out.print(f"Dry run of {request.kind.value} with {escape(choice.describe())}: nothing sent.")
+    for label, value in estimate_lines(estimate):
+        out.print(f"  {label:<14} {value}")
+
+
+def estimate_lines(estimate: Estimate) -> list[tuple[str, str]]:
+    learned = (
+        f"learned from {estimate.learned_from} earlier job(s) with this model"
+        if estimate.learned_from
+        else "one tool call a reply, as a cautious model works"
+    )
+    cost = (
+        "give the model profile prices (honyaku models add --input-price --output-price)"
+        if estimate.cost is None
+        else f"{estimate.cost:.4g} at the profile's prices"
+    )
+    return [
+        ("chunks", f"{estimate.chunks} ({estimate.paragraphs} paragraphs)"),
+        (
+            "requests",
+            f"{estimate.requests:.0f} ({estimate.replies_per_chunk:.1f} a chunk: {learned})",
+        ),
+        ("input tokens", f"{estimate.input_tokens:,} ({estimate.cached_tokens:,} of them cached)"),
+        ("output tokens", f"{estimate.output_tokens:,}"),
+        ("cost", cost),
+    ]
 
 
 @contextmanager

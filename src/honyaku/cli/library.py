@@ -213,6 +213,14 @@ def settings(
             "`honyaku glossary accept`."
         ),
     ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="What one run of a job on this book may spend at the model profile's prices "
+            "(translate --max-cost overrides it); 0 clears.",
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Print a book's settings, changing those given first."""
@@ -229,6 +237,8 @@ def settings(
         changes["always_allow"] = _tool_names(always_allow)
     if auto_accept_terms is not None:
         changes["auto_accept_terms"] = auto_accept_terms is Switch.ON
+    if max_cost is not None:
+        changes["max_cost"] = max_cost or None
     current = change_settings(library, book_id, **changes)
     for name, value in current.model_dump().items():
         out.print(f"{name} = {value}")

@@ -135,9 +135,56 @@ def add_model(
     provider: Provider = None,
     protocol: Protocol = None,
     replay_reasoning: ReplayReasoning = False,
+    input_price: Annotated[
+        float | None,
+        typer.Option(
+            help="What a million input tokens cost you (any currency; honyaku ships no "
+            "prices). With --output-price, jobs show their cost and take --max-cost.",
+            show_default=False,
+        ),
+    ] = None,
+    cached_input_price: Annotated[
+        float | None,
+        typer.Option(
+            help="What a million input tokens served from the provider's prompt cache cost. "
+            "Default: the input price.",
+            show_default=False,
+        ),
+    ] = None,
+    output_price: Annotated[
+        float | None,
+        typer.Option(help="What a million output tokens cost you.", show_default=False),
+    ] = None,
+    service_tier: Annotated[
+        str | None,
+        typer.Option(
+            help="OpenAI's service_tier, sent with every request: flex is slower and billed "
+            "at half the saved prices; priority, auto or default at the saved prices.",
+            show_default=False,
+        ),
+    ] = None,
+    rpm: Annotated[
+        int | None,
+        typer.Option(
+            "--rpm",
+            min=1,
+            help="Requests per minute the provider allows; shared by every "
+            "chapter and job of a process.",
+            show_default=False,
+        ),
+    ] = None,
+    tpm: Annotated[
+        int | None,
+        typer.Option(
+            "--tpm", min=1, help="Tokens per minute the provider allows.", show_default=False
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
-    """Save a model under a name (replacing a profile of the same name)."""
+    """Save a model under a name (replacing a profile of the same name), with what it costs
+    and how fast it may be asked, if you say."""
+    if (input_price is None) != (output_price is None):
+        raise ConfigError("give both --input-price and --output-price, or neither")
     try:
         profile = ModelProfile(
             name=name,
@@ -147,6 +194,12 @@ def add_model(
             protocol=(protocol or ToolProtocol.AUTO).value,
             api_key_env=api_key_env,
             replay_reasoning=replay_reasoning,
+            input_price=input_price,
+            cached_input_price=cached_input_price,
+            output_price=output_price,
+            service_tier=service_tier,
+            requests_per_minute=rpm,
+            tokens_per_minute=tpm,
         )
     except ValidationError as exc:
         problem = exc.errors()[0]
@@ -163,7 +216,7 @@ def list_models(home: Home = None) -> None:
     if not profiles:
         out.print("No saved models yet. Save one with [bold]honyaku models add NAME --model M[/].")
         return
-    table = Table("name", "model", "server", "protocol", "key variable")
+    table = Table("name", "model", "server", "protocol", "key variable", "prices /M", "limits")
     for profile in profiles:
         choice = ModelChoice.from_profile(profile)
         table.add_row(
@@ -172,6 +225,8 @@ def list_models(home: Home = None) -> None:
             escape(choice.describe().split(" at ", 1)[-1].split(" (", 1)[0]),
             profile.protocol,
             profile.api_key_env or "(default)",
+            _prices(profile),
+            _limits(profile),
         )
     out.print(table)
 
@@ -183,3 +238,21 @@ def remove_model(
     """Forget a saved model profile."""
     ModelProfiles(open_library(home).database).remove(name)
     out.print(f"Removed model profile {escape(name)}")
+
+
+def _prices(profile: ModelProfile) -> str:
+    if profile.prices is None:
+        return "-"
+    prices = profile.prices
+    cached = "" if prices.cached_input is None else f" (cached {prices.cached_input:g})"
+    tier = f", {prices.service_tier}" if prices.service_tier else ""
+    return f"in {prices.input:g}{cached}, out {prices.output:g}{tier}"
+
+
+def _limits(profile: ModelProfile) -> str:
+    parts = []
+    if profile.requests_per_minute:
+        parts.append(f"{profile.requests_per_minute} rpm")
+    if profile.tokens_per_minute:
+        parts.append(f"{profile.tokens_per_minute} tpm")
+    return ", ".join(parts) or "-"

@@ -27,16 +27,15 @@ INDEX_HINT = (
 
 
 class BatchItem(BaseModel):
-    """One paragraph's result in an ``add_translation_batch`` call."""
+    """One paragraph."""
 
     model_config = ConfigDict(extra="ignore")
 
-    paragraph_id: str = Field(description="The 8-character id from the paragraph's [ID: …] marker.")
+    paragraph_id: str = Field(description='The 8 characters after "ID:" (never [n] or index).')
+    translated_text: str = Field(description="One line.")
     original_text_prefix: str = Field(
-        default="",
-        description="The first few characters of the source paragraph, copied as they are.",
+        default="", description="Optional: the source's first few characters, as an anchor."
     )
-    translated_text: str = Field(description="The paragraph's new text, on one line.")
 
     @model_validator(mode="before")
     @classmethod

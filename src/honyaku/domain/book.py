@@ -52,7 +52,7 @@ class TranslationKind(StrEnum):
     MANUAL = "manual"
 
 
-CHUNK_CHARS = 8000
+CHUNK_CHARS = 6000
 
 
 class BookSettings(BaseModel):
@@ -67,6 +67,8 @@ class BookSettings(BaseModel):
     """Tools that would need approval but are always allowed."""
     auto_accept_terms: bool = False
     """Glossary terms a model proposes are accepted at once, not left for the translator."""
+    max_cost: float | None = Field(default=None, gt=0)
+    """What one run of a job may spend at the model's prices, unless the run says otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

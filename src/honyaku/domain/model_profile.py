@@ -1,11 +1,14 @@
 """A model a person saved under a name: where it is served, how it calls tools, which
-environment variable holds its key (never the key), and what it costs."""
+environment variable holds its key (never the key), what it costs and how fast it may be
+asked (``domain.pricing``)."""
 
 from __future__ import annotations
 
 import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from honyaku.domain.pricing import Prices, RateLimits
 
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -25,6 +28,29 @@ class ModelProfile(BaseModel):
         default=None, description="The environment variable that holds the key."
     )
     replay_reasoning: bool = False
+    input_price: float | None = Field(default=None, ge=0, description="Per million tokens.")
+    cached_input_price: float | None = Field(
+        default=None, ge=0, description="Per million cached input tokens; default: input_price."
+    )
+    output_price: float | None = Field(default=None, ge=0, description="Per million tokens.")
+    service_tier: str | None = Field(
+        default=None, description="OpenAI's service_tier, sent with each request, e.g. flex."
+    )
+    requests_per_minute: int | None = Field(default=None, ge=1)
+    tokens_per_minute: int | None = Field(default=None, ge=1)
+
+    @property
+    def prices(self) -> Prices | None:
+        """The prices, when both input and output are known."""
+        if self.input_price is None or self.output_price is None:
+            return None
+        return Prices(
+            self.input_price, self.output_price, self.cached_input_price, self.service_tier
+        )
+
+    @property
+    def rate_limits(self) -> RateLimits:
+        return RateLimits(self.requests_per_minute, self.tokens_per_minute)
 
     @field_validator("name")
     @classmethod
@@ -39,6 +65,13 @@ class ModelProfile(BaseModel):
         if name is not None and not ENV_NAME.fullmatch(name):
             raise ValueError("an environment variable's name, like DEEPSEEK_API_KEY")
         return name
+
+    @field_validator("service_tier")
+    @classmethod
+    def _tier(cls, tier: str | None) -> str | None:
+        if tier is not None and not re.fullmatch(r"[a-z_]{1,20}", tier):
+            raise ValueError("a tier's name, like flex or priority")
+        return tier
 
     @field_validator("protocol")
     @classmethod

@@ -121,11 +121,7 @@ class ChunkWorkflow:
         if wanted is TaskStatus.REVIEW and (missing := self._what_is_missing()):
             raise ToolError("WORK_INCOMPLETE", f"cannot enter review yet: {missing}")
         self.status = wanted
-        return {
-            "status": wanted.value,
-            "previous_status": current.value,
-            "allowed_next": [s.value for s in allowed_moves(self.kind, wanted)],
-        }
+        return {"status": wanted.value, **self.next_step()}
 
     def _where_you_are(self) -> str:
         allowed = ", ".join(s.value for s in allowed_moves(self.kind, self.status)) or "none"
@@ -177,7 +173,8 @@ class ChunkWorkflow:
     def accept(self, paragraph_ids: Iterable[str]) -> dict[str, Any]:
         self.accepted.update(paragraph_ids)
         missing = self.missing_ids
-        return {"remaining": len(missing), "remaining_ids": missing[:MAX_IDS_IN_MESSAGE]}
+        shown = {"remaining_ids": missing[:MAX_IDS_IN_MESSAGE]} if missing else {}
+        return {"remaining": len(missing), **shown, **self.next_step()}
 
     def check_title(self, chapter_id: str, translated_title: str) -> str:
         """The title to write, one clean line; raises if the call cannot be accepted."""
@@ -192,6 +189,31 @@ class ChunkWorkflow:
         if not title or "\n" in title:
             raise ToolError("BLANK_TEXT", "translated_title must be one non-empty line")
         return title
+
+    def next_step(self) -> dict[str, str]:
+        """What the model should call next, in a few words, for a result to end with: a model
+        told what comes next does not spend a reply asking. Nothing once the task has ended."""
+        match self.status:
+            case TaskStatus.PLANNING:
+                step = 'update_task_status("working")'
+            case TaskStatus.WORKING if self.kind is not JobKind.TRANSLATION:
+                step = 'add_translation_batch with your changes, then update_task_status("end")'
+            case TaskStatus.WORKING:
+                step = self._translation_step()
+            case TaskStatus.REVIEW:
+                step = 'update_task_status("end"), or "working" to revise'
+            case _:
+                return {}
+        return {"next": step}
+
+    def _translation_step(self) -> str:
+        todo = []
+        if self.needs_title and not self.title_done:
+            todo.append("update_chapter_title")
+        if missing := len(self.missing_ids):
+            todo.append(f"add_translation_batch with the {missing} paragraph(s) left")
+        todo.append('update_task_status("review")')
+        return ", then ".join(todo)
 
     # -- the loop's goal -------------------------------------------------------------------
 

@@ -5,6 +5,8 @@ service.py      JobService: open a job, run it (an async stream of events), stop
 planning.py     a job's plan: chapters split into chunks, and what counts as done
 scheduler.py    chapters in parallel, each chapter's chunks in order, events merged
 chunk_run.py    one chunk's conversation with the model, as events
+estimate.py     what a job will send and cost, before anything is sent
+spending.py     a run's spending cap: stop before the request that could pass it
 tools.py        the tools the model calls, and the context they work on
 glossary_tools.py   the glossary tools (propose, look up) and the tools of extraction
 batch_quality.py    the quality checks run on an accepted batch, their warnings in its result

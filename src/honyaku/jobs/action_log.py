@@ -90,4 +90,6 @@ def _cost_of(usage: Usage) -> JobCost:
         output_tokens=usage.output_tokens or 0,
         cached_tokens=usage.cached_tokens or 0,
         reasoning_tokens=usage.reasoning_tokens or 0,
+        estimated_input_tokens=usage.estimated_input_tokens,
+        estimated_output_tokens=usage.estimated_output_tokens,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Set
 
 from honyaku.domain.book import Book, Chapter, Paragraph
-from honyaku.domain.chunking import split_into_chunks
+from honyaku.domain.chunking import Chunk, split_into_chunks
 from honyaku.domain.workflow import JobKind
 from honyaku.store.chunks import PlannedChunk
 
@@ -37,35 +37,44 @@ def title_wanted(chapter: Chapter, kind: JobKind, *, retranslate: bool) -> bool:
     return kind is JobKind.TRANSLATION and (chapter.translated_title is None or retranslate)
 
 
-def plan_chunks(
+def split_book(
     book: Book, kind: JobKind, *, retranslate: bool, written: Set[str]
-) -> list[PlannedChunk]:
-    """The chunks of ``book``'s chapters still to do, in chapter order."""
-    planned: list[PlannedChunk] = []
+) -> list[list[Chunk]]:
+    """Each chapter's chunks still to do, in chapter order."""
+    chapters = []
     for chapter in book.chapters:
         work = [
             p
             for p in work_of(chapter, kind)
             if not is_done(p, kind, retranslate=retranslate, written=written)
         ]
-        chunks = split_into_chunks(
-            chapter,
-            work,
-            max_chars=book.settings.chunk_chars,
-            with_title=title_wanted(chapter, kind, retranslate=retranslate),
-        )
-        planned += [
-            PlannedChunk(
-                chapter.id,
-                chapter.order,
-                chunk.number,
-                len(chunks),
-                chunk.paragraph_ids,
-                chunk.shows_title,
+        chapters.append(
+            split_into_chunks(
+                chapter,
+                work,
+                max_chars=book.settings.chunk_chars,
+                with_title=title_wanted(chapter, kind, retranslate=retranslate),
             )
-            for chunk in chunks
-        ]
-    return planned
+        )
+    return chapters
+
+
+def plan_chunks(
+    book: Book, kind: JobKind, *, retranslate: bool, written: Set[str]
+) -> list[PlannedChunk]:
+    """The chunks of ``book``'s chapters still to do, in chapter order."""
+    return [
+        PlannedChunk(
+            chunk.chapter.id,
+            chunk.chapter.order,
+            chunk.number,
+            len(chunks),
+            chunk.paragraph_ids,
+            chunk.shows_title,
+        )
+        for chunks in split_book(book, kind, retranslate=retranslate, written=written)
+        for chunk in chunks
+    ]
 
 
 def still_to_do(

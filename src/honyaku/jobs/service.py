@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import groupby
 
 from honyaku.agent.broker import ApprovalPolicy, Broker
 from honyaku.agent.loop import LoopLimits
 from honyaku.agent.questions import QUESTION_TOOL_NAMES, QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS
 from honyaku.agent.registry import ToolRegistry
-from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.domain.book import Book, BookSettings, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
+from honyaku.errors import SpendingCapReached
 from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
 from honyaku.jobs.events import (
@@ -42,6 +44,7 @@ from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
 from honyaku.jobs.planning import is_done, plan_chunks, still_to_do, title_wanted
 from honyaku.jobs.prompts import system_prompt
 from honyaku.jobs.scheduler import merged
+from honyaku.jobs.spending import CappedProvider, Spending, check_cap, reply_bound
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.models import ConnectedModel
 from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim
@@ -65,6 +68,8 @@ class JobRequest:
     limits: LoopLimits = field(default_factory=LoopLimits)
     resume: str | None = None
     """The unfinished job to go on with; by default the one over the same scope, if any."""
+    max_cost: float | None = None
+    """What this run may spend at the model's prices; by default the book's ``max_cost``."""
 
 
 class JobService:
@@ -80,6 +85,7 @@ class JobService:
         events, then ``JobFinished``. A fatal provider error or a stop is raised after the
         job's state is saved."""
         book = self.library.get_book(request.book_id, chapter_numbers=request.chapters)
+        spending = _spending(request, book, model)
         scope = JobScope(book.id, request.kind, request.chapters, request.retranslate)
         planned = plan_chunks(book, request.kind, retranslate=request.retranslate, written=set())
         job, resumed = await asyncio.to_thread(
@@ -90,7 +96,7 @@ class JobService:
             planned=planned,
             resume=request.resume,
         )
-        run = _Run(self, job, book, request, model)
+        run = _Run(self, job, book, request, model, spending)
         lanes = run.lanes(self.chunks.items(job.id))
         yield JobStarted(
             job, run.total, run.total - len(run.to_do), sum(len(lane) for lane in lanes), resumed
@@ -112,12 +118,16 @@ class JobService:
                 await log.follow(event)
                 run.tally(event)
                 yield event
+            if run.capped is not None:
+                raise run.capped
         except BaseException as exc:
             # However the run ended (a stop, Ctrl-C, a refused key), what it did and what it
             # cost are written, and its chunks are free for the next run.
             log.write_now()
             self.chunks.release(job.id)
-            stopped = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit)
+            stopped = isinstance(
+                exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit | SpendingCapReached
+            )
             status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
             self.store.finish(job.id, status, str(exc) or type(exc).__name__)
             raise
@@ -185,8 +195,12 @@ class _Run:
         book: Book,
         request: JobRequest,
         model: ConnectedModel,
+        spending: Spending | None,
     ) -> None:
         self.service, self.job, self.book, self.request = service, job, book, request
+        self.spending = spending
+        self.capped: SpendingCapReached | None = None
+        """Why the run stopped taking chunks: the next request could pass its cap."""
         written = service.store.paragraphs_done(job.id)
         paragraphs, self.to_do = still_to_do(
             book, job.kind, retranslate=job.retranslate, written=written
@@ -195,7 +209,9 @@ class _Run:
             self.to_do = self._extraction_to_do()
         self.total = len(paragraphs)
         self.glossary = BookGlossary(GlossaryStore(service.library.database), book.id)
-        self.talk = ChunkTalk(model.provider, self._registry(), self._prompt(), request.limits)
+        self.talk = ChunkTalk(
+            model.provider, self._registry(), job_prompt(book, job.kind), request.limits
+        )
         self.failures: list[ChunkFailure] = []
         self.done = 0
         self.busy = 0
@@ -217,23 +233,7 @@ class _Run:
             set(settings.always_allow),
             remember_always=self._always_allow,
         )
-        hidden: tuple[str, ...] = ()
-        questions = QUESTION_TOOLS
-        if settings.skip_ask_user:
-            questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
-        tools = (
-            EXTRACTION_TOOLS if self.job.kind is JobKind.EXTRACTION else TASK_TOOLS + GLOSSARY_TOOLS
-        )
-        return ToolRegistry(tools + questions, ChunkContext, hidden=hidden, approval=approval)
-
-    def _prompt(self) -> str:
-        book = self.book
-        questions = not book.settings.skip_ask_user
-        if self.request.kind is JobKind.EXTRACTION:
-            return extraction_prompt(book.source_lang, book.target_lang, questions=questions)
-        return system_prompt(
-            self.request.kind, book.source_lang, book.target_lang, questions=questions
-        )
+        return job_registry(self.job.kind, settings, approval)
 
     def _always_allow(self, tool: str) -> None:
         library = self.service.library
@@ -261,12 +261,19 @@ class _Run:
         """A chapter's chunks in order; a chunk another process holds leaves it the chapter."""
         chunks = self.service.chunks
         for item in items:
+            if self.capped is not None:
+                return
             claim = await asyncio.to_thread(chunks.claim, item.pk)
             if claim is ChunkStatus.RUNNING:
                 return
             if isinstance(claim, Claim):
-                async for event in self._claimed(claim):
-                    yield event
+                try:
+                    async for event in self._claimed(claim):
+                        yield event
+                except SpendingCapReached as reached:
+                    # The other chapters finish what they have paid for, then stop too.
+                    self.capped = reached
+                    return
 
     async def _claimed(self, claim: Claim) -> AsyncIterator[JobEvent]:
         planned = claim.item.planned
@@ -285,7 +292,7 @@ class _Run:
         if work or shows_title:
             context = self._context(Chunk(chapter, planned.number, tuple(work), shows_title))
             async for event in run_chunk(
-                context, self.talk, chunks_in_chapter=planned.chunks_in_chapter
+                context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
             ):
                 if isinstance(event, ChunkFinished):
                     error = event.error
@@ -310,6 +317,14 @@ class _Run:
         gone = sum(1 for pid in claim.free if pid in self.to_do and pid not in left)
         return chapter, work, gone
 
+    def _talk(self, context: ChunkContext) -> ChunkTalk:
+        """How the chunk talks to the model: under the run's cap, where it has one."""
+        if self.spending is None:
+            return self.talk
+        title = context.chunk.chapter.title
+        bound = partial(reply_bound, context.workflow, title)
+        return replace(self.talk, provider=CappedProvider(self.talk.provider, self.spending, bound))
+
     def _context(self, chunk: Chunk) -> ChunkContext:
         chapter = chunk.chapter
         kind = self.job.kind
@@ -331,6 +346,35 @@ class _Run:
             workflow,
             self.glossary,
         )
+
+
+def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spending | None:
+    """What the run may spend, where it has a cap; a cap needs the model's prices."""
+    cap = request.max_cost if request.max_cost is not None else book.settings.max_cost
+    check_cap(cap, model.prices)
+    if cap is None or model.prices is None:
+        return None
+    return Spending(cap, model.prices)
+
+
+def job_registry(
+    kind: JobKind, settings: BookSettings, approval: ApprovalPolicy | None = None
+) -> ToolRegistry[ChunkContext]:
+    """The tools a job of ``kind`` offers its model on a book with ``settings``."""
+    hidden: tuple[str, ...] = ()
+    questions = QUESTION_TOOLS
+    if settings.skip_ask_user:
+        questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
+    tools = EXTRACTION_TOOLS if kind is JobKind.EXTRACTION else TASK_TOOLS + GLOSSARY_TOOLS
+    return ToolRegistry(tools + questions, ChunkContext, hidden=hidden, approval=approval)
+
+
+def job_prompt(book: Book, kind: JobKind) -> str:
+    """The system prompt every chunk of a job of ``kind`` over ``book`` starts with."""
+    questions = not book.settings.skip_ask_user
+    if kind is JobKind.EXTRACTION:
+        return extraction_prompt(book.source_lang, book.target_lang, questions=questions)
+    return system_prompt(kind, book.source_lang, book.target_lang, questions=questions)
 
 
 def _failure_text(failures: list[ChunkFailure], left: list[ChunkItem]) -> str | None:

@@ -56,59 +56,42 @@ class ChunkContext(ToolContext):
         return self.glossary
 
 
-ParagraphId = Annotated[
-    str, Field(description="The 8-character id from a paragraph's [ID: …] marker.")
-]
-Count = Annotated[
-    int, Field(ge=1, le=MAX_CONTEXT_PARAGRAPHS, description="How many paragraphs to return.")
-]
+ParagraphId = Annotated[str, Field(description="An id from an [ID: …] marker.")]
+Count = Annotated[int, Field(ge=1, le=MAX_CONTEXT_PARAGRAPHS, description="How many paragraphs.")]
 
 
 @tool()
 def update_task_status(
     context: ChunkContext,
-    status: Annotated[
-        str,
-        Field(
-            description="The status to move to.",
-            json_schema_extra={"enum": [s.value for s in TaskStatus]},
-        ),
-    ],
+    status: Annotated[str, Field(json_schema_extra={"enum": [s.value for s in TaskStatus]})],
 ) -> dict[str, Any]:
-    """Move this task to the next workflow status. Translation: planning → working → review →
-    end (review may go back to working). Polish and proofreading: planning → working → end."""
+    """Move the task on. Translation: planning → working → review → end, review → working to
+    revise. Polish, proofreading: planning → working → end."""
     return context.workflow.move(status)
 
 
 @tool()
 def update_chapter_title(
     context: ChunkContext,
-    chapter_id: Annotated[str, Field(description="The chapter_id shown above the chunk.")],
-    translated_title: Annotated[
-        str, Field(description="The chapter title in the target language.")
-    ],
+    chapter_id: Annotated[str, Field(description="From the chunk's chapter_id line.")],
+    translated_title: str,
 ) -> dict[str, Any]:
-    """Submit the chapter's title in the target language. Only in status working."""
+    """Submit the translated chapter title (in working)."""
     title = context.workflow.check_title(chapter_id, translated_title)
     context.library.set_chapter_title(context.book.id, chapter_id, title)
     context.workflow.title_done = True
-    return {"chapter_id": chapter_id, "translated_title": title}
+    return context.workflow.next_step()
 
 
 @tool()
 def add_translation_batch(
     context: ChunkContext,
     paragraphs: Annotated[
-        list[BatchItem],
-        Field(
-            description="One item per paragraph, keyed by paragraph_id.",
-            json_schema_extra={"minItems": 1, "maxItems": MAX_BATCH_ITEMS},
-        ),
+        list[BatchItem], Field(json_schema_extra={"minItems": 1, "maxItems": MAX_BATCH_ITEMS})
     ],
 ) -> dict[str, Any]:
-    """Submit the text of many paragraphs at once, keyed by paragraph_id (never index). Only in
-    status working. The batch is checked whole: if any item is wrong, nothing is saved and the
-    error names each offending paragraph_id."""
+    """Submit paragraphs' new text, all in one call if you can (in working). Checked whole: if
+    an item is wrong, nothing is saved and the error names its paragraph_id."""
     workflow = context.workflow
     workflow.check_batch(paragraphs, _in_book(context, paragraphs))
     texts = _new_texts(workflow, paragraphs)
@@ -149,7 +132,7 @@ def _new_texts(workflow: ChunkWorkflow, items: list[BatchItem]) -> dict[str, str
 def get_previous_paragraphs(
     context: ChunkContext, paragraph_id: ParagraphId, count: Count = 3
 ) -> dict[str, Any]:
-    """Context: the paragraphs before one, across chunk and chapter boundaries. Read only."""
+    """Context, read only: the paragraphs before one, across chunks and chapters."""
     _anchor(context, paragraph_id)
     found = context.library.neighbours(context.book.id, paragraph_id, "before", count)
     return {"paragraphs": [_context(p) for p in found]}
@@ -159,7 +142,7 @@ def get_previous_paragraphs(
 def get_next_paragraphs(
     context: ChunkContext, paragraph_id: ParagraphId, count: Count = 3
 ) -> dict[str, Any]:
-    """Context: the paragraphs after one, across chunk and chapter boundaries. Read only."""
+    """Context, read only: the paragraphs after one, across chunks and chapters."""
     _anchor(context, paragraph_id)
     found = context.library.neighbours(context.book.id, paragraph_id, "after", count)
     return {"paragraphs": [_context(p) for p in found]}
@@ -173,8 +156,7 @@ def get_paragraph_position(
     include_next: bool = False,
     count: Count = 3,
 ) -> dict[str, Any]:
-    """Where a paragraph sits: its chapter and index, optionally with the paragraphs around it
-    (across chunk and chapter boundaries)."""
+    """Context: a paragraph's chapter and index, optionally with the paragraphs around it."""
     located = _anchor(context, paragraph_id)
     result: dict[str, Any] = {
         **_context(located),
@@ -192,7 +174,7 @@ def get_paragraph_position(
 
 @tool()
 def get_paragraph_info(context: ChunkContext, paragraph_id: ParagraphId) -> dict[str, Any]:
-    """A paragraph's text, current translation, chapter and index."""
+    """Context: a paragraph's text, translation, chapter and index."""
     located = _anchor(context, paragraph_id)
     versions = context.library.versions(context.book.id, paragraph_id)
     return {

@@ -26,7 +26,9 @@ from honyaku.llm.messages import (
     ToolSpec,
     UserMessage,
     message_chars,
+    message_tokens,
     request_chars,
+    request_tokens,
 )
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
 from honyaku.llm.timeouts import Timeouts
@@ -53,5 +55,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "message_chars",
+    "message_tokens",
     "request_chars",
+    "request_tokens",
 ]

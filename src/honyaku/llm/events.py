@@ -47,6 +47,9 @@ class Usage:
     cached_tokens: int | None = None
     reasoning_tokens: int | None = None
     """Of ``output_tokens``, those spent reasoning, where the provider reports them."""
+    estimated_input_tokens: int = 0
+    """honyaku's own estimate of the request's tokens (``domain.tokens``)."""
+    estimated_output_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from honyaku.domain.tokens import estimate_tokens
+
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
@@ -89,20 +91,37 @@ CUT_BY_OUTPUT_LIMIT = ToolCallError(
 
 def request_chars(request: ChatRequest) -> int:
     """Characters a request puts on the wire: its messages and its tool schemas."""
-    tools = sum(
-        len(t.name) + len(t.description) + len(json.dumps(t.parameters, ensure_ascii=False))
-        for t in request.tools
-    )
-    return sum(message_chars(m) for m in request.messages) + tools
+    return sum(len(part) for part in _request_parts(request))
+
+
+def request_tokens(request: ChatRequest) -> int:
+    """Tokens a request costs by honyaku's estimate (``domain.tokens``), to set beside what the
+    provider reports."""
+    return round(sum(estimate_tokens(part) for part in _request_parts(request)))
 
 
 def message_chars(message: Message) -> int:
     """Characters a message puts on the wire, for counting cost where no usage is reported."""
+    return len(_message_text(message))
+
+
+def message_tokens(message: Message) -> int:
+    return round(estimate_tokens(_message_text(message)))
+
+
+def _request_parts(request: ChatRequest) -> list[str]:
+    tools = [
+        t.name + t.description + json.dumps(t.parameters, ensure_ascii=False) for t in request.tools
+    ]
+    return [_message_text(m) for m in request.messages] + tools
+
+
+def _message_text(message: Message) -> str:
     match message:
         case SystemMessage(text) | UserMessage(text):
-            return len(text)
+            return text
         case AssistantMessage():
-            calls = sum(len(c.name) + len(c.raw_arguments) for c in message.tool_calls)
-            return len(message.text) + len(message.reasoning or "") + calls
+            calls = "".join(c.name + c.raw_arguments for c in message.tool_calls)
+            return message.text + (message.reasoning or "") + calls
         case ToolResultMessage():
-            return len(message.content)
+            return message.content

@@ -15,16 +15,18 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.pricing import Prices, RateLimits
 from honyaku.errors import ConfigError
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.events import ChatProvider
+from honyaku.llm.rate_limit import RateLimitedProvider, RateLimiter, shared_limiter
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
 from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tool_support import calls_tools_natively
@@ -43,7 +45,8 @@ class ProviderKind:
     summary: str
     default_url: str | None
     key_variables: tuple[str, ...]
-    connect: Callable[[ModelChoice, Timeouts], ChatProvider]
+    connect: Callable[[ModelChoice, Timeouts, RateLimiter | None], ChatProvider]
+    """The provider for a choice; a limiter, where given, reads the server's rate headers."""
     native_tools: bool | None = None
     """Known to call tools natively (or not): ``auto`` then asks nothing."""
 
@@ -69,6 +72,12 @@ class ModelChoice:
     """Extra HTTP headers as ``Name: value``, for gateways; never printed."""
     replay_reasoning: bool = False
     """Send each reply's reasoning back, for servers that require it (see ``openai_compat``)."""
+    profile: str | None = None
+    """The saved profile this choice comes from: its rate limiter is shared by name."""
+    prices: Prices | None = None
+    rate_limits: RateLimits = field(default_factory=RateLimits)
+    service_tier: str | None = None
+    """Sent as ``service_tier`` with every Chat Completions request, e.g. ``flex``."""
 
     @classmethod
     def from_profile(cls, profile: ModelProfile) -> ModelChoice:
@@ -79,6 +88,10 @@ class ModelChoice:
             ToolProtocol(profile.protocol),
             profile.provider,
             replay_reasoning=profile.replay_reasoning,
+            profile=profile.name,
+            prices=profile.prices,
+            rate_limits=profile.rate_limits,
+            service_tier=profile.service_tier,
         )
 
     @property
@@ -198,6 +211,8 @@ class ConnectedModel:
     provider: ChatProvider
     protocol: ToolProtocol
     """NATIVE or XML: what ``auto`` resolved to."""
+    prices: Prices | None = None
+    """What its tokens cost, where the profile says."""
 
 
 @asynccontextmanager
@@ -214,16 +229,28 @@ async def open_model(
     kind = choice.check()
     choice.check_key()
     timeouts = Timeouts.from_environment()
-    server = kind.connect(choice, timeouts)
+    limiter = _limiter(choice, kind)
+    server = kind.connect(choice, timeouts, limiter)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     try:
         protocol = await _resolve(choice.protocol, kind, server, url, memory, timeouts)
         provider: ChatProvider = DegenerationGuard(server)
         if protocol is ToolProtocol.XML:
             provider = XmlToolProtocol(provider, language=language)
-        yield ConnectedModel(RetryingProvider(provider, retry_policy(timeouts)), protocol)
+        if limiter is not None:
+            provider = RateLimitedProvider(provider, limiter)
+        retrying = RetryingProvider(provider, retry_policy(timeouts))
+        yield ConnectedModel(retrying, protocol, choice.prices)
     finally:
         await server.aclose()
+
+
+def _limiter(choice: ModelChoice, kind: ProviderKind) -> RateLimiter | None:
+    """The process's limiter for the choice's profile (or model and server), if it has limits."""
+    if not choice.rate_limits:
+        return None
+    key = choice.profile or f"{kind.name} {choice.endpoint} {choice.model}"
+    return shared_limiter(key, choice.rate_limits)
 
 
 async def _resolve(
@@ -258,7 +285,7 @@ def retry_policy(timeouts: Timeouts) -> RetryPolicy:
 # -- the kinds honyaku knows ----------------------------------------------------------------
 
 
-def _openai(choice: ModelChoice, timeouts: Timeouts) -> ChatProvider:
+def _openai(choice: ModelChoice, timeouts: Timeouts, limiter: RateLimiter | None) -> ChatProvider:
     from honyaku.llm.openai_compat import OpenAICompatibleProvider
 
     assert choice.model is not None
@@ -270,10 +297,12 @@ def _openai(choice: ModelChoice, timeouts: Timeouts) -> ChatProvider:
         first_byte_timeout_s=timeouts.first_byte_s,
         idle_timeout_s=timeouts.idle_s,
         replay_reasoning=choice.replay_reasoning,
+        service_tier=choice.service_tier,
+        on_headers=limiter.observe if limiter else None,
     )
 
 
-def _gemini(choice: ModelChoice, timeouts: Timeouts) -> ChatProvider:
+def _gemini(choice: ModelChoice, timeouts: Timeouts, _limiter: RateLimiter | None) -> ChatProvider:
     from honyaku.llm.gemini import GeminiProvider
 
     assert choice.model is not None
@@ -287,7 +316,7 @@ def _gemini(choice: ModelChoice, timeouts: Timeouts) -> ChatProvider:
     )
 
 
-def _demo(_choice: ModelChoice, _timeouts: Timeouts) -> ChatProvider:
+def _demo(_choice: ModelChoice, _timeouts: Timeouts, _limiter: RateLimiter | None) -> ChatProvider:
     return DemoProvider()
 
 

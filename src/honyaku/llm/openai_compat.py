@@ -17,7 +17,7 @@ it was sent. Reasoning split out of ``content`` is never sent back.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx2
@@ -35,7 +35,9 @@ from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
     message_chars,
+    message_tokens,
     request_chars,
+    request_tokens,
 )
 from honyaku.llm.openai_stream import ReplyAssembler, field_of, sse_data
 from honyaku.llm.openai_wire import wire_message, wire_tool
@@ -67,9 +69,15 @@ class OpenAICompatibleProvider:
         read_timeout_s: float | None = None,
         streaming: bool = True,
         replay_reasoning: bool = False,
+        service_tier: str | None = None,
+        on_headers: Callable[[Mapping[str, str]], None] | None = None,
     ) -> None:
         """``read_timeout_s``, where given, is both the first-byte and the idle bound."""
         self.model = model
+        self.service_tier = service_tier
+        """Sent with every request where set (OpenAI's ``flex``, ``priority``…)."""
+        self.on_headers = on_headers
+        """Told every response's headers: a rate limiter reads its ``x-ratelimit-*``."""
         self.streaming = streaming
         self.replay_reasoning = replay_reasoning
         """Send a reply's reasoning fields back in the history (see the module docstring)."""
@@ -164,6 +172,8 @@ class OpenAICompatibleProvider:
         response = await clock.wait(
             self._client.post("/chat/completions", cast_to=httpx2.Response, body=body, stream=True)
         )
+        if self.on_headers is not None:
+            self.on_headers(response.headers)
         try:
             if "json" in response.headers.get("content-type", ""):
                 # Not streamed after all: some proxies and servers answer with one body, whose
@@ -205,6 +215,8 @@ def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str,
     }
     if request.tools:
         body["tools"] = [wire_tool(t) for t in request.tools]
+    if provider.service_tier:
+        body["service_tier"] = provider.service_tier
     return body
 
 
@@ -216,6 +228,8 @@ def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage
         output_tokens=field_of(usage, "completion_tokens"),
         cached_tokens=field_of(field_of(usage, "prompt_tokens_details"), "cached_tokens"),
         reasoning_tokens=field_of(field_of(usage, "completion_tokens_details"), "reasoning_tokens"),
+        estimated_input_tokens=request_tokens(request),
+        estimated_output_tokens=message_tokens(message),
     )
 
 

@@ -11,6 +11,7 @@ from honyaku.store.jobs import (
     JobScope,
     JobStatus,
     JobStore,
+    ModelRecord,
     RecordedAction,
 )
 from honyaku.store.learned_protocols import LearnedProtocols
@@ -49,6 +50,7 @@ __all__ = [
     "Library",
     "LocatedParagraph",
     "ModelProfiles",
+    "ModelRecord",
     "PlannedChunk",
     "QualityFlags",
     "RecordedAction",

@@ -13,13 +13,13 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from honyaku.domain.ids import new_id
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
-from honyaku.store.chunks import PlannedChunk, add_chunks, reopen_chunks
+from honyaku.store.chunks import ENDED, PlannedChunk, add_chunks, reopen_chunks
 from honyaku.store.database import Database
 from honyaku.store.leases import Lease, this_process
 from honyaku.store.schema import (
@@ -75,6 +75,10 @@ class JobCost:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     """Of ``output_tokens``, those the model spent thinking, where the provider says."""
+    estimated_input_tokens: int = 0
+    """What honyaku estimated the same requests at (``domain.tokens``): set beside the tokens
+    reported, the ratio refines the next estimate for the same model."""
+    estimated_output_tokens: int = 0
 
     def __add__(self, other: JobCost) -> JobCost:
         return JobCost(
@@ -84,6 +88,21 @@ class JobCost:
 
 def _cost_values(cost: JobCost) -> tuple[int, ...]:
     return tuple(getattr(cost, name) for name in JobCost.__slots__)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRecord:
+    """What earlier jobs with one model did, for the next estimate to learn from."""
+
+    jobs: int = 0
+    requests: int = 0
+    chunks: int = 0
+    """Chunks those jobs ran to an end, done or failed."""
+    input_tokens: int = 0
+    """Reported, by jobs whose provider reported tokens, beside what honyaku estimated."""
+    estimated_input_tokens: int = 0
+    output_tokens: int = 0
+    estimated_output_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +269,29 @@ class JobStore:
                 )
                 for row, position in session.execute(query)
             ]
+
+    def model_record(self, model: str) -> ModelRecord:
+        """What the jobs that ran with ``model`` asked and were billed."""
+        with self.database.transaction() as session:
+            rows = list(
+                session.scalars(select(JobRow).where(JobRow.model == model, JobRow.requests > 0))
+            )
+            ended = [s.value for s in ENDED]
+            chunks = session.scalar(
+                select(func.count(ChunkRow.pk)).where(
+                    ChunkRow.job_id.in_([row.id for row in rows]), ChunkRow.status.in_(ended)
+                )
+            )
+        reported = [r for r in rows if r.input_tokens and r.estimated_input_tokens]
+        return ModelRecord(
+            len(rows),
+            sum(r.requests for r in rows),
+            chunks or 0,
+            sum(r.input_tokens for r in reported),
+            sum(r.estimated_input_tokens for r in reported),
+            sum(r.output_tokens for r in reported),
+            sum(r.estimated_output_tokens for r in reported),
+        )
 
     def paragraphs_done(self, job_id: str, among: Collection[str] | None = None) -> set[str]:
         """Ids of the paragraphs (``among`` these, if given) this job wrote a version of."""

@@ -10,6 +10,7 @@ from sqlalchemy import (
     Boolean,
     Date,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -168,6 +169,9 @@ class JobRow(Base):
     output_tokens: Mapped[int] = mapped_column(Integer, default=0)
     cached_tokens: Mapped[int] = mapped_column(Integer, default=0)
     reasoning_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    estimated_input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    """What honyaku's estimate said the same requests would cost, to refine the next one."""
+    estimated_output_tokens: Mapped[int] = mapped_column(Integer, default=0)
     owner: Mapped[str | None] = mapped_column(Text)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     retranslate: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -238,6 +242,12 @@ class ModelProfileRow(Base):
     protocol: Mapped[str] = mapped_column(String(10))
     api_key_env: Mapped[str | None] = mapped_column(Text)
     replay_reasoning: Mapped[bool] = mapped_column(Boolean, default=False)
+    input_price: Mapped[float | None] = mapped_column(Float)
+    cached_input_price: Mapped[float | None] = mapped_column(Float)
+    output_price: Mapped[float | None] = mapped_column(Float)
+    service_tier: Mapped[str | None] = mapped_column(String(20))
+    requests_per_minute: Mapped[int | None] = mapped_column(Integer)
+    tokens_per_minute: Mapped[int | None] = mapped_column(Integer)
     saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 

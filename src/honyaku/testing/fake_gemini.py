@@ -42,10 +42,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from honyaku.llm.demo import FakeCall, FakeTranslator, Mistake, Reply, Turn
-from honyaku.testing.fake_llm import CHARS_PER_TOKEN, DELTA_CHARS, Fault, FaultKind
+from honyaku.testing.fake_llm import DELTA_CHARS, Fault, FaultKind
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-gemini"
+CHARS_PER_TOKEN = 2
 THOUGHTS_TOKENS = 7
 """Every reply "thinks" this much, so usage shows thinking billed as output."""
 _SIGNATURE_SECRET = b"honyaku fake gemini"

@@ -16,7 +16,12 @@ or ``<reasoning>``. Its usage then reports ``completion_tokens_details.reasoning
 Faults are queued and each spoils one request: 429 with ``Retry-After``, 500, a stream cut
 before its finish reason, a dropped connection, a slow first byte, a reply that thinks and
 never stops, a reply that loops. Every request body is kept in ``requests`` for tests and
-benchmarks to inspect.
+benchmarks to inspect, and what it was billed in ``bills``: its tokens estimated script by
+script, those it shares with an earlier request's prefix reported as cached, as a provider's
+prompt cache would.
+
+A request with no tools and no honyaku chunk in it (another translator's plain "translate
+this" prompt) gets a plain pseudo-translation, so other tools can be measured against it.
 
 Run it alone with ``python -m honyaku.testing --port 8765``.
 """
@@ -45,18 +50,19 @@ from honyaku.llm.demo import (
     FakeTranslator,
     Mistake,
     Reply,
+    arguments_json,
     drafted_calls,
     read_conversation,
     render_xml_call,
     reply_text,
 )
+from honyaku.testing.billing import Bill, PromptCache, bill_for
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-translator"
 LOOP_SENTENCE = "そして彼はまた同じことを言った。"
 LOOP_REPEATS = 20_000
 DELTA_CHARS = 24
-CHARS_PER_TOKEN = 2
 
 
 class ToolSupport(StrEnum):
@@ -130,6 +136,11 @@ class FakeLLMServer(Served):
     """The HTTP headers of each request, in order."""
     abandoned: int = 0
     """Streams whose client went away before their end."""
+    cache: PromptCache = field(default_factory=PromptCache)
+    """The provider's prompt cache: what each request shares with earlier ones is billed as
+    cached (``prompt_tokens_details.cached_tokens``)."""
+    bills: list[Bill] = field(default_factory=list)
+    """What each answered request was billed, in order, as its usage reported it."""
     _server: BackgroundServer | None = None
 
     @property
@@ -185,12 +196,14 @@ class FakeLLMServer(Served):
             reply = _looping(reply)
         unclosed = fault is not None and fault.kind is FaultKind.UNCLOSED_THINKING
         written = _written(reply, self.thinking, xml=not body.get("tools"), unclosed=unclosed)
-        chunks = _chunks(written, body, delta_chars=self.delta_chars)
+        bill = bill_for(self.cache, body, written.output, written.reasoning + written.thought)
+        self.bills.append(bill)
+        chunks = _chunks(written, body, bill.usage(), delta_chars=self.delta_chars)
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:
             first_byte_at += fault.seconds
         if not body.get("stream") or (fault and fault.kind is FaultKind.NO_STREAMING):
             await asyncio.sleep(first_byte_at - time.monotonic())
-            return JSONResponse(_completion(written, body))
+            return JSONResponse(_completion(written, body, bill.usage()))
         with_usage = body.get("stream_options", {}).get("include_usage")
         return StreamingResponse(
             self._sse(request, chunks, fault, with_usage, first_byte_at),
@@ -287,28 +300,28 @@ class _Written:
     answer: str = ""
     calls: tuple[FakeCall, ...] = ()
     """Native calls."""
-    output_chars: int = 0
+    output: str = ""
+    """Everything the model wrote, as billed: thought, answer and call arguments."""
 
 
 def _written(reply: Reply, thinking: Thinking | None, *, xml: bool, unclosed: bool) -> _Written:
     answer = reply_text(reply, xml=xml)
     calls = () if xml else reply.calls
-    # As before thinking came: XML calls count twice, as text and as arguments.
-    output = len(answer) + sum(len(json.dumps(c.arguments)) for c in reply.calls)
+    output = answer + "".join(c.name + arguments_json(c.arguments) for c in calls)
     if thinking is None and not unclosed:
-        return _Written(answer=answer, calls=calls, output_chars=output)
+        return _Written(answer=answer, calls=calls, output=output)
     thinking = thinking or Thinking()
     drafts = drafted_calls(reply.calls)
     thought = _thought(drafts)
     native_drafts = () if xml else drafts
     if unclosed:
         thought = f"<{thinking.element}>{thought}"
-        return _Written(thought=thought, drafts=native_drafts, output_chars=len(thought))
+        return _Written(thought=thought, drafts=native_drafts, output=thought)
     if thinking.place is ThoughtPlace.FIELD:
-        return _Written(thought, "", (), answer, calls, output + len(thought))
+        return _Written(thought, "", (), answer, calls, thought + output)
     opener = "" if thinking.opened_in_prompt else f"<{thinking.element}>"
     block = f"{opener}{thought}</{thinking.element}>\n\n"
-    return _Written("", block, native_drafts, answer, calls, output + len(block))
+    return _Written("", block, native_drafts, answer, calls, block + output)
 
 
 def _thought(drafts: tuple[FakeCall, ...]) -> str:
@@ -326,7 +339,9 @@ def _pieces(text: str, size: int) -> Iterator[str]:
         yield text[start : start + size]
 
 
-def _chunks(written: _Written, body: dict[str, Any], *, delta_chars: int) -> list[dict[str, Any]]:
+def _chunks(
+    written: _Written, body: dict[str, Any], usage: dict[str, Any], *, delta_chars: int
+) -> list[dict[str, Any]]:
     """The reply as stream chunks: role, reasoning, thought (with the drafts as calls in its
     middle), answer, calls in small argument deltas, finish, usage."""
     half = len(written.thought) // 2
@@ -342,12 +357,12 @@ def _chunks(written: _Written, body: dict[str, Any], *, delta_chars: int) -> lis
     finish = "tool_calls" if written.calls or written.drafts else "stop"
     chunks = [_chunk(body, [{"index": 0, "delta": d, "finish_reason": None}]) for d in deltas]
     chunks.append(_chunk(body, [{"index": 0, "delta": {}, "finish_reason": finish}]))
-    chunks.append(_chunk(body, [], usage=_usage(body, written)))
+    chunks.append(_chunk(body, [], usage=usage))
     return chunks
 
 
 def _call_deltas(index: int, call: FakeCall, delta_chars: int) -> list[dict[str, Any]]:
-    arguments = json.dumps(call.arguments, ensure_ascii=False)
+    arguments = arguments_json(call.arguments)
     call_id = f"call_{index}_{abs(hash(arguments)) % 10**8:08d}"
     first = {
         "index": index,
@@ -373,7 +388,7 @@ def _chunk(body: dict[str, Any], choices: list[dict[str, Any]], **more: Any) -> 
     }
 
 
-def _completion(written: _Written, body: dict[str, Any]) -> dict[str, Any]:
+def _completion(written: _Written, body: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
     """The reply in one body; a body has no order, so the drafts are not among its calls."""
     content = written.thought + written.answer
     message: dict[str, Any] = {"role": "assistant", "content": content or None}
@@ -386,7 +401,7 @@ def _completion(written: _Written, body: dict[str, Any]) -> dict[str, Any]:
                 "type": "function",
                 "function": {
                     "name": c.name,
-                    "arguments": json.dumps(c.arguments, ensure_ascii=False),
+                    "arguments": arguments_json(c.arguments),
                 },
             }
             for n, c in enumerate(written.calls)
@@ -398,21 +413,8 @@ def _completion(written: _Written, body: dict[str, Any]) -> dict[str, Any]:
         "created": 0,
         "model": body.get("model", MODEL_NAME),
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": _usage(body, written),
+        "usage": usage,
     }
-
-
-def _usage(body: dict[str, Any], written: _Written) -> dict[str, Any]:
-    prompt = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // CHARS_PER_TOKEN
-    output = written.output_chars // CHARS_PER_TOKEN
-    usage: dict[str, Any] = {
-        "prompt_tokens": prompt,
-        "completion_tokens": output,
-        "total_tokens": prompt + output,
-    }
-    if thinking := len(written.reasoning) + len(written.thought):
-        usage["completion_tokens_details"] = {"reasoning_tokens": thinking // CHARS_PER_TOKEN}
-    return usage
 
 
 def main() -> None:

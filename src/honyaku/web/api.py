@@ -23,9 +23,11 @@ from honyaku.books import delete_book, export_book, import_book
 from honyaku.domain.book import TranslationKind
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.selection import parse_chapter_numbers
+from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError, UserError
 from honyaku.formats import ExportFormat
 from honyaku.jobs import JobRequest, change_settings
+from honyaku.jobs.estimate import Estimate, estimate_job
 from honyaku.jobs.log_lines import NOTABLE_ACTIONS, log_lines
 from honyaku.llm.models import ModelChoice
 from honyaku.web.schemas import (
@@ -121,6 +123,29 @@ def remove_book(bench: Bench, book_id: str) -> None:
 def patch_settings(bench: Bench, book_id: str, patch: SettingsPatch) -> BookSettings:
     changes = patch.model_dump(exclude_none=True)
     return change_settings(bench.library, bench.library.resolve(book_id), **changes)
+
+
+@router.get("/books/{book_id}/estimate")
+def get_estimate(
+    bench: Bench,
+    book_id: str,
+    kind: JobKind = JobKind.TRANSLATION,
+    chapters: str | None = None,
+    model: str | None = None,
+) -> Estimate:
+    """What a job would send and cost with the saved ``model``; nothing is sent."""
+    library = bench.library
+    book_id = library.resolve(book_id)
+    numbers = parse_chapter_numbers(chapters or None, library.chapter_count(book_id))
+    choice = bench.model(model) if model else None
+    return estimate_job(
+        library,
+        book_id,
+        kind,
+        chapters=numbers,
+        model=choice.model if choice else None,
+        prices=choice.prices if choice else None,
+    )
 
 
 @router.get("/books/{book_id}/chapters/{number}")

@@ -89,6 +89,7 @@ class SettingsPatch(BaseModel):
     skip_ask_user: bool | None = None
     approve_tools: list[str] | None = None
     always_allow: list[str] | None = None
+    max_cost: float | None = Field(default=None, gt=0)
 
 
 class ManualVersion(BaseModel):

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from honyaku.llm.demo.translator import arguments_json
 from honyaku.llm.demo.turns import FakeCall, Reply, Turn
 
 _XML_CALL = re.compile(r"<invoke name=\"([^\"]+)\">(.*?)</invoke>", re.S)
@@ -44,7 +45,7 @@ def read_conversation(messages: Sequence[dict[str, Any]]) -> tuple[str, list[Tur
 def render_xml_call(call: FakeCall) -> str:
     parameters = "".join(
         f'<parameter name="{name}">'
-        f"{value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+        f"{value if isinstance(value, str) else arguments_json(value)}"
         "</parameter>\n"
         for name, value in call.arguments.items()
     )

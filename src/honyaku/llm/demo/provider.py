@@ -9,18 +9,19 @@ function calling would.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Iterator
 
 from honyaku.llm.demo.conversation import read_conversation, reply_text
-from honyaku.llm.demo.translator import FakeTranslator
+from honyaku.llm.demo.translator import FakeTranslator, arguments_json
 from honyaku.llm.events import Response, StreamEvent, TextDelta, Usage
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
     ToolCall,
     message_chars,
+    message_tokens,
     request_chars,
+    request_tokens,
 )
 from honyaku.llm.openai_wire import wire_message
 
@@ -28,7 +29,6 @@ DEMO_MODEL = "demo"
 DEMO_LATENCY_S = 0.05
 """Time before each reply: enough for a person to see the progress move."""
 DELTA_CHARS = 24
-CHARS_PER_TOKEN = 2
 
 
 class DemoProvider:
@@ -64,13 +64,20 @@ class DemoProvider:
 
 
 def _call(turn: int, n: int, name: str, arguments: dict[str, object]) -> ToolCall:
-    raw = json.dumps(arguments, ensure_ascii=False)
+    raw = arguments_json(arguments)
     return ToolCall(f"demo_{turn}_{n}", name, arguments, raw)
 
 
 def _usage(request: ChatRequest, message: AssistantMessage) -> Usage:
-    sent, written = request_chars(request), message_chars(message)
-    return Usage(sent, written, sent // CHARS_PER_TOKEN, written // CHARS_PER_TOKEN)
+    estimated_in, estimated_out = request_tokens(request), message_tokens(message)
+    return Usage(
+        request_chars(request),
+        message_chars(message),
+        estimated_in,
+        estimated_out,
+        estimated_input_tokens=estimated_in,
+        estimated_output_tokens=estimated_out,
+    )
 
 
 def _pieces(text: str, size: int) -> Iterator[str]:

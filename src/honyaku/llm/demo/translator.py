@@ -4,8 +4,9 @@ behind every fake server in the tests.
 It reads the chunk like a real model would (the ``[ID: …]`` lines, the chapter_id, the
 current translations after ``→``), works out from the tool results so far where the task
 stands, and does what is left: move to working, submit every missing paragraph, translate the
-title, review, end. Scripted mistakes make it misbehave once per conversation, the way real
-models do, so tests can watch honyaku correct it.
+title, review, end. Asked plainly to translate some text, without tools (as other translators
+ask), it answers with the text translated line by line. Scripted mistakes make it misbehave
+once per conversation, the way real models do, so tests can watch honyaku correct it.
 
 Its "translations" are recognisable functions of the source (``pseudo_translation``), so a
 test can check that every paragraph got its own text and no other. A thinking model drafts
@@ -15,6 +16,7 @@ it then thinks better of, marked ``DRAFT_MARK``, so a test can check that no dra
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -36,7 +38,6 @@ from honyaku.llm.tool_support import PROBE_TOOL
 
 WORK_LINE = re.compile(r"^\[(\d+)\] \[ID: ([0-9a-f]{8})\] (.*)$")
 TRANSLATION_LINE = "    → "
-PREFIX_CHARS = 8
 
 
 class Mistake(StrEnum):
@@ -67,6 +68,22 @@ DRAFT_MARK = "草稿-NEVER"
 
 def pseudo_translation(text: str) -> str:
     return f"〈译〉{text}"
+
+
+def arguments_json(value: object) -> str:
+    """Call arguments as models write them: compact JSON, every character as it is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def plain_translation(prompt: str) -> str:
+    """The answer to a plain "translate this" prompt without tools (another translator's):
+    the text it quotes between backticks, or else the whole prompt, translated line by
+    line."""
+    first, last = prompt.find("`"), prompt.rfind("`")
+    text = prompt[first + 1 : last] if first < last else prompt
+    return "\n".join(
+        pseudo_translation(line) if line.strip() else line for line in text.split("\n")
+    )
 
 
 def pseudo_revision(translation: str, kind: str) -> str:
@@ -136,6 +153,8 @@ class FakeTranslator:
         if not chunk.lines and chunk.chapter_id is None:
             if offered == (PROBE_TOOL.name,) and len(turns) == 1:
                 return Reply(calls=(FakeCall(PROBE_TOOL.name, {"ready": True}),))
+            if not offered and "<tool_use>" not in system:
+                return Reply(plain_translation(turns[-1].text))
             return Reply("I see nothing to translate here.")
         state = _replay(turns)
         if Mistake.NEVER_FINISH in self.mistakes:
@@ -338,14 +357,6 @@ def _next_calls(
         state.status == "review" and (missing or needs_title or to_fix)
     ):
         calls.append(_status("working"))
-    if missing and sloppy and translation:
-        texts = {line.paragraph_id: line.text for line in missing}
-        draft = sloppy_draft(texts, chunk.glossary) if drafting else None
-        calls.append(_texts_batch(missing, draft or _clean(missing, chunk.glossary)))
-    elif missing:
-        calls.append(_batch(missing[:batch_size], chunk.kind))
-    elif to_fix:
-        calls.append(_texts_batch(to_fix, _clean(to_fix, chunk.glossary)))
     if needs_title:
         calls.append(
             FakeCall(
@@ -356,6 +367,14 @@ def _next_calls(
                 },
             )
         )
+    if missing and sloppy and translation:
+        texts = {line.paragraph_id: line.text for line in missing}
+        draft = sloppy_draft(texts, chunk.glossary) if drafting else None
+        calls.append(_texts_batch(missing, draft or _clean(missing, chunk.glossary)))
+    elif missing:
+        calls.append(_batch(missing[:batch_size], chunk.kind))
+    elif to_fix:
+        calls.append(_texts_batch(to_fix, _clean(to_fix, chunk.glossary)))
     if translation and (state.status != "review" or calls):
         calls.append(_status("review"))
     if not drafting:  # a careless draft waits for its warnings before it ends
@@ -371,7 +390,6 @@ def _texts_batch(lines: list[WorkLine], texts: dict[str, str]) -> FakeCall:
     items = [
         {
             "paragraph_id": line.paragraph_id,
-            "original_text_prefix": line.text[:PREFIX_CHARS],
             "translated_text": texts[line.paragraph_id],
         }
         for line in lines
@@ -389,7 +407,6 @@ def _batch(lines: list[WorkLine], kind: str) -> FakeCall:
     items = [
         {
             "paragraph_id": line.paragraph_id,
-            "original_text_prefix": line.text[:PREFIX_CHARS],
             "translated_text": pseudo_translation(line.text)
             if kind == "translation"
             else pseudo_revision(line.translation or "", kind),

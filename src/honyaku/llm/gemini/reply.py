@@ -19,7 +19,9 @@ from honyaku.llm.messages import (
     ToolCall,
     ToolCallError,
     message_chars,
+    message_tokens,
     request_chars,
+    request_tokens,
 )
 
 REPLAY_KEY = "gemini_parts"
@@ -267,4 +269,6 @@ def gemini_usage(
         output_tokens=output_tokens,
         cached_tokens=usage.cached_content_token_count if usage else None,
         reasoning_tokens=usage.thoughts_token_count if usage else None,
+        estimated_input_tokens=request_tokens(request),
+        estimated_output_tokens=message_tokens(message),
     )

@@ -1,0 +1,125 @@
+"""A cap on what one run of a job spends: it stops before the request that could pass it.
+
+A run counts what each reply cost at the model's prices: the tokens the provider reported,
+or honyaku's estimate where it reported none. Before a request goes out, the run adds what
+that request could cost at most to what it has spent and to what its requests still in
+flight could cost. If that passes the cap, the request waits for those in flight to be
+answered; once none are, it is not sent: ``SpendingCapReached`` ends the chunk's chapter,
+the other chapters finish the replies they have paid for, and the job stops. Accepted work
+is saved, and the job resumes like any stopped one: each run has a cap of its own, so
+running it again spends up to the cap again.
+
+The most a request could cost counts every prompt token as uncached (a provider's cache is
+not a promise), and a reply that writes everything the chunk still lacks: each missing
+paragraph's text half as long again, in its JSON item, the title, the status moves
+(``reply_bound``). The cap may stop a run a request early, never late.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from honyaku.domain.pricing import Prices
+from honyaku.domain.tokens import estimate_tokens
+from honyaku.domain.workflow import ChunkWorkflow, JobKind
+from honyaku.errors import ConfigError, SpendingCapReached
+from honyaku.llm.events import ChatProvider, Response, StreamEvent, Usage
+from honyaku.llm.messages import ChatRequest, request_tokens
+
+TEXT_GROWTH = 1.5
+"""A rewritten text's tokens, at most, for each of its source's (or current translation's)."""
+ITEM_TOKENS = 20
+"""A batch item's JSON around its text: the keys and the paragraph id."""
+MOVES_TOKENS = 60
+"""The status moves and the call names around them."""
+
+
+def check_cap(cap: float | None, prices: Prices | None) -> None:
+    """Refuse a cap that cannot be kept: without prices, spending cannot be counted."""
+    if cap is not None and prices is None:
+        raise ConfigError(
+            "a spending cap needs the model's prices: save them with honyaku models add "
+            "NAME --input-price P --output-price P, and use --model NAME"
+        )
+
+
+def reply_bound(workflow: ChunkWorkflow, chapter_title: str) -> float:
+    """The most tokens a reply in the chunk could write: all that is still missing."""
+    texts = [
+        p.text if workflow.kind is JobKind.TRANSLATION else p.translation or p.text
+        for pid, p in workflow.assigned.items()
+        if pid not in workflow.accepted
+    ]
+    work = sum(estimate_tokens(t) * TEXT_GROWTH + ITEM_TOKENS for t in texts)
+    if workflow.needs_title and not workflow.title_done:
+        work += estimate_tokens(chapter_title) * TEXT_GROWTH + ITEM_TOKENS
+    return work + MOVES_TOKENS
+
+
+def usage_cost(usage: Usage, prices: Prices) -> float:
+    """What a reply cost: the reported tokens, or honyaku's estimate where none were."""
+    prompt = usage.input_tokens or usage.estimated_input_tokens
+    cached = usage.cached_tokens or 0
+    output = usage.output_tokens or usage.estimated_output_tokens
+    return prices.cost(prompt - cached, cached, output)
+
+
+@dataclass
+class Spending:
+    """What one run has spent, and may spend."""
+
+    cap: float
+    prices: Prices
+    spent: float = 0.0
+    in_flight: float = 0.0
+    """The most the requests sent and not yet answered could cost."""
+    _settled: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
+
+    async def reserve(self, request: ChatRequest, reply_tokens: float) -> float:
+        """Count the most ``request`` could cost as in flight. While that could pass the cap,
+        wait for the requests in flight to be answered (they may cost less than they could);
+        with none left in flight, raise."""
+        most = self.prices.cost(request_tokens(request), 0, reply_tokens)
+        while self.spent + self.in_flight + most > self.cap:
+            if not self.in_flight:
+                raise SpendingCapReached(self.cap, self.spent, most)
+            await self._settled.wait()
+        self.in_flight += most
+        return most
+
+    def settle(self, reserved: float, usage: Usage | None) -> None:
+        """The request is answered (``usage``) or gave up (``None``)."""
+        self.in_flight -= reserved
+        if usage is not None:
+            self.spent += usage_cost(usage, self.prices)
+        settled, self._settled = self._settled, asyncio.Event()
+        settled.set()
+
+
+class CappedProvider:
+    """A provider whose requests go out only while the run's spending stays under its cap;
+    ``reply_bound`` says how long the next reply could be."""
+
+    def __init__(
+        self, inner: ChatProvider, spending: Spending, reply_bound: Callable[[], float]
+    ) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.spending = spending
+        self.reply_bound = reply_bound
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        reserved = await self.spending.reserve(request, self.reply_bound())
+        usage = None
+        try:
+            async for event in self.inner.stream(request):
+                if isinstance(event, Response):
+                    usage = event.usage
+                yield event
+        finally:
+            self.spending.settle(reserved, usage)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -1,0 +1,107 @@
+"""What a provider bills for a Chat Completions request, as the fake servers report it.
+
+A request is billed as the text the model reads: the tool schemas, then each message's role,
+content and calls, in order. Providers cache prompts by prefix: the part of a request that
+starts exactly like an earlier one is served from the cache at a discount. ``PromptCache``
+finds the longest prefix a request shares with any earlier one, as providers do (without
+their minimum lengths and block rounding, which only make small requests dearer).
+
+The longest prefix shared with any of a set of strings is the one shared with a neighbour
+in their sorted order, so each request costs a binary search, not a scan of all earlier ones.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from honyaku.domain.tokens import estimate_tokens
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """The request as the model reads it: tool schemas (compact, as providers render them
+    into the prompt), then every message."""
+    tools = body.get("tools")
+    parts = [json.dumps(tools, ensure_ascii=False, separators=(",", ":"))] if tools else []
+    for message in body.get("messages", []):
+        content = message.get("content") or ""
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        calls = "".join(
+            f"{call['function']['name']}{call['function'].get('arguments') or ''}"
+            for call in message.get("tool_calls") or ()
+        )
+        parts.append(f"{message.get('role', '')}\n{content}{calls}")
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class PromptBill:
+    chars: int
+    cached_chars: int
+    tokens: int
+    cached_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bill:
+    """One request's bill: its prompt, and what the model wrote (reasoning included)."""
+
+    prompt: PromptBill
+    output_chars: int
+    output_tokens: int
+    reasoning_tokens: int = 0
+
+    def usage(self) -> dict[str, Any]:
+        """The bill as Chat Completions reports it."""
+        usage: dict[str, Any] = {
+            "prompt_tokens": self.prompt.tokens,
+            "completion_tokens": self.output_tokens,
+            "total_tokens": self.prompt.tokens + self.output_tokens,
+            "prompt_tokens_details": {"cached_tokens": self.prompt.cached_tokens},
+        }
+        if self.reasoning_tokens:
+            usage["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
+        return usage
+
+
+def bill_for(cache: PromptCache, body: dict[str, Any], output: str, reasoning: str = "") -> Bill:
+    """The bill for a request ``body`` whose reply wrote ``output``, of which ``reasoning``
+    was thought."""
+    return Bill(
+        cache.bill(request_text(body)),
+        len(output),
+        round(estimate_tokens(output)),
+        round(estimate_tokens(reasoning)),
+    )
+
+
+@dataclass
+class PromptCache:
+    _seen: list[str] = field(default_factory=list)
+
+    def bill(self, text: str) -> PromptBill:
+        """What ``text`` costs, given every request billed before it; then remember it."""
+        shared = self._shared_prefix(text)
+        bisect.insort(self._seen, text)
+        tokens = round(estimate_tokens(text))
+        cached = min(tokens, round(estimate_tokens(text[:shared])))
+        return PromptBill(len(text), shared, tokens, cached)
+
+    def _shared_prefix(self, text: str) -> int:
+        at = bisect.bisect_left(self._seen, text)
+        neighbours = self._seen[max(0, at - 1) : at + 1]
+        return max((_common_prefix(text, other) for other in neighbours), default=0)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -1,0 +1,190 @@
+"""What a job costs: the estimate before it is sent, and the cap that stops it, against the
+fake model over real HTTP. The fake server bills each request as a provider would (tokens
+by script, a prompt cache by prefix)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from honyaku.domain import JobKind
+from honyaku.domain.pricing import Prices
+from honyaku.errors import ConfigError, SpendingCapReached
+from honyaku.jobs import JobRequest, JobService
+from honyaku.jobs.estimate import estimate_job
+from honyaku.jobs.spending import usage_cost
+from honyaku.llm.events import Usage
+from honyaku.store import JobStatus, JobStore, Library
+from honyaku.testing import FakeLLMServer, FakeTranslator, pseudo_translation
+from honyaku.testing.billing import Bill
+
+from ..conftest import novel
+from .conftest import connected, run_to_end
+
+PRICES = Prices(input=2.0, output=8.0, cached_input=0.5)
+NEAR = 0.25
+
+
+def a_long_book(library: Library) -> str:
+    """Four chapters of several chunks each, so the prompt cache and chunk count matter."""
+    book_id = library.add_book(novel(4, 60), source_lang="ja", target_lang="zh-CN")
+    library.update_settings(book_id, chunk_chars=600)
+    return book_id
+
+
+def totals(bills: list[Bill]) -> dict[str, float]:
+    return {
+        "requests": len(bills),
+        "input": sum(b.prompt.tokens for b in bills),
+        "cached": sum(b.prompt.cached_tokens for b in bills),
+        "output": sum(b.output_tokens for b in bills),
+    }
+
+
+def billed(bills: list[Bill], prices: Prices) -> float:
+    t = totals(bills)
+    return prices.cost(t["input"] - t["cached"], t["cached"], t["output"])
+
+
+def translate(library: Library, server: FakeLLMServer, book_id: str, **request: object) -> None:
+    model = connected(server, "native", prices=PRICES)
+    service = JobService(library)
+    asyncio.run(run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION, **request), model))
+
+
+def assert_near(estimated: float, real: float) -> None:
+    assert abs(estimated - real) <= NEAR * real, f"estimated {estimated}, billed {real}"
+
+
+# -- the estimate ----------------------------------------------------------------------------
+
+
+def test_an_estimate_sends_nothing_and_is_within_a_quarter_of_a_cautious_models_bill(
+    library, fake_model
+):
+    # Given a long book and a model that makes one tool call a reply
+    book_id = a_long_book(library)
+    fake_model.translator = FakeTranslator(calls_per_reply=1)
+
+    # When the job is estimated, then run
+    estimate = estimate_job(library, book_id, JobKind.TRANSLATION, model="fake", prices=PRICES)
+    sent_by_estimate = len(fake_model.requests)
+    translate(library, fake_model, book_id)
+
+    # Then the estimate sent nothing, and each figure is within 25% of the bill
+    assert sent_by_estimate == 0
+    real = totals(fake_model.bills)
+    assert estimate.chunks == 8
+    assert_near(estimate.requests, real["requests"])
+    assert_near(estimate.input_tokens, real["input"])
+    assert_near(estimate.cached_tokens, real["cached"])
+    assert_near(estimate.output_tokens, real["output"])
+    assert estimate.cost is not None
+    assert_near(estimate.cost, billed(fake_model.bills, PRICES))
+
+
+def test_an_estimate_learns_from_earlier_jobs_with_the_same_model(library, fake_model):
+    # Given an eager model (every call of a step in one reply) that translated a book once
+    first = a_long_book(library)
+    translate(library, fake_model, first)
+    fake_model.bills.clear()
+    second = a_long_book(library)
+
+    # When a second book is estimated with the same model, then translated
+    estimate = estimate_job(library, second, JobKind.TRANSLATION, model="fake", prices=PRICES)
+    translate(library, fake_model, second)
+
+    # Then it expects as few replies a chunk as the model took, and is near its bill
+    real = totals(fake_model.bills)
+    assert estimate.learned_from == 1
+    assert_near(estimate.requests, real["requests"])
+    assert_near(estimate.input_tokens, real["input"])
+    assert_near(estimate.output_tokens, real["output"])
+
+
+def test_an_estimate_without_prices_has_no_cost_and_a_flex_tier_halves_it(library):
+    book_id = a_long_book(library)
+
+    plain = estimate_job(library, book_id, JobKind.TRANSLATION)
+    standard = estimate_job(library, book_id, JobKind.TRANSLATION, prices=PRICES)
+    flex = estimate_job(
+        library, book_id, JobKind.TRANSLATION, prices=Prices(2.0, 8.0, 0.5, service_tier="flex")
+    )
+
+    assert plain.cost is None
+    assert standard.cost is not None
+    assert flex.cost is not None
+    assert flex.cost == pytest.approx(standard.cost / 2)
+
+
+# -- the cap ---------------------------------------------------------------------------------
+
+
+def test_a_cap_stops_the_job_before_the_request_that_would_pass_it_and_it_resumes(
+    library, fake_model, protocol
+):
+    # Given what a whole translation of a long book costs
+    whole = a_long_book(library)
+    translate(library, fake_model, whole)
+    full_cost = billed(fake_model.bills, PRICES)
+    fake_model.bills.clear()
+    book_id = a_long_book(library)
+    cap = full_cost / 2
+
+    # When the book is translated with a cap of half that
+    model = connected(fake_model, protocol, prices=PRICES)
+    service = JobService(library)
+    with pytest.raises(SpendingCapReached) as stopped:
+        asyncio.run(
+            run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION, max_cost=cap), model)
+        )
+
+    # Then it stopped before the request that could pass the cap, and spent no more than it
+    assert stopped.value.spent <= cap < stopped.value.spent + stopped.value.next_cost
+    assert billed(fake_model.bills, PRICES) <= cap
+    job = JobStore(library.database).for_book(book_id)[0]
+    assert job.status is JobStatus.INTERRUPTED
+    done = [
+        p for c in library.get_book(book_id).chapters for p in c.work_paragraphs if p.translation
+    ]
+    assert 0 < len(done) < 4 * 48, (stopped.value, len(fake_model.bills), cap)
+
+    # And run again without a cap, the same job goes on to the end
+    model = connected(fake_model, protocol, prices=PRICES)
+    outcome, _ = asyncio.run(run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION), model))
+    assert outcome.ok
+    assert outcome.job.id == job.id
+    for chapter in library.get_book(book_id).chapters:
+        for paragraph in chapter.work_paragraphs:
+            assert paragraph.translation == pseudo_translation(paragraph.text)
+
+
+def test_the_books_max_cost_caps_a_run_that_names_none(library, fake_model):
+    book_id = a_long_book(library)
+    library.update_settings(book_id, max_cost=0.001)
+
+    with pytest.raises(SpendingCapReached):
+        translate(library, fake_model, book_id)
+
+    assert fake_model.requests == []
+
+
+def test_a_cap_without_prices_is_refused_before_anything_is_sent(library, fake_model):
+    book_id = a_long_book(library)
+    model = connected(fake_model, "native")
+
+    with pytest.raises(ConfigError, match="prices"):
+        asyncio.run(
+            run_to_end(
+                JobService(library), JobRequest(book_id, JobKind.TRANSLATION, max_cost=1.0), model
+            )
+        )
+
+    assert fake_model.requests == []
+
+
+def test_a_replys_cost_counts_cached_tokens_at_their_price():
+    usage = Usage(0, 0, input_tokens=1_000_000, output_tokens=500_000, cached_tokens=600_000)
+
+    assert usage_cost(usage, PRICES) == pytest.approx(0.4 * 2.0 + 0.6 * 0.5 + 0.5 * 8.0)
