@@ -15,12 +15,15 @@ RASHOMON = BOOKS / "rashomon_akutagawa" / "127_15260.sjis.html"
 KUSAMAKURA = BOOKS / "epub" / "kusamakura_ja_epub3" / "kusamakura_ja_epub3.epub"
 
 
-def honyaku(*args: str | Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+def honyaku(
+    *args: str | Path, check: bool = True, typed: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the ``honyaku`` command as typed, in this process: its exit code, standard output
     and standard error. HONYAKU_HOME comes from the test's environment. Tests that need a
-    process of its own (signals, a terminal) start ``python -m honyaku`` themselves."""
+    process of its own (signals, a terminal) start ``python -m honyaku`` themselves.
+    ``typed`` is what the person types on standard input."""
     argv = [str(arg) for arg in args]
-    with CliRunner().isolation() as (stdout, stderr, _):
+    with CliRunner().isolation(input=typed) as (stdout, stderr, _):
         try:
             main(argv)
             code = 0

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from honyaku import __version__
-from honyaku.cli import glossary, jobs, library, models, serve
+from honyaku.cli import chat, glossary, jobs, library, models, serve
 from honyaku.cli.console import error_boundary
 
 app = typer.Typer(
@@ -25,6 +25,7 @@ app.command("polish")(jobs.polish)
 app.command("proofread")(jobs.proofread)
 app.command()(jobs.demo)
 app.command("serve")(serve.serve)
+app.command()(chat.chat)
 app.command()(glossary.check)
 app.add_typer(glossary.glossary_app, name="glossary")
 app.add_typer(models.models_app, name="models")

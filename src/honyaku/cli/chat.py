@@ -1,0 +1,175 @@
+"""``honyaku chat``: the assistant in the terminal, the same one the workbench's panel shows.
+
+Lines typed are messages; ``/new`` starts a new session, ``/sessions`` lists this book's,
+``/open ID`` goes back to one, ``/quit`` (or Ctrl-D) leaves. Ctrl-C stops the reply being
+written and keeps the chat open. Jobs started from the chat run while it stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from honyaku.agent.broker import Broker
+from honyaku.assistant import (
+    ChatDone,
+    ChatEvent,
+    ChatFailed,
+    ChatNotice,
+    ChatRetry,
+    ChatService,
+    ChatText,
+    QuestionWaiting,
+    ToolOutcome,
+)
+from honyaku.cli.console import out
+from honyaku.cli.dialog import TerminalFrontEnd, TerminalInput
+from honyaku.cli.models import ApiKeyEnv, BaseUrl, Model, Protocol, Provider, chosen_model
+from honyaku.cli.options import Home, open_library
+from honyaku.jobs import JobService
+from honyaku.jobs.runs import JobRuns
+from honyaku.llm.models import ModelChoice
+from honyaku.store import Library
+from honyaku.store.chats import ChatSession
+
+ReadLine = Callable[[], Awaitable[str | None]]
+HELP = "Type a message. /new starts over, /sessions lists chats, /open ID reopens one, /quit."
+
+
+def chat(
+    book: Annotated[
+        str | None, typer.Argument(help="The book to talk about (id or title); none: all.")
+    ] = None,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = None,
+    provider: Provider = None,
+    protocol: Protocol = None,
+    home: Home = None,
+) -> None:
+    """Chat with the assistant: it reads the book, keeps your plan and starts jobs."""
+    library = open_library(home)
+    book_id = library.resolve(book) if book else None
+    choice = chosen_model(library, model, base_url, api_key_env, protocol, provider)
+    choice.check()
+    out.print(f"Model: {escape(choice.describe())}\n[dim]{HELP}[/]")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_converse(library, choice, model or "", book_id))
+
+
+async def _converse(library: Library, choice: ModelChoice, name: str, book_id: str | None) -> None:
+    broker = Broker()
+    runs = JobRuns(JobService(library, broker))
+    chats = ChatService(library, broker, runs)
+    target = library.book(book_id).target_lang if book_id else "en"
+    read_line = _reader()
+    try:
+        with _person(broker):
+            model = await chats.model(choice, name, language=target)
+            session: ChatSession | None = None
+            while (line := await read_line()) is not None:
+                text = line.strip()
+                if text == "/quit":
+                    break
+                if text.startswith("/"):
+                    session = _command(chats, text, book_id, session)
+                elif text:
+                    session = session or chats.session(None, book_id, text)
+                    await _reply(chats.reply(session, text, model))
+    finally:
+        await runs.stop_all()
+        await chats.aclose()
+
+
+def _command(
+    chats: ChatService, text: str, book_id: str | None, session: ChatSession | None
+) -> ChatSession | None:
+    command, _, argument = text.partition(" ")
+    if command == "/new":
+        out.print("[dim]A new chat.[/]")
+        return None
+    if command == "/sessions":
+        for found in chats.chats.sessions(book_id):
+            mark = "*" if session and found.id == session.id else " "
+            out.print(f"{mark} {found.id}  {escape(found.title)}")
+        return session
+    if command == "/open" and argument:
+        opened = chats.chats.get(argument.strip())
+        out.print(f"[dim]Back in 「{escape(opened.title)}」.[/]")
+        return opened
+    out.print(f"[dim]{HELP}[/]")
+    return session
+
+
+async def _reply(events: AsyncIterator[ChatEvent]) -> None:
+    """Print the reply as it streams; Ctrl-C stops it."""
+    task = asyncio.ensure_future(_show(events))
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        out.print("\n[yellow]stopped[/]")
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+
+
+async def _show(events: AsyncIterator[ChatEvent]) -> None:
+    async for event in events:
+        _print(event)
+
+
+def _print(event: ChatEvent) -> None:
+    match event:
+        case ChatText(content=content):
+            out.print(escape(content), end="")
+        case ToolOutcome(name=name, success=success, message=said):
+            mark = "[green]✓[/]" if success else "[red]✗[/]"
+            out.print(f"\n  {mark} {name}: {escape(said or '')}")
+        case QuestionWaiting():
+            out.print("\n  [dim]a question for you…[/]")
+        case ChatNotice(text=text):
+            out.print(f"\n[yellow]{escape(text)}[/]")
+        case ChatRetry(attempt=attempt, reason=reason):
+            out.print(f"\n[dim]retrying ({attempt}): {escape(reason)}[/]")
+        case ChatFailed(message=message):
+            out.print(f"\n[red]{escape(message)}[/]")
+        case ChatDone():
+            out.print()
+
+
+def _reader() -> ReadLine:
+    """Lines from the terminal, read without blocking the jobs; from a pipe, line by line."""
+    if sys.stdin.isatty():
+        keyboard = TerminalInput(sys.stdin.fileno())
+
+        async def typed() -> str | None:
+            out.print("[bold]>[/] ", end="")
+            return await keyboard.line()
+
+        return typed
+
+    async def piped() -> str | None:
+        line = await asyncio.to_thread(sys.stdin.readline)
+        return line or None
+
+    return piped
+
+
+@contextlib.contextmanager
+def _person(broker: Broker) -> Iterator[None]:
+    """Questions and approvals on this terminal, if there is one."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        yield
+        return
+    with broker.attached(TerminalFrontEnd(out, contextlib.nullcontext)):
+        yield
