@@ -151,3 +151,36 @@ def test_the_chat_panel_streams_shows_tool_cards_stops_and_retries(
     panel.get_by_role("button", name="Retry last message").click()
     expect(panel.locator(".reply").last).to_contain_text(LONG.text.strip()[-40:])
     expect(panel.get_by_label("Chat session")).to_contain_text("Plan it for Friday")
+
+    page.once("dialog", lambda confirm: confirm.accept())
+    panel.get_by_role("button", name="Delete chat").click()
+    expect(panel.locator(".chat-log > li")).to_have_count(0)
+    expect(panel.get_by_label("Chat session")).not_to_contain_text("Plan it for Friday")
+
+
+def test_a_chat_reopened_shows_its_transcript(page: Page, workbench, assistant_model):
+    book = workbench.add_book("雨は、羅生門をつつんで、遠くから、ざあっと云う音をあつめて来る。")
+    assistant_model.translator.assistant.scripts = {"Friday": plan(book)}
+    model = workbench.add_model("assistant-reopen", assistant_model)
+    got = events(workbench, {"book_id": book, "message": "Plan it for Friday", "model": model})
+    session = got[0][1]["session_id"]
+
+    page.goto(f"books/{book}")
+    panel = page.locator("[data-chat]")
+    panel.get_by_label("Chat session").select_option(session)
+
+    expect(panel.locator(".chat-log > .said")).to_have_text("Plan it for Friday")
+    expect(panel.locator(".tool-card")).to_have_attribute("data-status", "done")
+    expect(panel.locator(".reply")).to_contain_text("Your task is in the plan for Friday.")
+
+
+def test_a_server_nobody_answers_ends_the_stream_with_a_friendly_error(workbench):
+    with FakeLLMServer() as gone:
+        url = gone.url  # a port that was just free, and is again
+    profile = {"name": "nobody", "model": "m", "base_url": url, "protocol": "native"}
+    workbench.api("POST", "/api/models", json=profile)
+
+    got = events(workbench, {"message": "Hello", "model": "nobody"})
+
+    assert [data["type"] for _, data in got] == ["session", "retry", "error"]
+    assert "cannot reach the model's server" in got[-1][1]["message"]

@@ -9,6 +9,7 @@ const form = panel.querySelector(".chat-form");
 const sessions = panel.querySelector(".chat-sessions");
 const errorBar = panel.querySelector(".chat-error");
 const [stopButton, againButton] = [panel.querySelector(".stop"), panel.querySelector(".again")];
+const forgetButton = panel.querySelector(".forget");
 const bookId = panel.dataset.book || null;
 let sessionId = null;
 let lastMessage = null;
@@ -30,6 +31,12 @@ againButton.addEventListener("click", () => lastMessage && send(lastMessage));
 errorBar.querySelector(".retry").addEventListener("click", () => lastMessage && send(lastMessage));
 errorBar.querySelector(".dismiss").addEventListener("click", () => (errorBar.hidden = true));
 sessions.addEventListener("change", () => reopen(sessions.value || null));
+forgetButton.addEventListener("click", async () => {
+  if (!sessionId || !confirm("Delete this chat and its whole transcript?")) return;
+  await api("DELETE", `/api/ai/chat/sessions/${sessionId}`);
+  await reopen(null);
+  listSessions();
+});
 listSessions();
 
 async function send(message) {
@@ -159,11 +166,13 @@ async function listSessions() {
     element("option", { value: "" }, "New chat"),
     ...found.map((s) => element("option", { value: s.id, selected: s.id === sessionId }, s.title)),
   );
+  forgetButton.hidden = !sessionId;
 }
 
 async function reopen(id) {
   sessionId = id;
   lastMessage = null;
+  forgetButton.hidden = !id;
   log.replaceChildren();
   if (!id) return;
   const session = await api("GET", `/api/ai/chat/sessions/${id}`);
