@@ -288,7 +288,6 @@ class _Turn:
     )
     _text: str = ""
     _cards: dict[str, str] = field(default_factory=dict)
-    _pending: tuple[Any, ...] = ()
 
     def follow(self, event: object) -> ChatEvent | None:
         match event:

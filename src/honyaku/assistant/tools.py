@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from honyaku.agent import QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS, Result, Tool, ToolContext, tool
-from honyaku.domain.book import Book, Paragraph, TranslationKind
+from honyaku.domain.book import Book, Chapter, Paragraph, TranslationKind
 from honyaku.domain.plan import PlanTask, parse_date, parse_view_context
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
@@ -179,7 +179,7 @@ def write_version(
     return _done(f"paragraph {paragraph_id} has a new manual version, now selected")
 
 
-def _paragraphs(book: Book) -> list[tuple[Any, Paragraph]]:
+def _paragraphs(book: Book) -> list[tuple[Chapter, Paragraph]]:
     return [(c, p) for c in book.chapters for p in c.paragraphs if not p.is_empty]
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
@@ -32,12 +32,10 @@ from honyaku.assistant import (
 from honyaku.errors import HonyakuError
 from honyaku.llm.models import DEMO_MODEL
 from honyaku.store.chats import ChatSession
-from honyaku.web.workbench import Workbench, workbench
-
-HEARTBEAT_S = 15
+from honyaku.web.api import HEARTBEAT_S, Bench
+from honyaku.web.workbench import Workbench
 
 router = APIRouter(prefix="/api/ai/chat")
-Bench = Annotated[Workbench, Depends(workbench)]
 
 
 class ChatIn(BaseModel):
