@@ -184,3 +184,19 @@ def test_a_server_nobody_answers_ends_the_stream_with_a_friendly_error(workbench
 
     assert [data["type"] for _, data in got] == ["session", "retry", "error"]
     assert "cannot reach the model's server" in got[-1][1]["message"]
+
+
+def test_the_assistant_page_chats_about_the_whole_library_with_the_demo_model(
+    page: Page, workbench
+):
+    workbench.add_book("ある日の暮方の事である。", title="羅生門")
+    page.goto("chat")
+    panel = page.locator("[data-chat]")
+    panel.get_by_label("Assistant's engine").select_option("demo")
+
+    panel.get_by_role("textbox").fill("Which books do I have?")
+    panel.get_by_role("button", name="Send").click()
+
+    expect(panel.locator(".tool-card")).to_contain_text("list_books")
+    expect(panel.locator(".tool-card")).to_have_attribute("data-status", "done")
+    expect(panel.locator(".reply").last).to_contain_text("in the library")
