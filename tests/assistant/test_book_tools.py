@@ -1,0 +1,71 @@
+"""The assistant reads the book, finds paragraphs and keeps every version it writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from honyaku.domain.book import TranslationKind
+from honyaku.testing import FakeCall, Reply
+
+pytestmark = pytest.mark.anyio
+
+
+def calls(*made: FakeCall) -> list[Reply]:
+    return [Reply("", (call,)) for call in made] + [Reply("Done.")]
+
+
+async def test_given_a_book_when_the_assistant_reads_and_searches_then_it_gets_texts_and_progress(
+    chat_with, library, book_id
+):
+    script = calls(
+        FakeCall("book_info", {}),
+        FakeCall("read_paragraphs", {"chapter": 1, "start": 2, "count": 5}),
+        FakeCall("search_paragraphs", {"query": "門の(下|上)", "regex": True}),
+    )
+    with chat_with({"read": script}) as chat:
+        await chat.say("Please read the book")
+
+    (info,) = chat.server.results_of("book_info", latest=True)
+    assert info["message"] == "「羅生門」: 2 chapters, 0/3 translated"
+    assert [c["number"] for c in info["data"]["chapters"]] == [1, 2]
+    (read,) = chat.server.results_of("read_paragraphs", latest=True)
+    assert [p["text"] for p in read["data"]["paragraphs"]] == [
+        "一人の下人が羅生門の下で雨やみを待っていた。"
+    ]
+    (found,) = chat.server.results_of("search_paragraphs", latest=True)
+    assert [p["chapter"] for p in found["data"]["paragraphs"]] == [1, 2]
+    assert found["message"] == "2 paragraphs found"
+
+
+async def test_given_an_approved_rewrite_when_versions_are_read_then_both_are_kept_and_one_selected(
+    chat_with, library, book_id
+):
+    paragraph = library.get_book(book_id).chapters[0].paragraphs[0]
+    library.add_translations(
+        book_id, {paragraph.id: "那是某日的傍晚。"}, kind=TranslationKind.TRANSLATION
+    )
+    script = calls(
+        FakeCall("write_version", {"paragraph_id": paragraph.id, "text": "某日傍晚。"}),
+        FakeCall("paragraph_versions", {"paragraph_id": paragraph.id}),
+        FakeCall("search_paragraphs", {"query": "傍晚", "in_translation": True}),
+    )
+    with chat_with({"rewrite": script}) as chat:
+        await chat.say("Please rewrite the first line")
+        first = library.versions(book_id, paragraph.id)[0].id
+        chat.server.translator.assistant.scripts = {
+            "back": calls(
+                FakeCall("select_version", {"paragraph_id": paragraph.id, "version_id": first})
+            )
+        }
+        await chat.say("Go back to the first version", chat.session)
+
+    assert [d.tool for d in chat.person.dialogs] == ["write_version"]
+    (versions,) = chat.server.results_of("paragraph_versions")[:1]
+    assert [(v["text"], v["selected"]) for v in versions["data"]["versions"]] == [
+        ("那是某日的傍晚。", False),
+        ("某日傍晚。", True),
+    ]
+    (found,) = chat.server.results_of("search_paragraphs")[:1]
+    assert [p["translation"] for p in found["data"]["paragraphs"]] == ["某日傍晚。"]
+    selected = [v for v in library.versions(book_id, paragraph.id) if v.selected]
+    assert [v.text for v in selected] == ["那是某日的傍晚。"]
