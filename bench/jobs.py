@@ -37,6 +37,7 @@ from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
 from honyaku.store import Database, Library
 from honyaku.testing import FakeLLMServer
+from honyaku.testing.billing import common_prefix
 
 DIALOGUE = (
     "「そうだね」と彼女は笑った。",
@@ -209,7 +210,7 @@ def _new_input_chars(requests: list[dict]) -> int:
     new = 0
     for body in requests:
         text = _as_text(body)
-        shared = max((_common_prefix(text, earlier) for earlier in seen[-50:]), default=0)
+        shared = max((common_prefix(text, earlier) for earlier in seen[-50:]), default=0)
         new += len(text) - shared
         seen.append(text)
     return new
@@ -226,17 +227,6 @@ def _as_text(body: dict) -> str:
         )
         parts.append(f"{message['role']}\n{message.get('content') or ''}{calls}")
     return "\n".join(parts)
-
-
-def _common_prefix(a: str, b: str) -> int:
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def main() -> None:

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from honyaku.errors import ProviderError
+from honyaku.llm.events import closed_after
+
+T = TypeVar("T")
 
 _USERINFO = re.compile(r"//[^/?#@]*@")
 
@@ -69,6 +73,17 @@ class Redactor:
             exc.__cause__ = None
             exc.__suppress_context__ = True
         return exc
+
+    async def exit_of(self, stream: AsyncIterator[T]) -> AsyncIterator[T]:
+        """``stream``, every provider error out of it passed through ``error``: a provider's
+        one exit, whatever path an error took."""
+        try:
+            async with closed_after(stream) as events:
+                async for event in events:
+                    yield event
+        except ProviderError as exc:
+            self.error(exc)
+            raise
 
     def _holds_secret(self, text: str) -> bool:
         return any(secret in text for secret in self._secrets)

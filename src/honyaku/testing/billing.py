@@ -93,10 +93,11 @@ class PromptCache:
     def _shared_prefix(self, text: str) -> int:
         at = bisect.bisect_left(self._seen, text)
         neighbours = self._seen[max(0, at - 1) : at + 1]
-        return max((_common_prefix(text, other) for other in neighbours), default=0)
+        return max((common_prefix(text, other) for other in neighbours), default=0)
 
 
-def _common_prefix(a: str, b: str) -> int:
+def common_prefix(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` share from their start."""
     low, high = 0, min(len(a), len(b))
     while low < high:
         middle = (low + high + 1) // 2

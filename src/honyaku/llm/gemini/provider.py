@@ -122,14 +122,8 @@ class GeminiProvider:
             ),
         )
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        # The one exit of every error: whatever its path, its text passes the redactor.
-        try:
-            async for event in self._stream(request):
-                yield event
-        except ProviderError as exc:
-            self._redactor.error(exc)
-            raise
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        return self._redactor.exit_of(self._stream(request))
 
     async def _stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         turn = request.turn
