@@ -18,7 +18,8 @@ class LearnedProtocols:
             return row.protocol if row else None
 
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
-        with self.database.transaction() as session:
+        # merge reads before it writes: two processes saving at once must not both insert.
+        with self.database.transaction(exclusive=True) as session:
             session.merge(
                 LearnedProtocolRow(
                     base_url=base_url, model=model, protocol=protocol, checked_at=utc_now()

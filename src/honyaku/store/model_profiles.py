@@ -16,7 +16,8 @@ class ModelProfiles:
 
     def save(self, profile: ModelProfile) -> None:
         """Add the profile, or replace the one of the same name."""
-        with self.database.transaction() as session:
+        # merge reads before it writes: two processes saving at once must not both insert.
+        with self.database.transaction(exclusive=True) as session:
             session.merge(ModelProfileRow(**profile.model_dump(), saved_at=utc_now()))
 
     def get(self, name: str) -> ModelProfile | None:
