@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from honyaku.store import Database, Library
+from honyaku.store.chats import ChatStore
 from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
 
 from .conftest import RASHOMON, honyaku, imported
@@ -37,3 +39,22 @@ def test_given_the_demo_model_when_chatting_then_it_says_what_it_can_do(home):
 
     assert "demo assistant" in done.stdout
     assert done.returncode == 0
+
+
+def test_given_two_chats_when_one_is_deleted_then_only_the_other_is_listed(home):
+    book = imported(RASHOMON)
+    chats = ChatStore(Library(Database.open(home)).database)
+    kept, doomed = chats.create("Names in chapter 2", book), chats.create("Old plan", book)
+
+    done = honyaku(
+        "chat",
+        book,
+        "--model",
+        "demo",
+        typed=f"/delete {doomed.id}\n/delete {doomed.id}\n/sessions\n/quit\n",
+    )
+
+    assert "Deleted 「Old plan」." in done.stdout
+    assert f"no chat session '{doomed.id}'" in done.stdout  # the chat stays open
+    assert f"{kept.id}  Names in chapter 2" in done.stdout
+    assert [found.id for found in chats.sessions(book)] == [kept.id]

@@ -1,8 +1,9 @@
 """``honyaku chat``: the assistant in the terminal, the same one the workbench's panel shows.
 
 Lines typed are messages; ``/new`` starts a new session, ``/sessions`` lists this book's,
-``/open ID`` goes back to one, ``/quit`` (or Ctrl-D) leaves. Ctrl-C stops the reply being
-written and keeps the chat open. Jobs started from the chat run while it stays open.
+``/open ID`` goes back to one, ``/delete ID`` deletes one, ``/quit`` (or Ctrl-D) leaves.
+Ctrl-C stops the reply being written and keeps the chat open. Jobs started from the chat
+run while it stays open.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from honyaku.cli.console import out
 from honyaku.cli.dialog import TerminalFrontEnd, TerminalInput
 from honyaku.cli.models import ApiKeyEnv, BaseUrl, Model, Protocol, Provider, chosen_model
 from honyaku.cli.options import Home, open_library
+from honyaku.errors import NotFoundError
 from honyaku.jobs import JobService
 from honyaku.jobs.runs import JobRuns
 from honyaku.llm.models import ModelChoice
@@ -40,7 +42,10 @@ from honyaku.store import Library
 from honyaku.store.chats import ChatSession
 
 ReadLine = Callable[[], Awaitable[str | None]]
-HELP = "Type a message. /new starts over, /sessions lists chats, /open ID reopens one, /quit."
+HELP = (
+    "Type a message. /new starts over, /sessions lists chats, /open ID reopens one, "
+    "/delete ID deletes one, /quit."
+)
 
 
 def chat(
@@ -79,7 +84,10 @@ async def _converse(library: Library, choice: ModelChoice, name: str, book_id: s
                 if text == "/quit":
                     break
                 if text.startswith("/"):
-                    session = _command(chats, text, book_id, session)
+                    try:
+                        session = _command(chats, text, book_id, session)
+                    except NotFoundError as exc:
+                        out.print(f"[red]{escape(str(exc))}[/]")
                 elif text:
                     session = session or chats.session(None, book_id, text)
                     await _reply(chats.reply(session, text, model))
@@ -104,6 +112,11 @@ def _command(
         opened = chats.chats.get(argument.strip())
         out.print(f"[dim]Back in 「{escape(opened.title)}」.[/]")
         return opened
+    if command == "/delete" and argument:
+        doomed = chats.chats.get(argument.strip())
+        chats.chats.delete(doomed.id)
+        out.print(f"[dim]Deleted 「{escape(doomed.title)}」.[/]")
+        return None if session and session.id == doomed.id else session
     out.print(f"[dim]{HELP}[/]")
     return session
 
