@@ -28,6 +28,7 @@ from honyaku.formats.epub_inplace import InPlaceOptions, RubyMode, write_epub_in
 from honyaku.formats.epub_writer import write_epub
 from honyaku.formats.renderers import render_json, render_markdown, render_text
 from honyaku.formats.writing_mode import WritingMode
+from honyaku.processes import is_running
 
 NEW_FILE_MODE = 0o644
 PART_SUFFIX = ".part"
@@ -134,19 +135,7 @@ def _is_stale(middle: str) -> bool:
     parts = middle.split(".")
     if len(parts) == 1:
         return True
-    return len(parts) == 2 and parts[0].isdigit() and not _alive(int(parts[0]))
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return len(parts) == 2 and parts[0].isdigit() and not is_running(int(parts[0]))
 
 
 def _remove_quietly(name: str) -> None:

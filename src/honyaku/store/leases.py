@@ -11,6 +11,8 @@ import socket
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from honyaku.processes import is_running
+
 HEARTBEAT_STALE_S = 600.0
 """A holder on another host that has written nothing for this long is taken to be dead."""
 
@@ -31,7 +33,7 @@ class Lease:
             return True
         host, _, pid = self.owner.rpartition(":")
         if host == socket.gethostname() and pid.isdigit():
-            return _alive(int(pid))
+            return is_running(int(pid))
         beat = self.heartbeat_at
         if beat is None:
             return False
@@ -41,13 +43,3 @@ class Lease:
 
     def held_elsewhere(self, now: datetime) -> bool:
         return self.owner != this_process() and self.is_live(now)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
