@@ -31,12 +31,16 @@ function close() {
   document.body.classList.remove("dialog-open");
 }
 
+// The controls stay disabled until the answer is taken: a second click cannot answer twice.
 async function send(reply) {
   const id = shownId;
+  const enabled = [...root.querySelectorAll("button, input, textarea")].filter((c) => !c.disabled);
+  enabled.forEach((control) => { control.disabled = true; });
   try {
     await api("POST", `/api/questions/${id}/answer`, reply);
     if (shownId === id) close();
   } catch (error) {
+    enabled.forEach((control) => { control.disabled = false; });
     showError(error);
   }
 }
