@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import closing
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
 
 from honyaku.formats import read_book
 from honyaku.store import Database, Library
-from honyaku.store.database import DATABASE_FILE
 
 BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
 KUSAMAKURA = BOOKS / "epub" / "kusamakura_ja_epub3" / "kusamakura_ja_epub3.epub"
@@ -51,38 +48,42 @@ def test_the_translated_book_title_is_stored_with_the_book(library: Library) -> 
     assert library.book(book_id).translated_title == "草枕（中文版）"
 
 
-def _database_at_revision_0004(home: Path) -> Path:
+def _database_at_revision_0004(url: str) -> None:
     """A library as honyaku left it at 0004, long before sources were kept, with one book."""
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / DATABASE_FILE
-    engine = create_engine(f"sqlite:///{path}")
+    engine = create_engine(url)
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "0004")
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO books VALUES ('0a1d0b0c', '古い本', NULL, 'ja', 'zh-CN', '{}', "
+                "'2024-01-01 00:00:00')"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO chapters (book_id, id, position, title) VALUES ('0a1d0b0c', "
+                "'c0000001', 0, '第一章')"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO paragraphs (book_id, chapter_pk, id, position, text) VALUES "
+                "('0a1d0b0c', 1, 'a0000001', 0, '昔の文。')"
+            )
+        )
     engine.dispose()
-    with closing(sqlite3.connect(path)) as connection, connection:
-        connection.execute(
-            "INSERT INTO books VALUES ('0a1d0b0c', '古い本', NULL, 'ja', 'zh-CN', '{}', "
-            "'2024-01-01 00:00:00')"
-        )
-        connection.execute(
-            "INSERT INTO chapters (book_id, id, position, title) VALUES ('0a1d0b0c', "
-            "'c0000001', 0, '第一章')"
-        )
-        connection.execute(
-            "INSERT INTO paragraphs (book_id, chapter_pk, id, position, text) VALUES "
-            "('0a1d0b0c', 1, 'a0000001', 0, '昔の文。')"
-        )
-    return path
 
 
-def test_a_book_stored_before_sources_were_kept_opens_unchanged_with_none(tmp_path: Path) -> None:
-    home = tmp_path / "old-home"
-    _database_at_revision_0004(home)
+def test_a_book_stored_before_sources_were_kept_opens_unchanged_with_none(
+    empty_database_url: str,
+) -> None:
+    _database_at_revision_0004(empty_database_url)
 
-    database = Database.open(home)
+    database = Database.open(url=empty_database_url, migrate=True)
     library = Library(database)
     try:
         book = library.get_book("0a1d0b0c")

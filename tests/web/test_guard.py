@@ -14,6 +14,9 @@ from honyaku.web import Workbench, create_app
 
 from .conftest import serve, stop
 
+# Host, Origin and token checks read nothing of the database.
+pytestmark = pytest.mark.backends("sqlite")
+
 
 @pytest.fixture
 def local(library: Library) -> Iterator[tuple[str, Workbench]]:

@@ -6,13 +6,17 @@ order, claiming each chunk before it runs it. It yields the job's events; the ac
 the cost are kept from those same events before they are passed on. Accepted batches are
 written as they come, so a job that dies (crash, SIGKILL, Ctrl-C) resumes where they stopped.
 
-A heartbeat renews this process's leases while the job runs, and stops the run when someone
-asked the job to stop (``JobService.stop``, from this or another process).
+A heartbeat renews this process's claims and its share of the job's lease while the job
+runs, stops the run when someone asked the job to stop (``JobService.stop``, from this or any
+other process), and ends the conversation of a chunk another process took over (this one's
+heartbeat had stalled past the claim timeout). Every write made under a claim shows its token,
+so such a chunk's late writes are refused whatever the heartbeat knows yet.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -25,12 +29,13 @@ from honyaku.agent.registry import ToolRegistry
 from honyaku.domain.book import Book, BookSettings, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
-from honyaku.errors import SpendingCapReached
+from honyaku.errors import ClaimLost, ConfigError, SpendingCapReached, StoreError
 from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
 from honyaku.jobs.events import (
     ChunkFailure,
     ChunkFinished,
+    ChunkTakenOver,
     JobEvent,
     JobFinished,
     JobOutcome,
@@ -47,13 +52,16 @@ from honyaku.jobs.scheduler import merged
 from honyaku.jobs.spending import CappedProvider, Spending, check_cap, reply_bound
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.models import ConnectedModel
-from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim
+from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, ClaimToken
 from honyaku.store.glossary import BookGlossary, GlossaryStore
 from honyaku.store.jobs import ActionKind, Job, JobScope, JobStatus, JobStore, RecordedAction
+from honyaku.store.leases import CLAIM_TIMEOUT_VARIABLE, claim_timeout_s
 from honyaku.store.library import Library
 
 CONCURRENCY = 4
 HEARTBEAT_S = 10.0
+HEARTBEAT_VARIABLE = "HONYAKU_HEARTBEAT_S"
+"""Seconds between a running job's heartbeats (default 10)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +92,7 @@ class JobService:
         """Run the job ``request`` asks for with ``model``: ``JobStarted``, every chunk's
         events, then ``JobFinished``. A fatal provider error or a stop is raised after the
         job's state is saved."""
+        beat_s = heartbeat_s()
         book = self.library.get_book(request.book_id, chapter_numbers=request.chapters)
         spending = _spending(request, book, model)
         scope = JobScope(book.id, request.kind, request.chapters, request.retranslate)
@@ -96,7 +105,7 @@ class JobService:
             planned=planned,
             resume=request.resume,
         )
-        run = _Run(self, job, book, request, model, spending)
+        run = _Run(self, job, book, request, model, spending, beat_s)
         lanes = run.lanes(self.chunks.items(job.id))
         yield JobStarted(
             job, run.total, run.total - len(run.to_do), sum(len(lane) for lane in lanes), resumed
@@ -112,7 +121,7 @@ class JobService:
         task = asyncio.current_task()
         assert task is not None
         self._running[job.id] = task
-        heartbeat = asyncio.create_task(self._heartbeat(job.id, task))
+        heartbeat = asyncio.create_task(self._heartbeat(run, task))
         try:
             async for event in merged(lanes, run.chapter, concurrency=run.request.concurrency):
                 await log.follow(event)
@@ -124,7 +133,7 @@ class JobService:
             # However the run ended (a stop, Ctrl-C, a refused key), what it did and what it
             # cost are written, and its chunks are free for the next run.
             log.write_now()
-            self.chunks.release(job.id)
+            self.chunks.release(list(run.held))
             stopped = isinstance(
                 exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit | SpendingCapReached
             )
@@ -160,10 +169,17 @@ class JobService:
     ) -> list[RecordedAction]:
         return self.store.actions(book_id, kinds=kinds)
 
-    async def _heartbeat(self, job_id: str, task: asyncio.Task[object]) -> None:
+    async def _heartbeat(self, run: _Run, task: asyncio.Task[object]) -> None:
         while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            if await asyncio.to_thread(self.chunks.beat, job_id):
+            await asyncio.sleep(run.heartbeat_s)
+            try:
+                beat = await asyncio.to_thread(
+                    self.chunks.beat, run.job.id, list(run.held), run.job.stop_requests
+                )
+            except StoreError:
+                continue  # tried again at the next beat: a claim outlives several missed ones
+            run.give_up(beat.lost)
+            if beat.stop:
                 task.cancel()
                 return
 
@@ -196,9 +212,15 @@ class _Run:
         request: JobRequest,
         model: ConnectedModel,
         spending: Spending | None,
+        heartbeat_s: float,
     ) -> None:
         self.service, self.job, self.book, self.request = service, job, book, request
         self.spending = spending
+        self.heartbeat_s = heartbeat_s
+        self.held: dict[ClaimToken, asyncio.Task[object] | None] = {}
+        """The claims this run holds, each with the lane running its chunk."""
+        self.lost: set[ClaimToken] = set()
+        """Claims another process took over."""
         self.capped: SpendingCapReached | None = None
         """Why the run stopped taking chunks: the next request could pass its cap."""
         written = service.store.paragraphs_done(job.id)
@@ -258,7 +280,8 @@ class _Run:
                 self.failures.append(ChunkFailure(where, error))
 
     async def chapter(self, items: Sequence[ChunkItem]) -> AsyncIterator[JobEvent]:
-        """A chapter's chunks in order; a chunk another process holds leaves it the chapter."""
+        """A chapter's chunks in order; a chunk another process holds, or takes over, leaves
+        it the chapter."""
         chunks = self.service.chunks
         for item in items:
             if self.capped is not None:
@@ -274,8 +297,43 @@ class _Run:
                     # The other chapters finish what they have paid for, then stop too.
                     self.capped = reached
                     return
+                if claim.token in self.lost:
+                    return
+
+    def give_up(self, lost: frozenset[ClaimToken]) -> None:
+        """End the conversations of chunks another process took over."""
+        for token in lost:
+            lane = self.held.pop(token, None)
+            self.lost.add(token)
+            if lane is not None:
+                lane.cancel()
 
     async def _claimed(self, claim: Claim) -> AsyncIterator[JobEvent]:
+        """The claimed chunk's events, then its end written under its claim; or, if another
+        process takes the chunk over meanwhile, ``ChunkTakenOver``."""
+        token, lane = claim.token, asyncio.current_task()
+        self.held[token] = lane
+        try:
+            async for event in self._chunk(claim):
+                yield event
+        except ClaimLost as lost:
+            reason = str(lost)
+        except asyncio.CancelledError:
+            if token not in self.lost or lane is None:
+                raise  # a stop: the claim stays held, to be released
+            lane.uncancel()
+            reason = "the heartbeat found the chunk taken over by another process"
+        else:
+            del self.held[token]
+            return
+        self.held.pop(token, None)
+        self.lost.add(token)
+        planned = claim.item.planned
+        yield ChunkTakenOver(
+            Where(planned.chapter_number, planned.number, planned.chapter_id), reason
+        )
+
+    async def _chunk(self, claim: Claim) -> AsyncIterator[JobEvent]:
         planned = claim.item.planned
         where = Where(planned.chapter_number, planned.number, planned.chapter_id)
         chapter, work, gone = await asyncio.to_thread(self._work, claim)
@@ -290,7 +348,8 @@ class _Run:
         )
         error = None
         if work or shows_title:
-            context = self._context(Chunk(chapter, planned.number, tuple(work), shows_title))
+            chunk = Chunk(chapter, planned.number, tuple(work), shows_title)
+            context = self._context(chunk, claim.token)
             async for event in run_chunk(
                 context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
             ):
@@ -298,7 +357,7 @@ class _Run:
                     error = event.error
                 yield event
         status = ChunkStatus.FAILED if error else ChunkStatus.DONE
-        await asyncio.to_thread(self.service.chunks.finish, claim.item.pk, status, error)
+        await asyncio.to_thread(self.service.chunks.finish, claim.token, status, error)
 
     def _work(self, claim: Claim) -> tuple[Chapter, list[Paragraph], int]:
         """The chunk's chapter, its paragraphs still to do, and how many of those it was planned
@@ -325,7 +384,7 @@ class _Run:
         bound = partial(reply_bound, context.workflow, title)
         return replace(self.talk, provider=CappedProvider(self.talk.provider, self.spending, bound))
 
-    def _context(self, chunk: Chunk) -> ChunkContext:
+    def _context(self, chunk: Chunk, claim: ClaimToken) -> ChunkContext:
         chapter = chunk.chapter
         kind = self.job.kind
         asker = (
@@ -345,7 +404,24 @@ class _Run:
             chunk,
             workflow,
             self.glossary,
+            claim,
         )
+
+
+def heartbeat_s() -> float:
+    """``HONYAKU_HEARTBEAT_S``, well under the claim timeout: a claim must outlive a few
+    heartbeats that come late or fail."""
+    setting = os.environ.get(HEARTBEAT_VARIABLE, "").strip()
+    try:
+        seconds = float(setting) if setting else HEARTBEAT_S
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= claim_timeout_s() / 3:
+        raise ConfigError(
+            f"{HEARTBEAT_VARIABLE} must be seconds above 0 and at most a third of "
+            f"{CLAIM_TIMEOUT_VARIABLE} ({claim_timeout_s():g} s), not {setting!r}"
+        )
+    return seconds
 
 
 def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spending | None:

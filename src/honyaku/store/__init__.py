@@ -1,7 +1,15 @@
 """Persistence: SQLAlchemy on SQLite by default, PostgreSQL through ``HONYAKU_DATABASE_URL``."""
 
-from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, PlannedChunk
-from honyaku.store.database import Database, resolve_home
+from honyaku.store.chunks import (
+    ChunkItem,
+    ChunkStatus,
+    ChunkStore,
+    Claim,
+    ClaimToken,
+    Heartbeat,
+    PlannedChunk,
+)
+from honyaku.store.database import Database, database_url, resolve_home
 from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
 from honyaku.store.jobs import (
     Action,
@@ -25,6 +33,7 @@ from honyaku.store.library import (
 )
 from honyaku.store.model_profiles import ModelProfiles
 from honyaku.store.quality_flags import FlaggedParagraph, QualityFlags
+from honyaku.store.revisions import Migration, SchemaState
 
 __all__ = [
     "Action",
@@ -36,10 +45,12 @@ __all__ = [
     "ChunkStatus",
     "ChunkStore",
     "Claim",
+    "ClaimToken",
     "Database",
     "FlaggedParagraph",
     "GlossaryRef",
     "GlossaryStore",
+    "Heartbeat",
     "Job",
     "JobCost",
     "JobScope",
@@ -49,13 +60,16 @@ __all__ = [
     "Lease",
     "Library",
     "LocatedParagraph",
+    "Migration",
     "ModelProfiles",
     "ModelRecord",
     "PlannedChunk",
     "QualityFlags",
     "RecordedAction",
+    "SchemaState",
     "StoredEntry",
     "Version",
+    "database_url",
     "resolve_home",
     "this_process",
 ]
