@@ -55,9 +55,7 @@ def _backends(metafunc: pytest.Metafunc) -> tuple[str, ...]:
 
 
 def _parametrized(metafunc: pytest.Metafunc, name: str) -> bool:
-    return any(
-        name in marker.args[0] for marker in metafunc.definition.iter_markers("parametrize")
-    )
+    return any(name in marker.args[0] for marker in metafunc.definition.iter_markers("parametrize"))
 
 
 @pytest.fixture(scope="module")

@@ -150,9 +150,7 @@ def test_the_heartbeat_renews_standing_claims_and_reports_those_taken_over(
     assert not beat.stop
 
 
-def test_a_stop_reaches_every_run_of_the_job_however_many_have_finished_since(
-    jobs, chunks, job_id
-):
+def test_a_stop_reaches_every_run_of_the_job_however_many_have_finished_since(jobs, chunks, job_id):
     seen = jobs.get(job_id).stop_requests
 
     jobs.request_stop(job_id)
@@ -167,9 +165,7 @@ def test_a_stop_reaches_every_run_of_the_job_however_many_have_finished_since(
     assert not later.stop
 
 
-def test_a_stopped_run_gives_back_its_claims_but_not_those_taken_over(
-    chunks, job_id, database
-):
+def test_a_stopped_run_gives_back_its_claims_but_not_those_taken_over(chunks, job_id, database):
     old = claimed(chunks, job_id)
     new = taken_over(database, chunks, job_id)
 
@@ -186,9 +182,7 @@ def test_opening_a_job_reads_no_other_job_id(jobs, library, book_id, database):
     from sqlalchemy import event
 
     statements: list[str] = []
-    event.listen(
-        database.engine, "before_cursor_execute", lambda *args: statements.append(args[2])
-    )
+    event.listen(database.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
 
     jobs.open(JobScope(book_id, JobKind.POLISH, None), model="m", protocol="p", planned=())
 
