@@ -313,19 +313,25 @@ class _Run:
         process takes the chunk over meanwhile, ``ChunkTakenOver``."""
         token, lane = claim.token, asyncio.current_task()
         self.held[token] = lane
+        error = None
         try:
             async for event in self._chunk(claim):
+                if isinstance(event, ChunkFinished):
+                    error = event.error
                 yield event
+            # From here the claim is ended, not given back: its end is written in a thread
+            # that runs on even if the run is stopped meanwhile.
+            del self.held[token]
+            status = ChunkStatus.FAILED if error else ChunkStatus.DONE
+            await asyncio.to_thread(self.service.chunks.finish, token, status, error)
+            return
         except ClaimLost as lost:
             reason = str(lost)
         except asyncio.CancelledError:
             if token not in self.lost or lane is None:
-                raise  # a stop: the claim stays held, to be released
+                raise  # a stop: a claim still held is given back
             lane.uncancel()
             reason = "the heartbeat found the chunk taken over by another process"
-        else:
-            del self.held[token]
-            return
         self.held.pop(token, None)
         self.lost.add(token)
         planned = claim.item.planned
@@ -346,18 +352,13 @@ class _Run:
             and not claim.busy
             and title_wanted(chapter, self.job.kind, retranslate=self.job.retranslate)
         )
-        error = None
         if work or shows_title:
             chunk = Chunk(chapter, planned.number, tuple(work), shows_title)
             context = self._context(chunk, claim.token)
             async for event in run_chunk(
                 context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
             ):
-                if isinstance(event, ChunkFinished):
-                    error = event.error
                 yield event
-        status = ChunkStatus.FAILED if error else ChunkStatus.DONE
-        await asyncio.to_thread(self.service.chunks.finish, claim.token, status, error)
 
     def _work(self, claim: Claim) -> tuple[Chapter, list[Paragraph], int]:
         """The chunk's chapter, its paragraphs still to do, and how many of those it was planned
