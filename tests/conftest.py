@@ -43,7 +43,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "protocol" in metafunc.fixturenames and not _parametrized(metafunc, "protocol"):
         pairs = [(b, p) for b in backends for p in PROTOCOLS if b == "sqlite" or p == "native"]
         metafunc.parametrize(("backend", "protocol"), pairs, indirect=True)
-    elif len(backends) > 1:
+    elif backends != ("sqlite",):
         metafunc.parametrize("backend", backends, indirect=True)
 
 
