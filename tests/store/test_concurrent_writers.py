@@ -251,3 +251,24 @@ def test_eight_processes_starting_at_once_after_one_upgrade_all_work(
         assert set(versions) == {1}
     finally:
         library.database.close()
+
+
+@pytest.mark.backends("sqlite")
+def test_processes_opening_an_empty_sqlite_home_at_once_migrate_it_once(tmp_path):
+    environment = {**os.environ, "HONYAKU_HOME": str(tmp_path / "shared")}
+    processes = [
+        subprocess.Popen(
+            [*HONYAKU, "books"],
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
+    ended = [process.communicate(timeout=WAIT_S) for process in processes]
+
+    assert [process.returncode for process in processes] == [0] * 6, ended
+    database = Database.open(tmp_path / "shared", migrate=False)
+    assert database.schema().up_to_date
+    database.close()
