@@ -60,5 +60,5 @@ def _revision(state: SchemaState) -> str:
         return f"{state.current} (up to date)"
     if state.ahead:
         return f"{state.current} (newer than this honyaku's {state.latest}: upgrade honyaku)"
-    found = "none (an empty database)" if state.current is None else state.current
+    found = "none, an empty database" if state.current is None else state.current
     return f"{found} (this honyaku needs {state.latest})"

@@ -76,9 +76,9 @@ def require_latest(engine: Engine) -> None:
     _refuse_ahead(state)
     if state.up_to_date:
         return
-    found = "an empty database" if state.current is None else f"revision {state.current}"
+    found = "is empty" if state.current is None else f"is at revision {state.current}"
     raise ConfigError(
-        f"the database is at {found} and this honyaku needs {state.latest}: "
+        f"the database {found} and this honyaku needs revision {state.latest}: "
         "run `honyaku db upgrade` once (see `honyaku db status`)"
     )
 
