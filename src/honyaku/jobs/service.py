@@ -92,7 +92,7 @@ class JobService:
         """Run the job ``request`` asks for with ``model``: ``JobStarted``, every chunk's
         events, then ``JobFinished``. A fatal provider error or a stop is raised after the
         job's state is saved."""
-        beat_s = heartbeat_s()
+        beat_s = _heartbeat_s()
         book = self.library.get_book(request.book_id, chapter_numbers=request.chapters)
         spending = _spending(request, book, model)
         scope = JobScope(book.id, request.kind, request.chapters, request.retranslate)
@@ -409,7 +409,7 @@ class _Run:
         )
 
 
-def heartbeat_s() -> float:
+def _heartbeat_s() -> float:
     """``HONYAKU_HEARTBEAT_S``, well under the claim timeout: a claim must outlive a few
     heartbeats that come late or fail."""
     setting = os.environ.get(HEARTBEAT_VARIABLE, "").strip()
