@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import create_engine, text
 
 from honyaku.formats import read_book
 from honyaku.store import Database, Library
 
+from .conftest import migrate_to
+
 BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
 KUSAMAKURA = BOOKS / "epub" / "kusamakura_ja_epub3" / "kusamakura_ja_epub3.epub"
 KOJIKI = BOOKS / "kojiki" / "03gendaigoyaku_kojiki.utf8.txt"
-MIGRATIONS = Path(__file__).parents[2] / "src" / "honyaku" / "store" / "migrations"
 
 
 def test_an_imported_epub_keeps_its_bytes_and_each_paragraphs_place(library: Library) -> None:
@@ -50,12 +49,8 @@ def test_the_translated_book_title_is_stored_with_the_book(library: Library) -> 
 
 def _database_at_revision_0004(url: str) -> None:
     """A library as honyaku left it at 0004, long before sources were kept, with one book."""
+    migrate_to(url, "0004")
     engine = create_engine(url)
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0004")
     with engine.begin() as connection:
         connection.execute(
             text(
