@@ -105,8 +105,6 @@ def _glossary_entries(
     series: str | None = None,
     status: EntryStatus | None = None,
 ) -> list[StoredEntry]:
-    """The entries the book sees (its own over the shared ones attached to it), or only those
-    of the shared glossary ``series``; only those of ``status`` if given."""
     glossaries = [store.shared(series)] if series else store.glossaries_of(book_id)
     entries = store.current(glossaries)
     return [e for e in entries if status is None or e.entry.status is status]
@@ -115,7 +113,6 @@ def _glossary_entries(
 def _add_entry(
     store: GlossaryStore, book_id: str, entry: GlossaryEntry, *, series: str | None = None
 ) -> EntryChange:
-    """Add or change an entry, accepted: the translator's word is final."""
     [change] = _add(store, book_id, [entry], series=series, origin=MANUAL)
     return change
 
@@ -123,7 +120,6 @@ def _add_entry(
 def _remove_entry(
     store: GlossaryStore, book_id: str, source: str, *, series: str | None = None
 ) -> GlossaryEntry:
-    """Remove the entry for ``source`` (as a version: it stays in the history)."""
     target = _target(store, book_id, series, create=False)
     found = _by_key(store.current([target])).get(match_key(source))
     if found is None:
@@ -136,7 +132,6 @@ def _remove_entry(
 def _accept_entries(
     store: GlossaryStore, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
 ) -> list[GlossaryEntry]:
-    """Accept the proposed entries for ``sources``, or every proposed entry if none given."""
     target = _target(store, book_id, series, create=False)
     proposed = {
         key: stored
@@ -154,13 +149,11 @@ def _accept_entries(
 def _entry_history(
     store: GlossaryStore, book_id: str, source: str, *, series: str | None = None
 ) -> list[StoredEntry]:
-    """Every version of the entry for ``source``, oldest first."""
     glossaries = [store.shared(series)] if series else store.glossaries_of(book_id)
     return store.history(glossaries, source)
 
 
 def _attach_series(store: GlossaryStore, book_id: str, series: str) -> bool:
-    """Attach the shared glossary ``series`` (made if new) to the book; ``False`` if it was."""
     return store.attach(book_id, store.shared(_series_name(series), create=True))
 
 
@@ -171,7 +164,6 @@ def _detach_series(store: GlossaryStore, book_id: str, series: str) -> bool:
 def _import_glossary(
     store: GlossaryStore, book_id: str, path: Path, *, series: str | None = None
 ) -> ImportSummary:
-    """Add a file's entries, accepted; a source the file holds twice keeps its last line."""
     entries = {entry.key: entry for entry in read_glossary(path)}
     changes = _add(store, book_id, list(entries.values()), series=series, origin=IMPORTED)
     added = sum(1 for c in changes if c.previous is None)
@@ -182,7 +174,6 @@ def _import_glossary(
 def _export_glossary(
     store: GlossaryStore, book_id: str, path: Path, *, series: str | None = None
 ) -> int:
-    """Write the entries the book sees (or the shared glossary's) to ``path``; their count."""
     entries = [s.entry for s in _glossary_entries(store, book_id, series=series)]
     write_glossary(entries, path)
     return len(entries)

@@ -2,8 +2,9 @@
 terminal), started in the background through the launcher (the web app, the assistant, a
 queue later), stopped, resumed, followed, and their log read.
 
-Every figure a front end shows comes from ``JobProgress``; every start checks a spending cap
-against the model's prices before anything is sent.
+Every figure a front end shows comes from ``JobProgress``. The rules a job must pass to run
+(a model that can work, a cap with prices) are the engine's; a job run in the foreground is
+checked before its model is even connected.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ class Jobs:
                 yield event
 
     async def start(self, request: JobRequest, model: ModelChoice) -> str:
-        """Start the job in the background; its id once it is open."""
-        await self._ready(request, model)
+        """Start the job in the background; its id once it is open, or why it cannot run (a
+        bad model, a cap without prices), as the engine found when it opened it."""
         job_id = await self._launcher.start(request, model)
         if model.profile or model.model:
             self._started_with[job_id] = model.profile or str(model.model)
@@ -113,8 +114,8 @@ class Jobs:
         return await asyncio.to_thread(log)
 
     async def _ready(self, request: JobRequest, model: ModelChoice) -> str:
-        """Refuse, before anything is sent, a model that cannot work or a cap it cannot keep;
-        the book's target language, which the model is opened for."""
+        """Refuse, before connecting, a model that cannot work or a cap it cannot keep; the
+        book's target language, which the model is opened for."""
         model.check()
         book = await asyncio.to_thread(self._stores.library.book, request.book_id)
         cap = request.max_cost if request.max_cost is not None else book.settings.max_cost

@@ -7,6 +7,7 @@ Writing a version, deleting a plan task and starting a job need the person's app
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any, Literal
@@ -283,9 +284,12 @@ async def start_job(
     context: ChatContext, kind: JobKindName, chapters: Chapters = None, book_id: BookId = None
 ) -> Result:
     """Start a translation, polish or proofreading job over chapters, in the background."""
-    book = context.book(book_id)
-    request = JobRequest(book, JobKind(kind), _chapter_numbers(context, book, chapters))
-    job_id = await context.launcher.start(request, context.model)
+
+    def request() -> JobRequest:
+        book = context.book(book_id)
+        return JobRequest(book, JobKind(kind), _chapter_numbers(context, book, chapters))
+
+    job_id = await context.launcher.start(await asyncio.to_thread(request), context.model)
     return _done(f"{kind} job {job_id} started", {"job_id": job_id})
 
 

@@ -132,7 +132,8 @@ class JobService:
                 raise run.capped
         except BaseException as exc:
             # However the run ended (a stop, Ctrl-C, a refused key), what it did and what it
-            # cost are written, and its chunks are free for the next run.
+            # cost are written, and its chunks are free for the next run. On the loop: a
+            # cancelled task cannot wait for a thread, and these are a few short writes.
             log.write_now()
             self.chunks.release(job.id)
             stopped = isinstance(
