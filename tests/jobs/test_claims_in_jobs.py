@@ -18,7 +18,7 @@ from .conftest import connected
 
 
 def run_taking_over_chapter_one(
-    library, server: FakeLLMServer, book_id: str, chapters: list[int] | None = None
+    stores, server: FakeLLMServer, book_id: str, chapters: list[int] | None = None
 ) -> list[JobEvent]:
     """Run a translation of the book; as chapter 1's chunk starts, another process claims it."""
 
@@ -27,10 +27,10 @@ def run_taking_over_chapter_one(
         events: list[JobEvent] = []
         request = JobRequest(book_id, JobKind.TRANSLATION, chapters, concurrency=1)
         try:
-            async for event in JobService(library).run(request, model):
+            async for event in JobService(stores).run(request, model):
                 events.append(event)
                 if isinstance(event, ChunkStarted) and event.where.chapter == 1:
-                    await asyncio.to_thread(take_over, library, event.where.chapter_id)
+                    await asyncio.to_thread(take_over, stores.library, event.where.chapter_id)
         finally:
             await model.provider.aclose()
         return events
@@ -50,10 +50,10 @@ def take_over(library, chapter_id: str) -> None:
 
 
 def test_a_chunk_taken_over_is_refused_its_next_write_and_its_chapter_is_left(
-    library, jobs, book_id
+    stores, library, jobs, book_id
 ):
     with FakeLLMServer(latency_s=0.05) as server:
-        events = run_taking_over_chapter_one(library, server, book_id)
+        events = run_taking_over_chapter_one(stores, server, book_id)
 
     [taken] = [e for e in events if isinstance(e, ChunkTakenOver)]
     outcome = events[-1].outcome
@@ -71,10 +71,12 @@ def test_a_chunk_taken_over_is_refused_its_next_write_and_its_chapter_is_left(
     assert (first.status, first.attempts) == (ChunkStatus.RUNNING, 2)
 
 
-def test_the_heartbeat_ends_the_conversation_of_a_chunk_taken_over(library, book_id, monkeypatch):
+def test_the_heartbeat_ends_the_conversation_of_a_chunk_taken_over(
+    stores, library, book_id, monkeypatch
+):
     monkeypatch.setenv("HONYAKU_HEARTBEAT_S", "0.1")
     with FakeLLMServer(latency_s=1.0) as server:
-        events = run_taking_over_chapter_one(library, server, book_id, chapters=[1])
+        events = run_taking_over_chapter_one(stores, server, book_id, chapters=[1])
         first_chapter = [r for r in server.requests if "第1章" in r["messages"][1]["content"]]
 
     [taken] = [e for e in events if isinstance(e, ChunkTakenOver)]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import typer
 from rich.markup import escape
 
+from honyaku.application import SchemaState, database_schema, upgrade_database
 from honyaku.cli.console import out
 from honyaku.cli.options import Home
-from honyaku.store import Database, SchemaState
 
 db_app = typer.Typer(
     help="The database: where it is, its schema's revision, and bringing it up to date. "
@@ -23,12 +23,8 @@ def upgrade(home: Home = None) -> None:
     """Bring the database's schema up to date: once for a shared PostgreSQL database, before
     any server or worker uses it (they refuse one that is not), and again after installing a
     newer honyaku. The embedded SQLite file is brought up to date whenever it is opened."""
-    database = Database.open(home, migrate=False)
-    try:
-        before = database.upgrade()
-    finally:
-        database.close()
-    where = escape(database.shown_url)
+    url, before = upgrade_database(home)
+    where = escape(url)
     if before.up_to_date:
         out.print(f"{where} is up to date (revision {before.latest}).")
         return
@@ -42,12 +38,8 @@ def upgrade(home: Home = None) -> None:
 def status(home: Home = None) -> None:
     """Show the database's address (its password masked), its schema's revision and the
     migrations it lacks. Changes nothing."""
-    database = Database.open(home, migrate=False)
-    try:
-        state = database.schema()
-    finally:
-        database.close()
-    out.print(f"database  {escape(database.shown_url)}")
+    url, state = database_schema(home)
+    out.print(f"database  {escape(url)}")
     out.print(f"revision  {_revision(state)}")
     for n, migration in enumerate(state.pending):
         out.print(f"{'pending' if n == 0 else '':<8}  {migration.revision}  {migration.does}")

@@ -21,9 +21,10 @@ from honyaku.domain.workflow import ChunkWorkflow, JobKind, TaskStatus
 from honyaku.errors import ToolError
 from honyaku.jobs.batch_quality import batch_warnings, warnings_result
 from honyaku.jobs.events import Where
-from honyaku.store.chunks import ChunkStore, ClaimToken
-from honyaku.store.glossary import BookGlossary, GlossaryStore
+from honyaku.store.chunks import ClaimToken
+from honyaku.store.glossary import BookGlossary
 from honyaku.store.library import Library, LocatedParagraph
+from honyaku.store.stores import Stores
 
 MAX_CONTEXT_PARAGRAPHS = 20
 
@@ -38,7 +39,7 @@ VERSION_KINDS = {
 class ChunkContext(ToolContext):
     """What the tools of one chunk's conversation work on."""
 
-    library: Library
+    stores: Stores
     book: Book
     job_id: str
     model: str
@@ -50,12 +51,16 @@ class ChunkContext(ToolContext):
     """The chunk's claim, which every write of its tools shows (``store.chunks``)."""
 
     @property
+    def library(self) -> Library:
+        return self.stores.library
+
+    @property
     def where(self) -> Where:
         return Where(self.chunk.chapter.order, self.chunk.number, self.chunk.chapter.id)
 
     def book_glossary(self) -> BookGlossary:
         if self.glossary is None:
-            self.glossary = BookGlossary(GlossaryStore(self.library.database), self.book.id)
+            self.glossary = BookGlossary(self.stores.glossary, self.book.id)
         return self.glossary
 
 
@@ -72,7 +77,7 @@ def update_task_status(
     revise. Polish, proofreading: planning → working → end."""
     moved = context.workflow.move(status)
     if context.claim is not None:
-        ChunkStore(context.library.database).record_workflow(context.claim, moved["status"])
+        context.stores.chunks.record_workflow(context.claim, moved["status"])
     return moved
 
 

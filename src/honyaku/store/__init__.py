@@ -1,5 +1,16 @@
-"""Persistence: SQLAlchemy on SQLite by default, PostgreSQL through ``HONYAKU_DATABASE_URL``."""
+"""Persistence: SQLAlchemy on SQLite by default, PostgreSQL through ``HONYAKU_DATABASE_URL``.
 
+Stores are built once per database (``Stores.over``) and handed down; nothing above the
+application layer (``honyaku.application``) touches one.
+
+Every store call blocks: it waits on SQLite's file lock or on a PostgreSQL server across a
+network. So code on an event loop (the web app, jobs, chats, workers) calls a store only
+through a worker thread: ``asyncio.to_thread``, the application's methods (which do it for
+every front end), or a sync tool, which the agent's registry runs in a thread. The event loop
+never waits on the database.
+"""
+
+from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
 from honyaku.store.chunks import (
     ChunkItem,
     ChunkStatus,
@@ -32,8 +43,10 @@ from honyaku.store.library import (
     Version,
 )
 from honyaku.store.model_profiles import ModelProfiles
+from honyaku.store.plan import PlanStore
 from honyaku.store.quality_flags import FlaggedParagraph, QualityFlags
 from honyaku.store.revisions import Migration, SchemaState
+from honyaku.store.stores import Stores
 
 __all__ = [
     "Action",
@@ -41,12 +54,16 @@ __all__ = [
     "BookGlossary",
     "BookSummary",
     "ChapterProgress",
+    "ChatEntry",
+    "ChatSession",
+    "ChatStore",
     "ChunkItem",
     "ChunkStatus",
     "ChunkStore",
     "Claim",
     "ClaimToken",
     "Database",
+    "EntryKind",
     "FlaggedParagraph",
     "GlossaryRef",
     "GlossaryStore",
@@ -63,11 +80,13 @@ __all__ = [
     "Migration",
     "ModelProfiles",
     "ModelRecord",
+    "PlanStore",
     "PlannedChunk",
     "QualityFlags",
     "RecordedAction",
     "SchemaState",
     "StoredEntry",
+    "Stores",
     "Version",
     "database_url",
     "resolve_home",
