@@ -1,11 +1,11 @@
 """Every test gets a fresh honyaku home and database; the fake model server is a real server
 on 127.0.0.1.
 
-The store, job, assistant and web tests run on both databases: the embedded SQLite file, and
-PostgreSQL in a throwaway cluster the tests start themselves (``honyaku.testing.postgres``).
-On PostgreSQL, a scenario that also runs in both tool protocols runs with native calls only:
-the protocol never reaches the store. A module whose subject the database does not touch says
-so with ``pytest.mark.backends("sqlite")``.
+The store, application, job, assistant and web tests run on both databases: the embedded
+SQLite file, and PostgreSQL in a throwaway cluster the tests start themselves
+(``honyaku.testing.postgres``). On PostgreSQL, a scenario that also runs in both tool
+protocols runs with native calls only: the protocol never reaches the store. A module whose
+subject the database does not touch says so with ``pytest.mark.backends("sqlite")``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ BOOKS = FIXTURES / "books"
 STREAMS = FIXTURES / "streams"
 BACKENDS = ("sqlite", "postgresql")
 PROTOCOLS = ("native", "xml")
-ON_BOTH_BACKENDS = ("store", "jobs", "assistant", "web")
+ON_BOTH_BACKENDS = ("store", "application", "jobs", "assistant", "web")
 """The test folders whose scenarios run on SQLite and on PostgreSQL."""
 
 
