@@ -10,6 +10,7 @@ so that many of them starting at once never race to migrate it.
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,6 +58,9 @@ class Database:
         self.url = _with_driver(url)
         try:
             self.engine = _create_engine(self.url)
+            # A database dropped without close() still closes its connections, in good order:
+            # a PostgreSQL server keeps a process for each connection left open.
+            weakref.finalize(self, self.engine.dispose)
         except ModuleNotFoundError as exc:
             raise ConfigError(
                 f"the database driver {exc.name!r} is not installed; for PostgreSQL: "
