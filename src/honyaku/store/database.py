@@ -67,7 +67,7 @@ class Database:
                 "pip install 'honyaku[postgres]'"
             ) from exc
         except SQLAlchemyError as exc:
-            raise StoreError(f"cannot open the database: {first_line(exc)}") from exc
+            raise StoreError(f"cannot open the database: {_first_line(exc)}") from exc
 
     @classmethod
     def open(
@@ -108,7 +108,7 @@ class Database:
         try:
             yield
         except SQLAlchemyError as exc:
-            raise StoreError(f"cannot open the database: {first_line(exc)}") from exc
+            raise StoreError(f"cannot open the database: {_first_line(exc)}") from exc
 
     @property
     def embedded(self) -> bool:
@@ -133,7 +133,7 @@ class Database:
             with Session(engine, expire_on_commit=False) as session, session.begin():
                 yield session
         except SQLAlchemyError as exc:
-            raise StoreError(f"database error: {first_line(exc)}") from exc
+            raise StoreError(f"database error: {_first_line(exc)}") from exc
 
     def close(self) -> None:
         self.engine.dispose()
@@ -175,5 +175,5 @@ def _create_engine(url: str) -> Engine:
     return engine
 
 
-def first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException) -> str:
     return str(getattr(exc, "orig", None) or exc).splitlines()[0]
