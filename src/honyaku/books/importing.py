@@ -39,7 +39,9 @@ def import_book(
     text = "".join(p for c in draft.chapters for p in c.paragraphs)
     source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
     target = normalize_language(target_lang)
-    book_id = library.add_book(draft, source_lang=source, target_lang=target, title=title)
+    book_id = library.add_book(
+        draft, source_lang=source, target_lang=target, title=title, file_name=path.name
+    )
     return ImportedBook(
         book_id,
         title or draft.title,
