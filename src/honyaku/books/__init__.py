@@ -5,11 +5,13 @@ from honyaku.books.checks import flagged_paragraphs
 from honyaku.books.deleting import delete_book
 from honyaku.books.exporting import export_book
 from honyaku.books.importing import ImportedBook, import_book, sample_book
-from honyaku.books.updating import UpdatedBook, update_book
+from honyaku.books.updating import BookHistory, UpdatedBook, book_history, update_book
 
 __all__ = [
+    "BookHistory",
     "ImportedBook",
     "UpdatedBook",
+    "book_history",
     "delete_book",
     "export_book",
     "flagged_paragraphs",

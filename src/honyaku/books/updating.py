@@ -15,7 +15,7 @@ from pathlib import Path
 from honyaku.domain.edition import EditionSummary, match_edition
 from honyaku.errors import UserError
 from honyaku.formats import read_book
-from honyaku.store.editions import EditionFile, Editions
+from honyaku.store.editions import EditionFile, EditionRecord, Editions
 from honyaku.store.library import Library
 
 
@@ -26,6 +26,14 @@ class UpdatedBook:
     summary: EditionSummary
     edition: int | None
     """The number of the edition written; ``None`` for a dry run."""
+
+
+@dataclass(frozen=True, slots=True)
+class BookHistory:
+    editions: list[EditionRecord]
+    """First to latest; the import is edition 1."""
+    gone_paragraphs: int
+    """Paragraphs with text that editions left out, kept with their versions."""
 
 
 def update_book(
@@ -51,6 +59,11 @@ def update_book(
     file = EditionFile(path.name, _digest(path), draft.original)
     number = Editions(library.database).write(book.id, match, file)
     return UpdatedBook(book.id, book.title, summary, number)
+
+
+def book_history(library: Library, book_id: str) -> BookHistory:
+    editions = Editions(library.database)
+    return BookHistory(editions.history(book_id), editions.gone_paragraphs(book_id))
 
 
 def _refusal(name: str, title: str, summary: EditionSummary) -> str:

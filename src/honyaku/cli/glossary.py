@@ -264,7 +264,8 @@ def extract(
 def check(book: BookRef, chapters: Chapters = None, home: Home = None) -> None:
     """List the paragraphs whose translation the quality checks flagged: kana left in a
     Chinese translation, a translation equal to its source, an unusual length, brackets or
-    quotation marks lost, a glossary rendering missing."""
+    quotation marks lost, a glossary rendering missing; and those whose translation is stale,
+    made before a new edition changed the source."""
     library = open_library(home)
     book_id = library.resolve(book)
     numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))

@@ -10,9 +10,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from honyaku.books import export_book, import_book
+from honyaku.books import book_history, export_book, import_book, update_book
 from honyaku.cli.actions import print_actions
 from honyaku.cli.console import out
+from honyaku.cli.editions import print_edition, print_history
 from honyaku.cli.options import BookRef, Home, open_library
 from honyaku.formats import ExportFormat, RubyMode, WritingMode
 from honyaku.jobs import change_settings
@@ -38,9 +39,43 @@ def import_(
             "Default: told from the bytes, or refused when it cannot be told."
         ),
     ] = None,
+    update: Annotated[
+        str | None,
+        typer.Option(
+            metavar="BOOK",
+            help="Take the file as a new edition of BOOK: unchanged paragraphs keep their "
+            "translations, changed ones keep them marked stale, new ones wait to be translated, "
+            "and those left out are kept in the book's history.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="With --update: print what would change, write nothing."),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="With --update: take a file that holds almost nothing of the book."
+        ),
+    ] = False,
     home: Home = None,
 ) -> None:
-    """Import a book. Prints the new book id alone on the last line."""
+    """Import a book, or with --update a new edition of one. Prints the book id alone on the
+    last line."""
+    if update is not None:
+        library = open_library(home)
+        updated = update_book(
+            library,
+            library.resolve(update),
+            path,
+            dry_run=dry_run,
+            force=force,
+            chapter_pattern=chapter_pattern,
+            encoding=encoding,
+        )
+        print_edition(out, updated)
+        print(updated.id)
+        return
     book = import_book(
         open_library(home),
         path,
@@ -100,17 +135,20 @@ def show(
     meta = library.book(book_id)
     out.print(f"[bold]{escape(meta.title)}[/] {escape(meta.author or '')}  [dim]{meta.id}[/]")
     out.print(f"{meta.source_lang} → {meta.target_lang}")
+    print_history(out, book_history(library, book_id))
     table = Table("#", "chapter", "id", "paragraphs", "translated")
     for chapter in library.progress(book_id):
         title = escape(chapter.title)
         if chapter.translated_title:
-            title += f" [dim]/ {escape(chapter.translated_title)}[/]"
+            stale = " [yellow](stale)[/]" if chapter.title_stale else ""
+            title += f" [dim]/ {escape(chapter.translated_title)}[/]{stale}"
+        stale = f", [yellow]{chapter.stale} stale[/]" if chapter.stale else ""
         table.add_row(
             str(chapter.number),
             title,
             chapter.id,
             str(chapter.paragraphs),
-            _ratio(chapter.translated, chapter.work_paragraphs),
+            _ratio(chapter.translated, chapter.work_paragraphs) + stale,
         )
     out.print(table)
     _print_jobs(JobStore(library.database).for_book(book_id))
