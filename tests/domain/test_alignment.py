@@ -40,7 +40,12 @@ def test_a_paragraph_edited_by_a_few_characters_is_similar_not_new():
 
 
 def test_a_paragraph_split_in_two_gives_its_larger_part_the_pair():
-    new = [*OLD[:2], "何でも薄暗いじめじめした所で", "ニャーニャー泣いていた事だけは記憶している。", *OLD[3:]]
+    new = [
+        *OLD[:2],
+        "何でも薄暗いじめじめした所で",
+        "ニャーニャー泣いていた事だけは記憶している。",
+        *OLD[3:],
+    ]
 
     alignment = align_paragraphs(OLD, new)
 

@@ -1,19 +1,21 @@
 """Which paragraph of an old text is which paragraph of a new one: a sequence alignment.
 
 Texts are compared normalised (``alignment_key``: NFKC, no whitespace, case folded), so a
-change of width or spacing is no change. Three passes, each over what the one before left:
+change of width or spacing is no change. Each pass pairs what the ones before left:
 
 1. an ordered alignment of equal texts (``difflib.SequenceMatcher``): the text that kept its
    place;
-2. equal texts anywhere, in order: a chapter moved elsewhere in the book;
-3. similar texts near their old place: for each run of new paragraphs still unpaired, the
-   unpaired old paragraphs right after the old paragraph its left neighbour is paired with
-   and right before its right neighbour's. A pair is similar when the texts are mostly the
-   same (a few characters edited: ``SIMILAR_RATIO``) or when one is nearly whole inside the
-   other (a paragraph split in two or two merged: ``CONTAINED_SHARE``); the best pairs are
-   taken first, so of a split paragraph the larger part keeps it.
+2. equal or similar texts near their old place: for each run of new paragraphs still
+   unpaired, the unpaired old paragraphs right after the old paragraph its left neighbour is
+   paired with and right before its right neighbour's. A pair is similar when the texts are
+   mostly the same (a few characters edited: ``SIMILAR_RATIO``) or when one is nearly whole
+   inside the other (a paragraph split in two or two merged: ``CONTAINED_SHARE``); the best
+   pairs are taken first (equal texts, then the closest), so of a split paragraph the larger
+   part keeps it, and a line repeated all through the book (「……」) keeps its place;
+3. equal texts anywhere, in order: a chapter moved elsewhere in the book;
+4. pass 2 again, around what pass 3 found: an edit inside a moved chapter.
 
-Pass 3 compares with rapidfuzz's indel similarity (the ratio difflib computes, in C).
+Pass 2 compares with rapidfuzz's indel similarity (the ratio difflib computes, in C).
 """
 
 from __future__ import annotations
@@ -66,15 +68,16 @@ def align_paragraphs(old: Sequence[str], new: Sequence[str]) -> Alignment:
     old_keys = [alignment_key(text) for text in old]
     new_keys = [alignment_key(text) for text in new]
     pairs = _in_place(old_keys, new_keys)
+    _near(old_keys, new_keys, pairs)
     _moved(old_keys, new_keys, pairs)
-    exact = set(pairs)
-    _similar(old_keys, new_keys, pairs)
-    return Alignment(pairs, frozenset(set(pairs) - exact))
+    _near(old_keys, new_keys, pairs)
+    similar = {j for j, i in pairs.items() if new_keys[j] != old_keys[i]}
+    return Alignment(pairs, frozenset(similar))
 
 
 def _in_place(old: list[str], new: list[str]) -> dict[int, int]:
-    # autojunk leaves lines that fill over 1% of the text (「……」) to the next pass: anchoring
-    # on them would cost quadratic time for nothing.
+    # autojunk leaves lines that fill over 1% of the text (「……」) to the next passes:
+    # anchoring on them would cost quadratic time for nothing.
     matcher = SequenceMatcher(None, old, new)
     return {j + k: i + k for i, j, size in matcher.get_matching_blocks() for k in range(size)}
 
@@ -90,7 +93,7 @@ def _moved(old: list[str], new: list[str], pairs: dict[int, int]) -> None:
             pairs[j] = free[key].popleft()
 
 
-def _similar(old: list[str], new: list[str], pairs: dict[int, int]) -> None:
+def _near(old: list[str], new: list[str], pairs: dict[int, int]) -> None:
     paired_old = [False] * len(old)
     for i in pairs.values():
         paired_old[i] = True
