@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import sqlite3
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -177,3 +180,48 @@ def test_an_unrelated_book_is_refused_with_the_figures_unless_forced(
     forced = update_book(library, book_id, FRANKENSTEIN, force=True)
     assert forced.edition == 2
     assert library.get_book(book_id).chapters[0].title == read_book(FRANKENSTEIN).chapters[0].title
+
+
+STALLED_UPDATE = """
+import sys, time
+from pathlib import Path
+
+import honyaku.store.editions as editions
+from honyaku.books import update_book
+from honyaku.store import Database, Library
+
+written = editions._record_gone
+
+
+def stalled(*args, **kwargs):
+    written(*args, **kwargs)
+    print("inside the transaction", flush=True)
+    time.sleep(120)
+
+
+editions._record_gone = stalled
+update_book(Library(Database.open(Path(sys.argv[1]))), sys.argv[2], Path(sys.argv[3]))
+"""
+
+
+def test_a_process_killed_during_the_update_leaves_the_book_as_it_was(
+    translated_kusamakura, tmp_path, home
+):
+    book_id, _ = translated_kusamakura
+    edition = new_kusamakura(tmp_path)
+    before = dump(home)
+    process = subprocess.Popen(
+        [sys.executable, "-c", STALLED_UPDATE, str(home), book_id, str(edition)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == "inside the transaction"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(timeout=30)
+        process.stdout.close()
+
+    assert process.returncode == -signal.SIGKILL
+    assert dump(home) == before
