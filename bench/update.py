@@ -16,12 +16,12 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from formats import LINES_PER_CHAPTER, TARGET_BYTES, _sentence, japanese_text
+from glossary import RUNS, best_time
 
 from honyaku.books import import_book, update_book
 from honyaku.domain import TranslationKind
@@ -32,17 +32,7 @@ from honyaku.store import Database, Library
 SEED = 20241124
 EDITED_SHARE = 0.01
 APPENDED_SHARE = 0.05
-RUNS = 3
 MB = 1024 * 1024
-
-
-def best_time(action: Callable[[], object]) -> tuple[float, object]:
-    timings, result = [], None
-    for _ in range(RUNS):
-        started = time.process_time()
-        result = action()
-        timings.append(time.process_time() - started)
-    return min(timings), result
 
 
 def next_edition(text: str) -> tuple[str, int, int]:
