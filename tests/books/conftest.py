@@ -6,10 +6,6 @@ import re
 import zipfile
 from pathlib import Path
 
-import pytest
-
-from honyaku.domain.book import BookDraft
-from honyaku.formats import read_book
 
 BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
 KUSAMAKURA = BOOKS / "epub" / "kusamakura_ja_epub3" / "kusamakura_ja_epub3.epub"
@@ -75,8 +71,3 @@ def _reordered(text: str, tag: str, marker: str) -> str:
     text = text.replace(seven, "", 1).replace(twelve, "", 1)
     text = text.replace(ten, ten + seven, 1)
     return text.replace(found["十三"][0], found["十三"][0] + fourteen, 1)
-
-
-@pytest.fixture
-def kusamakura() -> BookDraft:
-    return read_book(KUSAMAKURA)

@@ -99,7 +99,7 @@ class Editions:
                     name=file.name,
                     sha256=file.sha256,
                     imported_at=utc_now(),
-                    summary=summary_values(match.summary),
+                    summary=_summary_values(match.summary),
                 )
             )
             return number
@@ -127,7 +127,7 @@ class Editions:
             )
 
 
-def summary_values(summary: EditionSummary) -> dict[str, Any]:
+def _summary_values(summary: EditionSummary) -> dict[str, Any]:
     return {
         "chapters": asdict(summary.chapters),
         "moved_chapters": summary.moved_chapters,
