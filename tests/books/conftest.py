@@ -6,7 +6,6 @@ import re
 import zipfile
 from pathlib import Path
 
-
 BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
 KUSAMAKURA = BOOKS / "epub" / "kusamakura_ja_epub3" / "kusamakura_ja_epub3.epub"
 
