@@ -45,7 +45,7 @@ from honyaku.jobs import JobFinished, JobRequest, JobService
 from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
-from honyaku.store import Database, Library
+from honyaku.store import Database, Library, Stores
 from honyaku.testing import FakeLLMServer, FakeTranslator, pseudo_translation
 from honyaku.testing.billing import Bill
 
@@ -136,7 +136,9 @@ async def _job(library: Library, url: str, book_id: str) -> None:
     provider = RetryingProvider(OpenAICompatibleProvider(model="fake", base_url=url))
     model = ConnectedModel(provider, ToolProtocol.NATIVE)
     try:
-        async for event in JobService(library).run(JobRequest(book_id, JobKind.TRANSLATION), model):
+        async for event in JobService(Stores.over(library.database)).run(
+            JobRequest(book_id, JobKind.TRANSLATION), model
+        ):
             if isinstance(event, JobFinished) and not event.outcome.ok:
                 raise SystemExit(f"the job failed: {event.outcome.failures[0]}")
     finally:

@@ -12,6 +12,7 @@ time, once. The figures say whether the match found exactly what was done.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import sys
 import tempfile
@@ -23,11 +24,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from formats import LINES_PER_CHAPTER, TARGET_BYTES, _sentence, japanese_text
 from glossary import RUNS, best_time
 
-from honyaku.books import import_book, update_book
+from honyaku.application import Honyaku
 from honyaku.domain import TranslationKind
 from honyaku.domain.edition import EditionMatch, match_edition
 from honyaku.formats import read_book
-from honyaku.store import Database, Library
 
 SEED = 20241124
 EDITED_SHARE = 0.01
@@ -72,9 +72,9 @@ def main() -> int:
         first.write_text(text, encoding="utf-8")
         edition, edited, appended = next_edition(text)
         second.write_text(edition, encoding="utf-8")
-        library = Library(Database.open(work / "home"))
-        book_id = import_book(library, first, source_lang="ja").id
-        book = library.get_book(book_id)
+        honyaku = Honyaku.open(work / "home")
+        book_id = asyncio.run(honyaku.books.import_file(first, source_lang="ja")).id
+        book = asyncio.run(honyaku.books.whole(book_id))
         draft = read_book(second)
         paragraphs = sum(len(c.work_paragraphs) for c in book.chapters)
         print(
@@ -89,20 +89,21 @@ def main() -> int:
         summary = match.summary.paragraphs
         exact = summary.changed == edited and summary.new == appended and not summary.gone
         print(f"  exactly what was done: {'yes' if exact else 'NO'}")
-        print(whole_update(library, book_id, second))
+        print(whole_update(honyaku, book_id, second))
     return 0
 
 
-def whole_update(library: Library, book_id: str, second: Path) -> str:
+def whole_update(honyaku: Honyaku, book_id: str, second: Path) -> str:
     """``honyaku import --update`` of a library holding the book translated whole."""
+    library = honyaku.stores.library
     book = library.get_book(book_id)
     texts = {p.id: f"译{p.text}" for c in book.chapters for p in c.work_paragraphs}
     library.add_translations(book_id, texts, kind=TranslationKind.TRANSLATION)
     started = time.perf_counter()
-    update_book(library, book_id, second, dry_run=True)
+    asyncio.run(honyaku.editions.update(book_id, second, dry_run=True))
     dry_run = time.perf_counter() - started
     started = time.perf_counter()
-    update_book(library, book_id, second)
+    asyncio.run(honyaku.editions.update(book_id, second))
     updated = time.perf_counter() - started
     stale = sum(c.stale for c in library.progress(book_id))
     return (

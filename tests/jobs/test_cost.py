@@ -15,7 +15,7 @@ from honyaku.jobs import JobRequest, JobService
 from honyaku.jobs.estimate import estimate_job
 from honyaku.jobs.spending import usage_cost
 from honyaku.llm.events import Usage
-from honyaku.store import JobStatus, JobStore, Library
+from honyaku.store import JobStatus, JobStore, Library, Stores
 from honyaku.testing import FakeLLMServer, FakeTranslator, pseudo_translation
 from honyaku.testing.billing import Bill
 
@@ -49,7 +49,7 @@ def billed(bills: list[Bill], prices: Prices) -> float:
 
 def translate(library: Library, server: FakeLLMServer, book_id: str, **request: object) -> None:
     model = connected(server, "native", prices=PRICES)
-    service = JobService(library)
+    service = JobService(Stores.over(library.database))
     asyncio.run(run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION, **request), model))
 
 
@@ -61,14 +61,14 @@ def assert_near(estimated: float, real: float) -> None:
 
 
 def test_an_estimate_sends_nothing_and_is_within_a_quarter_of_a_cautious_models_bill(
-    library, fake_model
+    library, stores, fake_model
 ):
     # Given a long book and a model that makes one tool call a reply
     book_id = a_long_book(library)
     fake_model.translator = FakeTranslator(calls_per_reply=1)
 
     # When the job is estimated, then run
-    estimate = estimate_job(library, book_id, JobKind.TRANSLATION, model="fake", prices=PRICES)
+    estimate = estimate_job(stores, book_id, JobKind.TRANSLATION, model="fake", prices=PRICES)
     sent_by_estimate = len(fake_model.requests)
     translate(library, fake_model, book_id)
 
@@ -84,7 +84,7 @@ def test_an_estimate_sends_nothing_and_is_within_a_quarter_of_a_cautious_models_
     assert_near(estimate.cost, billed(fake_model.bills, PRICES))
 
 
-def test_an_estimate_learns_from_earlier_jobs_with_the_same_model(library, fake_model):
+def test_an_estimate_learns_from_earlier_jobs_with_the_same_model(library, stores, fake_model):
     # Given an eager model (every call of a step in one reply) that translated a book once
     first = a_long_book(library)
     translate(library, fake_model, first)
@@ -92,7 +92,7 @@ def test_an_estimate_learns_from_earlier_jobs_with_the_same_model(library, fake_
     second = a_long_book(library)
 
     # When a second book is estimated with the same model, then translated
-    estimate = estimate_job(library, second, JobKind.TRANSLATION, model="fake", prices=PRICES)
+    estimate = estimate_job(stores, second, JobKind.TRANSLATION, model="fake", prices=PRICES)
     translate(library, fake_model, second)
 
     # Then it expects as few replies a chunk as the model took, and is near its bill
@@ -103,13 +103,13 @@ def test_an_estimate_learns_from_earlier_jobs_with_the_same_model(library, fake_
     assert_near(estimate.output_tokens, real["output"])
 
 
-def test_an_estimate_without_prices_has_no_cost_and_a_flex_tier_halves_it(library):
+def test_an_estimate_without_prices_has_no_cost_and_a_flex_tier_halves_it(library, stores):
     book_id = a_long_book(library)
 
-    plain = estimate_job(library, book_id, JobKind.TRANSLATION)
-    standard = estimate_job(library, book_id, JobKind.TRANSLATION, prices=PRICES)
+    plain = estimate_job(stores, book_id, JobKind.TRANSLATION)
+    standard = estimate_job(stores, book_id, JobKind.TRANSLATION, prices=PRICES)
     flex = estimate_job(
-        library, book_id, JobKind.TRANSLATION, prices=Prices(2.0, 8.0, 0.5, service_tier="flex")
+        stores, book_id, JobKind.TRANSLATION, prices=Prices(2.0, 8.0, 0.5, service_tier="flex")
     )
 
     assert plain.cost is None
@@ -134,7 +134,7 @@ def test_a_cap_stops_the_job_before_the_request_that_would_pass_it_and_it_resume
 
     # When the book is translated with a cap of half that
     model = connected(fake_model, protocol, prices=PRICES)
-    service = JobService(library)
+    service = JobService(Stores.over(library.database))
     with pytest.raises(SpendingCapReached) as stopped:
         asyncio.run(
             run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION, max_cost=cap), model)
@@ -177,7 +177,9 @@ def test_a_cap_without_prices_is_refused_before_anything_is_sent(library, fake_m
     with pytest.raises(ConfigError, match="prices"):
         asyncio.run(
             run_to_end(
-                JobService(library), JobRequest(book_id, JobKind.TRANSLATION, max_cost=1.0), model
+                JobService(Stores.over(library.database)),
+                JobRequest(book_id, JobKind.TRANSLATION, max_cost=1.0),
+                model,
             )
         )
 

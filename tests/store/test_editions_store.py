@@ -14,9 +14,8 @@ from honyaku.domain import BookDraft, ChapterDraft, JobKind, TranslationKind
 from honyaku.domain.edition import match_edition
 from honyaku.errors import UserError
 from honyaku.jobs.planning import plan_chunks
-from honyaku.store import ChunkStore, Database, JobScope, JobStatus, Library
+from honyaku.store import Database, EditionFile, JobScope, JobStatus, Stores
 from honyaku.store.database import DATABASE_FILE
-from honyaku.store.editions import EditionFile, Editions
 
 from ..conftest import novel
 
@@ -34,9 +33,9 @@ def dump(home: Path) -> list[str]:
 
 
 def test_an_edition_matched_against_an_older_state_of_the_book_is_refused_whole(
-    library, book_id, home
+    stores, library, book_id, home
 ):
-    editions = Editions(library.database)
+    editions = stores.editions
     match = match_edition(library.get_book(book_id), grown(novel()))
     editions.write(book_id, match, EditionFile("second.txt", None, None))
     before = dump(home)
@@ -47,16 +46,18 @@ def test_an_edition_matched_against_an_older_state_of_the_book_is_refused_whole(
     assert dump(home) == before
 
 
-def test_a_job_running_on_the_book_refuses_the_edition(library, jobs, book_id):
+def test_a_job_running_on_the_book_refuses_the_edition(stores, library, jobs, book_id):
     scope = JobScope(book_id, JobKind.TRANSLATION, None)
     jobs.open(scope, model="m", protocol="native", planned=[])
     match = match_edition(library.get_book(book_id), grown(novel()))
 
     with pytest.raises(UserError, match="is running on this book: stop it first"):
-        Editions(library.database).write(book_id, match, EditionFile("x.txt", None, None))
+        stores.editions.write(book_id, match, EditionFile("x.txt", None, None))
 
 
-def test_an_unfinished_job_plans_again_over_the_new_edition_when_resumed(library, jobs, book_id):
+def test_an_unfinished_job_plans_again_over_the_new_edition_when_resumed(
+    stores, library, jobs, book_id
+):
     scope = JobScope(book_id, JobKind.TRANSLATION, None)
     planned = plan_chunks(
         library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set()
@@ -64,7 +65,7 @@ def test_an_unfinished_job_plans_again_over_the_new_edition_when_resumed(library
     job, _ = jobs.open(scope, model="m", protocol="native", planned=planned)
     jobs.finish(job.id, JobStatus.INTERRUPTED)
     match = match_edition(library.get_book(book_id), grown(novel()))
-    Editions(library.database).write(book_id, match, EditionFile("x.txt", None, None))
+    stores.editions.write(book_id, match, EditionFile("x.txt", None, None))
 
     replanned = plan_chunks(
         library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set()
@@ -72,11 +73,11 @@ def test_an_unfinished_job_plans_again_over_the_new_edition_when_resumed(library
     resumed, was_resumed = jobs.open(scope, model="m", protocol="native", planned=replanned)
 
     assert (resumed.id, was_resumed) == (job.id, True)
-    chapters = {item.planned.chapter_number for item in ChunkStore(library.database).items(job.id)}
+    chapters = {item.planned.chapter_number for item in stores.chunks.items(job.id)}
     assert chapters == {1, 2, 3, 4}
 
 
-def test_a_new_translation_or_title_makes_a_stale_one_fresh(library, book_id):
+def test_a_new_translation_or_title_makes_a_stale_one_fresh(stores, library, book_id):
     book = library.get_book(book_id)
     first = book.chapters[0]
     paragraph = first.work_paragraphs[0]
@@ -88,9 +89,7 @@ def test_a_new_translation_or_title_makes_a_stale_one_fresh(library, book_id):
         (draft.chapters[0].paragraphs[0] + "そして", *draft.chapters[0].paragraphs[1:]),
     )
     new = BookDraft(draft.title, (edited, *draft.chapters[1:]), draft.author)
-    Editions(library.database).write(
-        book_id, match_edition(book, new), EditionFile("x.txt", None, None)
-    )
+    stores.editions.write(book_id, match_edition(book, new), EditionFile("x.txt", None, None))
     stale = library.get_book(book_id).chapters[0]
     assert stale.paragraphs[0].previous_source == paragraph.text
     assert stale.previous_title == first.title
@@ -133,7 +132,7 @@ def test_a_library_of_the_revision_before_editions_migrates_with_every_version(h
         )
     engine.dispose()
 
-    library = Library(Database.open(home))
+    stores = Stores.over(Database.open(home))
 
-    assert library.get_book("b0000001").chapters[0].paragraphs[0].translation == "正文"
-    assert [e.number for e in Editions(library.database).history("b0000001")] == [1]
+    assert stores.library.get_book("b0000001").chapters[0].paragraphs[0].translation == "正文"
+    assert [e.number for e in stores.editions.history("b0000001")] == [1]

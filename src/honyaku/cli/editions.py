@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from honyaku.books import BookHistory, UpdatedBook
+from honyaku.application import BookHistory, UpdatedBook
 from honyaku.domain.edition import Tally
 
 

@@ -32,9 +32,9 @@ from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.planning import split_book
 from honyaku.jobs.prompts import chunk_message
 from honyaku.jobs.service import job_prompt, job_registry
-from honyaku.store.glossary import BookGlossary, GlossaryStore
-from honyaku.store.jobs import JobStore, ModelRecord
-from honyaku.store.library import Library
+from honyaku.store.glossary import BookGlossary
+from honyaku.store.jobs import ModelRecord
+from honyaku.store.stores import Stores
 
 ITEM_JSON = '{"paragraph_id":"1a2b3c4d","translated_text":""},'
 """What a model writes around each paragraph's text."""
@@ -62,7 +62,7 @@ class Estimate:
 
 
 def estimate_job(
-    library: Library,
+    stores: Stores,
     book_id: str,
     kind: JobKind,
     *,
@@ -72,13 +72,13 @@ def estimate_job(
     prices: Prices | None = None,
 ) -> Estimate:
     """The estimate for a job over ``book_id``'s ``chapters`` with ``model``; sends nothing."""
-    book = library.get_book(book_id, chapter_numbers=chapters)
-    record = JobStore(library.database).model_record(model) if model else ModelRecord()
+    book = stores.library.get_book(book_id, chapter_numbers=chapters)
+    record = stores.jobs.model_record(model) if model else ModelRecord()
     ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
     learned = record.requests / record.chunks if record.chunks else None
     chapters_chunks = split_book(book, kind, retranslate=retranslate, written=set())
     prefix = _prefix_tokens(book, kind)
-    matcher = BookGlossary(GlossaryStore(library.database), book.id).matcher()
+    matcher = BookGlossary(stores.glossary, book.id).matcher()
     total = _Tally()
     for chunks in chapters_chunks:
         for chunk in chunks:

@@ -65,7 +65,7 @@ class EditionFile:
     original: OriginalFile | None
 
 
-class Editions:
+class EditionStore:
     def __init__(self, database: Database) -> None:
         self.database = database
 

@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, UploadFile
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
-from honyaku.books import update_book
-from honyaku.web.api import Bench, save_capped
+from honyaku.web.api import save_capped
+from honyaku.web.workbench import Bench
 
 router = APIRouter(prefix="/api")
 
@@ -48,14 +47,9 @@ async def import_edition(
     with tempfile.TemporaryDirectory(prefix="honyaku-upload-") as folder:
         path = Path(folder) / "book"
         await save_capped(file, path, bench.upload_limit_bytes)
-        updated = await run_in_threadpool(
-            lambda: update_book(
-                bench.library,
-                bench.library.resolve(book_id),
-                path,
-                dry_run=dry_run,
-                force=force,
-            )
+        honyaku = bench.honyaku
+        updated = await honyaku.editions.update(
+            await honyaku.books.resolve(book_id), path, dry_run=dry_run, force=force
         )
     summary = updated.summary
     return EditionOut(

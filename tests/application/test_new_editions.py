@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import sqlite3
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from honyaku.books import book_history, export_book, import_book, update_book
+from honyaku.application import Honyaku, UpdatedBook
 from honyaku.domain import TranslationKind
 from honyaku.errors import UserError
 from honyaku.formats import ExportFormat, read_book
@@ -32,9 +33,8 @@ def translate_whole(library: Library, book_id: str) -> dict[str, str]:
     return texts
 
 
-def paragraphs_by_id(library: Library, book_id: str) -> dict[str, tuple[str, str | None, bool]]:
-    book = library.get_book(book_id)
-    return {p.id: (p.text, p.translation, p.is_stale) for c in book.chapters for p in c.paragraphs}
+def update(honyaku: Honyaku, book_id: str, path: Path, **options: bool) -> UpdatedBook:
+    return asyncio.run(honyaku.editions.update(book_id, path, **options))
 
 
 def dump(home: Path) -> list[str]:
@@ -43,20 +43,20 @@ def dump(home: Path) -> list[str]:
 
 
 @pytest.fixture
-def translated_kusamakura(library: Library) -> tuple[str, dict[str, str]]:
-    book_id = import_book(library, KUSAMAKURA).id
+def translated_kusamakura(honyaku: Honyaku, library: Library) -> tuple[str, dict[str, str]]:
+    book_id = asyncio.run(honyaku.books.import_file(KUSAMAKURA)).id
     return book_id, translate_whole(library, book_id)
 
 
 def test_kusamakura_revised_keeps_every_untouched_translation_with_its_id(
-    library, translated_kusamakura, tmp_path
+    honyaku, library, translated_kusamakura, tmp_path
 ):
     book_id, translations = translated_kusamakura
     before = library.get_book(book_id)
     chapter_ids = {c.title: c.id for c in before.chapters}
     by_place = {(c.title, p.text): p.id for c in before.chapters for p in c.work_paragraphs}
 
-    updated = update_book(library, book_id, new_kusamakura(tmp_path))
+    updated = update(honyaku, book_id, new_kusamakura(tmp_path))
 
     after = library.get_book(book_id)
     assert [c.title for c in after.chapters][-5:] == ["十", "七", "十一", "十三", "十四"]
@@ -95,7 +95,7 @@ def test_kusamakura_revised_keeps_every_untouched_translation_with_its_id(
 
 
 def test_an_edited_paragraph_keeps_its_versions_and_shows_its_old_source(
-    library, translated_kusamakura, tmp_path
+    honyaku, library, translated_kusamakura, tmp_path
 ):
     book_id, translations = translated_kusamakura
     old = next(
@@ -105,7 +105,7 @@ def test_an_edited_paragraph_keeps_its_versions_and_shows_its_old_source(
         if p.text.endswith("は妙な気持ちがした。")
     )
 
-    update_book(library, book_id, new_kusamakura(tmp_path))
+    update(honyaku, book_id, new_kusamakura(tmp_path))
 
     edited = library.paragraphs(book_id, [old.id])[old.id]
     assert edited.text == "昨夕は妙な気持がした。"
@@ -115,31 +115,31 @@ def test_an_edited_paragraph_keeps_its_versions_and_shows_its_old_source(
 
 
 def test_nothing_is_lost_the_removed_chapter_stays_in_the_history(
-    library, translated_kusamakura, tmp_path
+    honyaku, library, translated_kusamakura, tmp_path
 ):
     book_id, translations = translated_kusamakura
     removed = next(c for c in library.get_book(book_id).chapters if c.title == "十二")
 
-    update_book(library, book_id, new_kusamakura(tmp_path))
+    update(honyaku, book_id, new_kusamakura(tmp_path))
 
     for paragraph in removed.work_paragraphs:
         assert [v.text for v in library.versions(book_id, paragraph.id)] == [
             translations[paragraph.id]
         ]
     assert library.paragraphs(book_id, [p.id for p in removed.paragraphs]) == {}
-    history = book_history(library, book_id)
+    history = asyncio.run(honyaku.editions.history(book_id))
     assert [e.number for e in history.editions] == [1, 2]
     assert history.gone_paragraphs == len(removed.work_paragraphs)
 
 
 def test_the_new_archive_is_the_original_an_in_place_export_translates(
-    library, translated_kusamakura, tmp_path
+    honyaku, library, translated_kusamakura, tmp_path
 ):
     book_id, _ = translated_kusamakura
     edition = new_kusamakura(tmp_path)
 
-    update_book(library, book_id, edition)
-    export_book(library, book_id, tmp_path / "out.epub", ExportFormat.EPUB)
+    update(honyaku, book_id, edition)
+    asyncio.run(honyaku.books.export(book_id, tmp_path / "out.epub", ExportFormat.EPUB))
 
     sources = library.sources(book_id)
     assert sources is not None
@@ -155,11 +155,11 @@ def test_the_new_archive_is_the_original_an_in_place_export_translates(
     assert kept.count("译") > 50
 
 
-def test_a_dry_run_writes_nothing(library, translated_kusamakura, tmp_path, home):
+def test_a_dry_run_writes_nothing(honyaku, library, translated_kusamakura, tmp_path, home):
     book_id, _ = translated_kusamakura
     before = dump(home)
 
-    updated = update_book(library, book_id, new_kusamakura(tmp_path), dry_run=True)
+    updated = update(honyaku, book_id, new_kusamakura(tmp_path), dry_run=True)
 
     assert updated.edition is None
     assert updated.summary.paragraphs.new == 4
@@ -167,28 +167,27 @@ def test_a_dry_run_writes_nothing(library, translated_kusamakura, tmp_path, home
 
 
 def test_an_unrelated_book_is_refused_with_the_figures_unless_forced(
-    library, translated_kusamakura, home
+    honyaku, library, translated_kusamakura, home
 ):
     book_id, _ = translated_kusamakura
     before = dump(home)
 
     with pytest.raises(UserError, match=r"only 0 of the book's \d+ paragraphs \(0%\)") as refused:
-        update_book(library, book_id, FRANKENSTEIN)
+        update(honyaku, book_id, FRANKENSTEIN)
 
     assert "--force" in str(refused.value)
     assert dump(home) == before
-    forced = update_book(library, book_id, FRANKENSTEIN, force=True)
+    forced = update(honyaku, book_id, FRANKENSTEIN, force=True)
     assert forced.edition == 2
     assert library.get_book(book_id).chapters[0].title == read_book(FRANKENSTEIN).chapters[0].title
 
 
 STALLED_UPDATE = """
-import sys, time
+import asyncio, sys, time
 from pathlib import Path
 
 import honyaku.store.editions as editions
-from honyaku.books import update_book
-from honyaku.store import Database, Library
+from honyaku.application import Honyaku
 
 written = editions._record_gone
 
@@ -200,7 +199,7 @@ def stalled(*args, **kwargs):
 
 
 editions._record_gone = stalled
-update_book(Library(Database.open(Path(sys.argv[1]))), sys.argv[2], Path(sys.argv[3]))
+asyncio.run(Honyaku.open(Path(sys.argv[1])).editions.update(sys.argv[2], Path(sys.argv[3])))
 """
 
 
