@@ -21,6 +21,7 @@ from honyaku.store.chunks import (
     PlannedChunk,
 )
 from honyaku.store.database import Database, database_url, resolve_home
+from honyaku.store.editions import EditionFile, EditionRecord, EditionStore
 from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
 from honyaku.store.jobs import (
     Action,
@@ -63,6 +64,9 @@ __all__ = [
     "Claim",
     "ClaimToken",
     "Database",
+    "EditionFile",
+    "EditionRecord",
+    "EditionStore",
     "EntryKind",
     "FlaggedParagraph",
     "GlossaryRef",

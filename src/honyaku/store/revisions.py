@@ -3,17 +3,20 @@
 Migrations are named ``NNNN_what_it_does.py`` and their revision id is ``NNNN``. An upgrade
 holds a lock for its whole run (SQLite's write lock, a PostgreSQL advisory lock) and reads the
 revision again once it has it: of several processes upgrading at once, one migrates and the
-others find nothing left to do.
+others find nothing left to do. On SQLite, foreign keys are off while it runs (a batch
+migration copies a table) and checked before it commits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, func, inspect, select, text
 
-from honyaku.errors import ConfigError
+from honyaku.errors import ConfigError, StoreError
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 UPGRADE_LOCK = 0x686F6E79
@@ -60,13 +63,13 @@ def schema_state(engine: Engine) -> SchemaState:
 
 def upgrade(engine: Engine) -> SchemaState:
     """Run the pending migrations, all in one transaction; the state found before."""
-    with engine.execution_options(exclusive=True).begin() as connection:
-        if connection.dialect.name == "postgresql":
-            connection.execute(select(func.pg_advisory_xact_lock(UPGRADE_LOCK)))
+    with engine.connect() as connection, _foreign_keys_off(connection), connection.begin():
+        _lock(connection)
         before = _state(connection)
         _refuse_ahead(before)
         if before.pending:
             _run_migrations(connection)
+            _check_foreign_keys(connection)
         return before
 
 
@@ -81,6 +84,38 @@ def require_latest(engine: Engine) -> None:
         f"the database {found} and this honyaku needs revision {state.latest}: "
         "run `honyaku db upgrade` once (see `honyaku db status`)"
     )
+
+
+def _lock(connection: Connection) -> None:
+    """Hold the upgrade's lock until its transaction ends."""
+    if connection.dialect.name == "sqlite":
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        connection.execute(select(func.pg_advisory_xact_lock(UPGRADE_LOCK)))
+
+
+@contextmanager
+def _foreign_keys_off(connection: Connection) -> Iterator[None]:
+    """On SQLite, a batch migration copies a table and drops the old one: with foreign keys
+    on, the drop would cascade to every row pointing at it (Alembic's advice: turn them off).
+    The switch only takes outside a transaction."""
+    if connection.dialect.name != "sqlite":
+        yield
+        return
+    connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+    connection.commit()
+    try:
+        yield
+    finally:
+        connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+        connection.commit()
+
+
+def _check_foreign_keys(connection: Connection) -> None:
+    if connection.dialect.name == "sqlite":
+        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
+        if broken is not None:
+            raise StoreError(f"a migration left a row of {broken[0]} pointing nowhere")
 
 
 def _refuse_ahead(state: SchemaState) -> None:

@@ -2,19 +2,18 @@
 the first process to stop cleared for the others; keep each chunk's workflow status
 (job_chunks.workflow_status), written under the chunk's claim like its other writes.
 
-Revision ID: 0011
+Revision ID: 0012
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0011"
-down_revision = "0010"
+revision = "0012"
+down_revision = "0011"
 
 
 def upgrade() -> None:
-    # Not batches: on SQLite those copy the table, and dropping the old jobs table would
-    # cascade to every chunk and action. SQLite 3.35+ adds and drops a column in place.
+    # SQLite 3.35+ adds and drops a column in place: no batch copy of the jobs table.
     op.add_column(
         "jobs", sa.Column("stop_requests", sa.Integer, nullable=False, server_default="0")
     )
