@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from sqlalchemy import select
 
 from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.store import Database, JobStore, Library, Stores
+from honyaku.store.schema import Base
 from honyaku.testing import FakeGeminiServer, FakeLLMServer
 
 if TYPE_CHECKING:
@@ -167,6 +169,18 @@ def gemini(gemini_server: FakeGeminiServer) -> FakeGeminiServer:
     gemini_server.faults.clear()
     gemini_server.requests.clear()
     return gemini_server
+
+
+def every_row(database: Database) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, to compare the database before and after."""
+    with database.engine.connect() as connection:
+        return {
+            table.name: [
+                tuple(row)
+                for row in connection.execute(select(table).order_by(*table.primary_key.columns))
+            ]
+            for table in Base.metadata.sorted_tables
+        }
 
 
 def novel(chapters: int = 3, paragraphs: int = 12) -> BookDraft:

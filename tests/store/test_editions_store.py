@@ -10,9 +10,8 @@ from honyaku.domain.edition import match_edition
 from honyaku.errors import UserError
 from honyaku.jobs.planning import plan_chunks
 from honyaku.store import Database, EditionFile, JobScope, JobStatus, Stores
-from honyaku.store.schema import Base
 
-from ..conftest import novel
+from ..conftest import every_row, novel
 from .conftest import migrate_to
 
 
@@ -21,30 +20,18 @@ def grown(draft: BookDraft) -> BookDraft:
     return BookDraft(draft.title, (*draft.chapters, added), draft.author)
 
 
-def dump(database: Database) -> dict[str, list[tuple]]:
-    """Every row of every table."""
-    with database.engine.connect() as connection:
-        return {
-            table.name: [
-                tuple(row)
-                for row in connection.execute(sa.select(table).order_by(*table.primary_key.columns))
-            ]
-            for table in Base.metadata.sorted_tables
-        }
-
-
 def test_an_edition_matched_against_an_older_state_of_the_book_is_refused_whole(
     stores, library, book_id, database
 ):
     editions = stores.editions
     match = match_edition(library.get_book(book_id), grown(novel()))
     editions.write(book_id, match, EditionFile("second.txt", None, None))
-    before = dump(database)
+    before = every_row(database)
 
     with pytest.raises(UserError, match="run the update again"):
         editions.write(book_id, match, EditionFile("second.txt", None, None))
 
-    assert dump(database) == before
+    assert every_row(database) == before
 
 
 def test_a_job_running_on_the_book_refuses_the_edition(stores, library, jobs, book_id):
