@@ -37,7 +37,7 @@ ON_BOTH_BACKENDS = ("store", "application", "jobs", "assistant", "web")
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "backends(*names): the databases a module's tests run on (sqlite, postgresql)"
+        "markers", "backends(*names): the databases a test runs on (sqlite, postgresql)"
     )
 
 
