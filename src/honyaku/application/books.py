@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from honyaku.domain.book import Book, Paragraph
-from honyaku.domain.languages import guess_language, normalize_language
+from honyaku.domain.languages import guess_language, is_language_tag, normalize_language
 from honyaku.errors import NotFoundError, UserError
 from honyaku.formats import ExportFormat, RubyMode, WritingMode, read_book, write_book
 from honyaku.store import (
@@ -228,7 +228,8 @@ class Books:
     ) -> ImportedBook:
         draft = read_book(path, chapter_pattern=chapter_pattern, encoding=encoding)
         text = "".join(p for c in draft.chapters for p in c.paragraphs)
-        source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
+        declared = draft.language if draft.language and is_language_tag(draft.language) else None
+        source = normalize_language(source_lang or declared or guess_language(text) or "en")
         target = normalize_language(target_lang)
         book_id = self._library.add_book(draft, source_lang=source, target_lang=target, title=title)
         return ImportedBook(

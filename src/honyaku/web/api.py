@@ -27,6 +27,7 @@ from honyaku.formats import ExportFormat
 from honyaku.jobs.estimate import Estimate
 from honyaku.web.i18n import _
 from honyaku.web.schemas import (
+    ERROR_RESPONSES,
     AnswerIn,
     BookDetail,
     BookOut,
@@ -55,7 +56,7 @@ nothing exists, and the database could not even be asked."""
 MAX_PAGE_PARAGRAPHS = 1000
 HEARTBEAT_S = 15
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=ERROR_RESPONSES)
 
 
 # -- books ----------------------------------------------------------------------------------
