@@ -14,6 +14,7 @@ never reach the stores or the model servers themselves.
 """
 
 from honyaku.application.books import (
+    PAGE_BOOKS,
     PAGE_PARAGRAPHS,
     BookDetail,
     Books,
@@ -49,6 +50,7 @@ from honyaku.store import (
 __all__ = [
     "DEMO",
     "DEMO_MODEL",
+    "PAGE_BOOKS",
     "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
     "TOOL_NAMES",

@@ -21,7 +21,13 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from honyaku import __version__
-from honyaku.errors import HonyakuError, NotFoundError, ProviderError, UserError
+from honyaku.errors import (
+    DuplicateBookError,
+    HonyakuError,
+    NotFoundError,
+    ProviderError,
+    UserError,
+)
 from honyaku.web import api, chat, pages
 from honyaku.web.guard import BodyLimit, Guard
 from honyaku.web.i18n import Language, _, language_of, speak
@@ -91,6 +97,8 @@ class _HeadAsGet:
 def _status(error: HonyakuError) -> int:
     if isinstance(error, NotFoundError):
         return 404
+    if isinstance(error, DuplicateBookError):
+        return 409
     if isinstance(error, UserError):
         return 400
     if isinstance(error, ProviderError):

@@ -24,6 +24,7 @@ class Problem(BaseModel):
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": Problem, "description": "The request asks for something honyaku refuses."},
     404: {"model": Problem, "description": "Nothing has that id."},
+    409: {"model": Problem, "description": "The library holds that book already."},
     413: {"model": Problem, "description": "The request is larger than any book."},
     422: {"model": Problem, "description": "A parameter or the body is not valid."},
 }
