@@ -15,7 +15,14 @@ Front ends import from here what they show (the stores' records, the model choic
 never reach the stores or the model servers themselves.
 """
 
-from honyaku.application.books import BookDetail, Books, ChapterView, ImportedBook
+from honyaku.application.books import (
+    PAGE_BOOKS,
+    PAGE_PARAGRAPHS,
+    BookDetail,
+    Books,
+    ChapterView,
+    ImportedBook,
+)
 from honyaku.application.chats import Chats
 from honyaku.application.database import database_schema, upgrade_database
 from honyaku.application.editions import BookHistory, Editions, UpdatedBook
@@ -37,6 +44,7 @@ from honyaku.store import (
     FlaggedParagraph,
     Job,
     JobStatus,
+    LocatedParagraph,
     RecordedAction,
     SchemaState,
     StoredEntry,
@@ -47,6 +55,8 @@ from honyaku.store import (
 __all__ = [
     "DEMO",
     "DEMO_MODEL",
+    "PAGE_BOOKS",
+    "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
     "TOOL_NAMES",
     "ActionKind",
@@ -72,6 +82,7 @@ __all__ = [
     "JobRequest",
     "JobStatus",
     "Jobs",
+    "LocatedParagraph",
     "ModelChoice",
     "Models",
     "RecordedAction",
