@@ -18,6 +18,8 @@ from honyaku.web.api import get_chapter, job_out
 from honyaku.web.workbench import App
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
+templates.env.add_extension("jinja2.ext.i18n")
+templates.env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
 router = APIRouter(include_in_schema=False)
 
 
