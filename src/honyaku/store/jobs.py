@@ -145,6 +145,8 @@ class Job:
     """The process that last opened it."""
     retranslate: bool = False
     stop_requested: bool = False
+    paragraphs: list[str] | None = None
+    """The paragraphs it works on, where it works on some only."""
 
     @property
     def shown_status(self) -> JobStatus:
@@ -180,6 +182,8 @@ class JobScope:
     kind: JobKind
     chapters: list[int] | None
     retranslate: bool = False
+    paragraphs: list[str] | None = None
+    """Some paragraphs of those chapters only, by id; ``None`` for all of them."""
 
 
 class JobStore:
@@ -331,13 +335,20 @@ class JobStore:
 
 
 def _resumable(session: Session, scope: JobScope) -> JobRow | None:
-    """The latest job of this kind over the same chapters, if it is unfinished."""
+    """The latest job of this kind over the same chapters and paragraphs, if it is unfinished."""
     rows = session.scalars(
         select(JobRow)
         .where(JobRow.book_id == scope.book_id, JobRow.kind == scope.kind.value)
         .order_by(JobRow.created_at.desc())
     )
-    latest = next((row for row in rows if row.chapters == scope.chapters), None)
+    latest = next(
+        (
+            row
+            for row in rows
+            if row.chapters == scope.chapters and row.paragraphs == scope.paragraphs
+        ),
+        None,
+    )
     return latest if latest is not None and latest.status in RESUMABLE else None
 
 
@@ -366,6 +377,7 @@ def _new_job(session: Session, scope: JobScope, *, model: str, protocol: str) ->
         owner=this_process(),
         heartbeat_at=utc_now(),
         retranslate=scope.retranslate,
+        paragraphs=scope.paragraphs,
         stop_requested=False,
         **dict.fromkeys(JobCost.__slots__, 0),
     )
@@ -389,4 +401,5 @@ def _job(row: JobRow) -> Job:
         Lease(row.owner, row.heartbeat_at),
         bool(row.retranslate),
         bool(row.stop_requested),
+        row.paragraphs,
     )

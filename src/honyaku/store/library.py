@@ -201,6 +201,20 @@ class Library:
             )
             return {pid: Paragraph(pid, position, text, tr) for pid, position, text, tr in rows}
 
+    def chapter_numbers_of(self, book_id: str, paragraph_ids: Collection[str]) -> list[int]:
+        """The chapters (from 1) that hold these paragraphs; an unknown id is an error."""
+        wanted = set(paragraph_ids)
+        with self.database.transaction() as session:
+            _book_row(session, book_id)
+            rows = session.execute(
+                select(ParagraphRow.id, ChapterRow.position)
+                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+                .where(ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(wanted)))
+            ).all()
+        if missing := wanted - {pid for pid, _ in rows}:
+            raise NotFoundError(f"no paragraph {', '.join(sorted(missing))} in book {book_id}")
+        return sorted({position + 1 for _, position in rows})
+
     def sources(self, book_id: str) -> BookSources | None:
         """The book's original file and where its text came from, or ``None`` for a book
         imported without them (before they were kept, or from a plain text file)."""

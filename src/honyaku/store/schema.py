@@ -176,6 +176,8 @@ class JobRow(Base):
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     retranslate: Mapped[bool] = mapped_column(Boolean, default=False)
     stop_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    paragraphs: Mapped[list[str] | None] = mapped_column(JSON(none_as_null=True))
+    """The paragraph ids a job over some paragraphs only works on; null for whole chapters."""
 
 
 class ChunkRow(Base):
