@@ -171,6 +171,19 @@ class Books:
 
         return await asyncio.to_thread(flagged)
 
+    async def dismiss_warnings(
+        self, book_id: str, paragraph_id: str, codes: Collection[str] = ()
+    ) -> int:
+        """The translator read the paragraph's warnings (those of ``codes``, or all) and
+        found no mistake: they stay dismissed on its selected version. How many were."""
+
+        def dismiss() -> int:
+            if self._library.locate(book_id, paragraph_id) is None:
+                raise NotFoundError(f"no paragraph {paragraph_id} in book {book_id}")
+            return self._stores.quality.dismiss(book_id, paragraph_id, codes)
+
+        return await asyncio.to_thread(dismiss)
+
     async def actions(
         self, book_id: str, kinds: Sequence[ActionKind] | None = None
     ) -> list[RecordedAction]:

@@ -359,3 +359,5 @@ class QualityFlagRow(Base):
     translation_pk: Mapped[int] = mapped_column(ForeignKey("translations.pk", ondelete="CASCADE"))
     code: Mapped[str] = mapped_column(String(40))
     message: Mapped[str] = mapped_column(Text)
+    dismissed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """When the translator dismissed the warning: no mistake, the paragraph is not flagged."""
