@@ -101,6 +101,12 @@ class GlossaryStore:
                 session.flush()
             return GlossaryRef(row.id, row.name)
 
+    def shared_names(self) -> list[str]:
+        """Every shared glossary's name, in order."""
+        with self.database.transaction() as session:
+            query = select(GlossaryRow.name).where(GlossaryRow.name.is_not(None))
+            return sorted(name for name in session.scalars(query) if name)
+
     def attach(self, book_id: str, glossary: GlossaryRef) -> bool:
         """Attach a shared glossary to a book; ``False`` if it already was."""
         with self.database.transaction() as session:
