@@ -30,7 +30,7 @@ class Honyaku:
         self.broker = Broker()
         self.engine = JobService(stores, self.broker)
         self.launcher = launcher or InProcessLauncher(self.engine, stores.protocols)
-        self.models = Models(stores.profiles)
+        self.models = Models(stores.profiles, stores.protocols)
         self.books = Books(stores)
         self.versions = Versions(stores.library)
         self.glossary = Glossary(stores.glossary)
