@@ -17,6 +17,7 @@ from honyaku.application.chats import Chats
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import Models
+from honyaku.application.search import Search
 from honyaku.application.settings import Settings
 from honyaku.application.versions import Versions
 from honyaku.assistant import ChatService
@@ -33,6 +34,7 @@ class Honyaku:
         self.models = Models(stores.profiles, stores.protocols)
         self.books = Books(stores)
         self.versions = Versions(stores.library)
+        self.search = Search(stores.library)
         self.glossary = Glossary(stores.glossary)
         self.settings = Settings(stores.library)
         self.jobs = Jobs(stores, self.engine, self.launcher, self.models)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -47,6 +47,7 @@ from honyaku.store.schema import (
 )
 
 MIN_ID_PREFIX = 4
+SCAN_BATCH = 2000
 ID_PREFIX = re.compile(r"[0-9a-f]{1,8}")
 
 
@@ -398,6 +399,22 @@ class Library:
                 raise NotFoundError(f"no chapter {chapter_id} in book {book_id}")
             row.translated_title = translated_title
 
+    def scan(
+        self, book_id: str, *, chapter_numbers: Collection[int] | None = None
+    ) -> Iterator[LocatedParagraph]:
+        """Every non-empty paragraph of the book (of these chapters), with its selected
+        translation, in book order; read in batches, never all at once."""
+        with self.database.transaction() as session:
+            _book_row(session, book_id)
+            where = ParagraphRow.text != ""
+            if chapter_numbers is not None:
+                where = and_(where, ChapterRow.position.in_([n - 1 for n in chapter_numbers]))
+            query = _located_query(book_id, where).order_by(
+                ChapterRow.position, ParagraphRow.position
+            )
+            for row in session.execute(query.execution_options(yield_per=SCAN_BATCH)):
+                yield _located_paragraph(*row)
+
     # -- context ---------------------------------------------------------------------------
 
     def locate(self, book_id: str, paragraph_id: str) -> LocatedParagraph | None:
@@ -613,7 +630,15 @@ def _located(
     session: Session, book_id: str, where: Any, *, limit: int, backwards: bool = False
 ) -> list[LocatedParagraph]:
     order = (ChapterRow.position, ParagraphRow.position)
+    query = _located_query(book_id, where)
     rows = session.execute(
+        query.order_by(*(column.desc() for column in order) if backwards else order).limit(limit)
+    )
+    return [_located_paragraph(*row) for row in rows]
+
+
+def _located_query(book_id: str, where: Any) -> Any:
+    return (
         select(
             ChapterRow.id,
             ChapterRow.position,
@@ -625,13 +650,13 @@ def _located(
         .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
         .outerjoin(TranslationRow, _selected_join())
         .where(ParagraphRow.book_id == book_id, where)
-        .order_by(*(column.desc() for column in order) if backwards else order)
-        .limit(limit)
     )
-    return [
-        LocatedParagraph(cid, cpos + 1, Paragraph(pid, ppos, text, translation))
-        for cid, cpos, pid, ppos, text, translation in rows
-    ]
+
+
+def _located_paragraph(
+    cid: str, cpos: int, pid: str, ppos: int, text: str, translation: str | None
+) -> LocatedParagraph:
+    return LocatedParagraph(cid, cpos + 1, Paragraph(pid, ppos, text, translation))
 
 
 def _unresolved(ref: str, matches: list[str]) -> str:
