@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, File, Form, Query, UploadFile
 from fastapi.responses import FileResponse
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
@@ -120,9 +121,12 @@ async def get_estimate(
     kind: JobKind = JobKind.TRANSLATION,
     chapters: str | None = None,
     model: str | None = None,
+    retranslate: bool = False,
+    paragraphs: Annotated[list[str] | None, Query()] = None,
 ) -> Estimate:
     """What a job would send and cost with the saved ``model``; nothing is sent."""
-    request = await _request(honyaku, book_id, kind, chapters)
+    request = await _request(honyaku, book_id, kind, chapters, retranslate)
+    request = replace(request, paragraphs=paragraphs)
     choice = await honyaku.models.saved(model) if model else None
     return await honyaku.jobs.estimate(request, choice)
 
@@ -211,6 +215,7 @@ async def remove_model(honyaku: App, name: str) -> None:
 async def start_job(honyaku: App, book_id: str, start: JobStart) -> Created:
     """Start a translation, polish or proofreading job in the background."""
     request = await _request(honyaku, book_id, start.kind, start.chapters, start.retranslate)
+    request = replace(request, paragraphs=start.paragraphs, max_cost=start.max_cost)
     return Created(id=await honyaku.jobs.start(request, await _model(honyaku, start.model)))
 
 
