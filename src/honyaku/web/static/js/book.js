@@ -12,6 +12,7 @@ document.getElementById("job-form").addEventListener("submit", async (event) => 
       kind: form.get("kind"),
       chapters: form.get("chapters").trim() || null,
       model: form.get("model"),
+      max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
     }),
   );
   if (started) location.href = `/jobs/${started.id}`;
@@ -41,6 +42,7 @@ document.getElementById("settings-form").addEventListener("submit", async (event
       chunk_chars: Number(form.get("chunk_chars")),
       approve_tools: form.getAll("approve_tools"),
       always_allow: form.getAll("always_allow"),
+      max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
     }),
   );
   if (saved) dialog.close();

@@ -1,6 +1,8 @@
 // A job's page: its progress live over server-sent events, stop and resume, its log.
 
 import { api, attempt, element } from "./api.js";
+import { duration, money } from "./figures.js";
+import { t } from "./i18n.js";
 
 const section = document.querySelector("[data-job]");
 const job = section.dataset.job;
@@ -21,11 +23,18 @@ function draw(progress) {
   field("percent").textContent = total ? Math.floor((100 * progress.paragraphs_done) / total) : 100;
   for (const name of ["requests", "tokens", "retries"]) field(name).textContent = progress[name];
   field("failures").textContent = progress.failures.length;
+  drawSpending(progress);
   field("error").textContent = progress.error ?? "";
   field("error").hidden = !progress.error;
   document.getElementById("stop-job").hidden = !progress.running_here;
   document.getElementById("resume-job").hidden = progress.running_here || progress.status === "finished";
   if (!progress.running_here) events.close();
+}
+
+function drawSpending(progress) {
+  field("spent").textContent = progress.spent === null ? t("no prices") : money(progress.spent);
+  field("elapsed").textContent = progress.elapsed_s === null ? "—" : duration(progress.elapsed_s);
+  field("eta").textContent = progress.eta_s === null ? "—" : duration(progress.eta_s);
 }
 
 async function refreshLog() {
