@@ -39,6 +39,7 @@ from honyaku.web.schemas import (
     JobStart,
     LogLineOut,
     ManualVersion,
+    ModelCheckOut,
     ParagraphOut,
     SettingsPatch,
     VersionOut,
@@ -201,6 +202,21 @@ async def list_models(honyaku: App) -> list[ModelProfile]:
 async def save_model(honyaku: App, profile: ModelProfile) -> ModelProfile:
     """Save a model profile: its server, protocol and key variable, never a key."""
     return await honyaku.models.save(profile)
+
+
+@router.post("/models/check")
+async def check_model(honyaku: App, profile: ModelProfile) -> ModelCheckOut:
+    """Ask the model once, saved or not: is its server there, does it take the key, does
+    it call tools natively (else honyaku speaks XML with it)?"""
+    found = await honyaku.models.check(profile)
+    return ModelCheckOut(
+        reachable=found.reachable,
+        key_accepted=found.key_accepted,
+        native_tools=found.native_tools,
+        key_variable=found.key_variable,
+        problem=found.problem,
+        works=found.works,
+    )
 
 
 @router.delete("/models/{name}", status_code=204)

@@ -170,3 +170,14 @@ class AnswerIn(BaseModel):
 
 
 ExportFormatName = Literal["epub", "md", "txt", "json"]
+
+
+class ModelCheckOut(BaseModel):
+    """What one cheap request to a model found; null where it could not tell."""
+
+    reachable: bool | None
+    key_accepted: bool | None
+    native_tools: bool | None
+    key_variable: str | None = Field(description="Where the key was read from; never the key.")
+    problem: str | None
+    works: bool
