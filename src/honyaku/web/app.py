@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException
 
 from honyaku import __version__
 from honyaku.errors import HonyakuError, NotFoundError, ProviderError, UserError
-from honyaku.web import api, chat, glossary, pages, quality
+from honyaku.web import api, chat, glossary, pages, quality, search
 from honyaku.web.guard import Guard
 from honyaku.web.workbench import Workbench
 
@@ -50,6 +50,7 @@ def create_app(
     app.include_router(chat.router)
     app.include_router(glossary.router)
     app.include_router(quality.router)
+    app.include_router(search.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), "static")
     app.add_exception_handler(HonyakuError, _honyaku_error)
