@@ -14,7 +14,13 @@ Front ends import from here what they show (the stores' records, the model choic
 never reach the stores or the model servers themselves.
 """
 
-from honyaku.application.books import BookDetail, Books, ChapterView, ImportedBook
+from honyaku.application.books import (
+    PAGE_PARAGRAPHS,
+    BookDetail,
+    Books,
+    ChapterView,
+    ImportedBook,
+)
 from honyaku.application.chats import Chats
 from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
@@ -35,6 +41,7 @@ from honyaku.store import (
     FlaggedParagraph,
     Job,
     JobStatus,
+    LocatedParagraph,
     RecordedAction,
     StoredEntry,
     Version,
@@ -44,6 +51,7 @@ from honyaku.store import (
 __all__ = [
     "DEMO",
     "DEMO_MODEL",
+    "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
     "TOOL_NAMES",
     "ActionKind",
@@ -67,6 +75,7 @@ __all__ = [
     "JobRequest",
     "JobStatus",
     "Jobs",
+    "LocatedParagraph",
     "ModelChoice",
     "Models",
     "RecordedAction",

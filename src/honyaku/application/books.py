@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from honyaku.domain.book import Book, Chapter
+from honyaku.domain.book import Book, Paragraph
 from honyaku.domain.languages import guess_language, normalize_language
 from honyaku.errors import NotFoundError, UserError
 from honyaku.formats import ExportFormat, RubyMode, WritingMode, read_book, write_book
@@ -18,12 +18,15 @@ from honyaku.store import (
     ChapterProgress,
     FlaggedParagraph,
     JobStatus,
+    LocatedParagraph,
     RecordedAction,
     Stores,
     Version,
 )
 
 DEFAULT_TARGET = "zh-CN"
+PAGE_PARAGRAPHS = 200
+"""How many paragraphs of a chapter are read at once, unless asked otherwise."""
 SAMPLE = Path(__file__).parents[1] / "samples" / "rashomon.html"
 
 
@@ -47,17 +50,19 @@ class BookDetail:
 
 @dataclass(frozen=True, slots=True)
 class ChapterView:
-    """A chapter with its selected translations and every paragraph's versions."""
+    """A window on a chapter: some of its paragraphs, with their selected translations and
+    every version, so that a chapter of any length is read a page at a time."""
 
     book: Book
-    """With this one chapter."""
+    """Its title, languages and settings, without chapters."""
+    chapter: ChapterProgress
+    """The chapter's titles and counts (``paragraphs`` counts them all, empty ones too)."""
     count: int
     """How many chapters the book has."""
+    start: int
+    """The position of the first paragraph in ``paragraphs``."""
+    paragraphs: tuple[Paragraph, ...]
     versions: dict[str, list[Version]]
-
-    @property
-    def chapter(self) -> Chapter:
-        return self.book.chapters[0]
 
 
 class Books:
@@ -86,9 +91,23 @@ class Books:
     async def chapter_count(self, book_id: str) -> int:
         return await asyncio.to_thread(self._library.chapter_count, book_id)
 
-    async def chapter(self, book_id: str, number: int) -> ChapterView:
-        """Chapter ``number`` (from 1) with every paragraph's versions."""
-        return await asyncio.to_thread(self._chapter, book_id, number)
+    async def chapter(
+        self, book_id: str, number: int, *, start: int = 0, limit: int = PAGE_PARAGRAPHS
+    ) -> ChapterView:
+        """Up to ``limit`` paragraphs of chapter ``number`` (from 1) from position ``start``,
+        with their versions; what is read does not grow with the chapter."""
+        return await asyncio.to_thread(self._chapter, book_id, number, start, limit)
+
+    async def locate(self, book_id: str, paragraph_id: str) -> LocatedParagraph:
+        """The chapter a paragraph is in, and its position there."""
+
+        def locate() -> LocatedParagraph:
+            found = self._library.locate(book_id, paragraph_id)
+            if found is None:
+                raise NotFoundError(f"no paragraph {paragraph_id} in book {book_id}")
+            return found
+
+        return await asyncio.to_thread(locate)
 
     async def import_file(
         self,
@@ -195,13 +214,20 @@ class Books:
         summary = next(b for b in self._library.list_books() if b.id == book.id)
         return BookDetail(summary, book, self._library.progress(book_id))
 
-    def _chapter(self, book_id: str, number: int) -> ChapterView:
+    def _chapter(self, book_id: str, number: int, start: int, limit: int) -> ChapterView:
+        book = self._library.book(book_id)
         count = self._library.chapter_count(book_id)
         if not 1 <= number <= count:
             raise NotFoundError(f"book {book_id} has no chapter {number}")
-        book = self._library.get_book(book_id, chapter_numbers=[number])
-        versions = self._library.chapter_versions(book_id, book.chapters[0].id)
-        return ChapterView(book, count, versions)
+        stop = start + limit
+        return ChapterView(
+            book,
+            self._library.chapter_at(book_id, number),
+            count,
+            start,
+            self._library.paragraph_range(book_id, number, start, stop),
+            self._library.range_versions(book_id, number, start, stop),
+        )
 
     def _import(
         self,

@@ -242,6 +242,44 @@ class Library:
                 titles={row[0]: _location(*row[1:]) for row in titles},
             )
 
+    def chapter_at(self, book_id: str, number: int) -> ChapterProgress:
+        """Chapter ``number`` (from 1): its titles and counts, without its paragraphs."""
+        with self.database.transaction() as session:
+            _book_row(session, book_id)
+            row = session.scalar(
+                select(ChapterRow).where(
+                    ChapterRow.book_id == book_id, ChapterRow.position == number - 1
+                )
+            )
+            if row is None:
+                raise NotFoundError(f"book {book_id} has no chapter {number}")
+            counts = _counts_by(session, ParagraphRow.chapter_pk, ParagraphRow.chapter_pk == row.pk)
+            return ChapterProgress(
+                number, row.id, row.title, row.translated_title, *counts.get(row.pk, (0, 0, 0))
+            )
+
+    def paragraph_range(
+        self, book_id: str, number: int, start: int, stop: int
+    ) -> tuple[Paragraph, ...]:
+        """The paragraphs at positions ``start`` to ``stop`` (not included) of chapter
+        ``number`` (from 1), with their selected translations: a window on a long chapter."""
+        with self.database.transaction() as session:
+            rows = session.execute(
+                select(
+                    ParagraphRow.id, ParagraphRow.position, ParagraphRow.text, TranslationRow.text
+                )
+                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+                .outerjoin(TranslationRow, _selected_join())
+                .where(
+                    ChapterRow.book_id == book_id,
+                    ChapterRow.position == number - 1,
+                    ParagraphRow.position >= start,
+                    ParagraphRow.position < stop,
+                )
+                .order_by(ParagraphRow.position)
+            )
+            return tuple(Paragraph(pid, position, text, tr) for pid, position, text, tr in rows)
+
     def chapter_count(self, book_id: str) -> int:
         with self.database.transaction() as session:
             _book_row(session, book_id)
@@ -352,14 +390,22 @@ class Library:
             ).scalars()
             return [_version(r) for r in rows]
 
-    def chapter_versions(self, book_id: str, chapter_id: str) -> dict[str, list[Version]]:
-        """Every version of every paragraph of a chapter, by paragraph id, oldest first."""
+    def range_versions(
+        self, book_id: str, number: int, start: int, stop: int
+    ) -> dict[str, list[Version]]:
+        """Every version of the paragraphs at positions ``start`` to ``stop`` (not included)
+        of chapter ``number`` (from 1), by paragraph id, oldest first."""
         with self.database.transaction() as session:
             rows = session.execute(
                 select(ParagraphRow.id, TranslationRow)
                 .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
                 .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
-                .where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
+                .where(
+                    ChapterRow.book_id == book_id,
+                    ChapterRow.position == number - 1,
+                    ParagraphRow.position >= start,
+                    ParagraphRow.position < stop,
+                )
                 .order_by(TranslationRow.pk)
             )
             found: dict[str, list[Version]] = {}

@@ -14,17 +14,19 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi import Path as PathParam
 from fastapi.responses import FileResponse
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
 
-from honyaku.application import Honyaku, JobProgress, JobRequest, ModelChoice
+from honyaku.application import PAGE_PARAGRAPHS, Honyaku, JobProgress, JobRequest, ModelChoice
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import UserError
 from honyaku.formats import ExportFormat
 from honyaku.jobs.estimate import Estimate
+from honyaku.web.i18n import _
 from honyaku.web.schemas import (
     AnswerIn,
     BookDetail,
@@ -33,6 +35,7 @@ from honyaku.web.schemas import (
     ChapterDetail,
     ChapterOut,
     Created,
+    DiffPartOut,
     ExportFormatName,
     JobOut,
     JobResume,
@@ -48,6 +51,10 @@ from honyaku.web.schemas import (
 from honyaku.web.workbench import App, Bench
 
 UPLOAD_CHUNK_BYTES = 1024 * 1024
+MAX_NUMBER = 2**31 - 1
+"""The largest chapter number, position or version id a path or query may name: beyond it
+nothing exists, and the database could not even be asked."""
+MAX_PAGE_PARAGRAPHS = 1000
 HEARTBEAT_S = 15
 
 router = APIRouter(prefix="/api")
@@ -90,7 +97,9 @@ async def _save_capped(upload: UploadFile, path: Path, limit_bytes: int) -> None
         while chunk := await upload.read(UPLOAD_CHUNK_BYTES):
             size += len(chunk)
             if size > limit_bytes:
-                raise UserError(f"the file is larger than {limit_bytes / 2**20:g} MB")
+                raise UserError(
+                    _("the file is larger than {size} MB").format(size=f"{limit_bytes / 2**20:g}")
+                )
             saved.write(chunk)
 
 
@@ -133,15 +142,25 @@ async def get_estimate(
 
 
 @router.get("/books/{book_id}/chapters/{number}")
-async def get_chapter(honyaku: App, book_id: str, number: int) -> ChapterDetail:
-    view = await honyaku.books.chapter(book_id, number)
+async def get_chapter(
+    honyaku: App,
+    book_id: str,
+    number: Annotated[int, PathParam(ge=1, le=MAX_NUMBER)],
+    start: Annotated[int, Query(ge=0, le=MAX_NUMBER, description="First position.")] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE_PARAGRAPHS)] = PAGE_PARAGRAPHS,
+) -> ChapterDetail:
+    """Up to ``limit`` of the chapter's paragraphs from position ``start`` (empty ones
+    counted), with their versions: a long chapter is read a window at a time."""
+    view = await honyaku.books.chapter(book_id, number, start=start, limit=limit)
     chapter = view.chapter
     return ChapterDetail(
         book_id=book_id,
-        number=chapter.order,
+        number=chapter.number,
         id=chapter.id,
         title=chapter.title,
         translated_title=chapter.translated_title,
+        paragraph_count=chapter.paragraphs,
+        start=view.start,
         paragraphs=[
             ParagraphOut(
                 id=p.id,
@@ -150,7 +169,7 @@ async def get_chapter(honyaku: App, book_id: str, number: int) -> ChapterDetail:
                 translation=p.translation,
                 versions=[VersionOut.of(v) for v in view.versions.get(p.id, [])],
             )
-            for p in chapter.paragraphs
+            for p in view.paragraphs
         ],
     )
 
@@ -166,10 +185,26 @@ async def add_manual_version(
 
 @router.post("/books/{book_id}/paragraphs/{paragraph_id}/versions/{version_id}/select")
 async def select_version(
-    honyaku: App, book_id: str, paragraph_id: str, version_id: int
+    honyaku: App,
+    book_id: str,
+    paragraph_id: str,
+    version_id: Annotated[int, PathParam(ge=1, le=MAX_NUMBER)],
 ) -> list[VersionOut]:
     versions = await honyaku.versions.select(book_id, paragraph_id, version_id)
     return [VersionOut.of(v) for v in versions]
+
+
+@router.get("/books/{book_id}/paragraphs/{paragraph_id}/diff")
+async def diff_versions(
+    honyaku: App,
+    book_id: str,
+    paragraph_id: str,
+    old: Annotated[int, Query(ge=1, le=MAX_NUMBER, description="A version's id.")],
+    new: Annotated[int, Query(ge=1, le=MAX_NUMBER, description="Another version's id.")],
+) -> list[DiffPartOut]:
+    """What changed from version ``old`` of the paragraph to version ``new``."""
+    parts = await honyaku.versions.diff(book_id, paragraph_id, old, new)
+    return [DiffPartOut(change=part.change.value, text=part.text) for part in parts]
 
 
 @router.get("/books/{book_id}/export", response_class=FileResponse)
@@ -251,7 +286,9 @@ async def _model(honyaku: Honyaku, name: str) -> ModelChoice:
     try:
         return await honyaku.models.saved(name)
     except UserError as exc:
-        raise UserError(f"{exc}: add one on the Models page") from None
+        raise UserError(
+            _("{reason}: add one on the Models page").format(reason=_(str(exc)))
+        ) from None
 
 
 @router.get("/jobs")

@@ -23,6 +23,8 @@ from honyaku import __version__
 from honyaku.errors import HonyakuError, NotFoundError, ProviderError, UserError
 from honyaku.web import api, chat, glossary, pages, quality, search
 from honyaku.web.guard import Guard
+from honyaku.web.i18n import Language, _, language_of, speak
+from honyaku.web.words import N_
 from honyaku.web.workbench import Workbench
 
 log = logging.getLogger("honyaku.web")
@@ -58,6 +60,7 @@ def create_app(
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected)
     app.add_middleware(Guard, hosts=hosts, token=token)
+    app.add_middleware(Language)
     return app
 
 
@@ -72,6 +75,8 @@ def _status(error: HonyakuError) -> int:
 
 
 def _answer(request: Request, status: int, message: str) -> Response:
+    speak(language_of(request.headers))  # handlers outside the app's middleware run here too
+    message = _(message)
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": message}, status)
     return pages.error_page(request, status, message)
@@ -88,15 +93,18 @@ async def _invalid_request(request: Request, error: Exception) -> Response:
         f"{'.'.join(str(part) for part in problem['loc'][1:]) or 'body'}: {problem['msg']}"
         for problem in error.errors()
     )
-    return _answer(request, 422, problems or "the request is not valid")
+    return _answer(request, 422, problems or N_("the request is not valid"))
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
-    messages = {404: "there is nothing at this address", 405: "that method is not allowed here"}
+    messages = {
+        404: N_("there is nothing at this address"),
+        405: N_("that method is not allowed here"),
+    }
     return _answer(request, error.status_code, messages.get(error.status_code, str(error.detail)))
 
 
 async def _unexpected(request: Request, error: Exception) -> Response:
     log.exception("unexpected error on %s", request.url.path)
-    return _answer(request, 500, "something went wrong in honyaku; the log has the details")
+    return _answer(request, 500, N_("something went wrong in honyaku; the log has the details"))

@@ -81,7 +81,14 @@ class ChapterDetail(BaseModel):
     id: str
     title: str
     translated_title: str | None
+    paragraph_count: int = Field(description="All the chapter's paragraphs, empty ones too.")
+    start: int = Field(description="The position of the first paragraph in ``paragraphs``.")
     paragraphs: list[ParagraphOut]
+
+
+class DiffPartOut(BaseModel):
+    change: Literal["same", "added", "removed"]
+    text: str
 
 
 class SettingsPatch(BaseModel):

@@ -1,6 +1,15 @@
-// The page's words in the translator's language: `t("English text", {name: value})`.
-// Until the catalogs come, the English text itself, with its {name} fields filled in.
+// The scripts' words in the page's language. Mark every text a person reads with t():
+//   t("Saved.")                      → "已保存。" on a Chinese page
+//   t("Delete “{title}”?", { title }) → placeholders in braces, filled after translating
+// The catalog is the page's <script id="messages"> (from locales/*/LC_MESSAGES/js.po);
+// English is the text itself.
+
+const catalog = JSON.parse(document.getElementById("messages")?.textContent || "{}");
 
 export function t(text, values = {}) {
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+  const translated = catalog[text] || text;
+  return translated.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 }
+
+// The page's language, for numbers and dates (Intl) in the person's own format.
+export const language = document.documentElement.lang || "en";
