@@ -39,7 +39,7 @@ def test_a_regex_search_finds_matches_across_the_book_each_linked_to_its_place(
     expect(hits.nth(1).locator("mark")).to_have_text(["下人は走った"])
     link = hits.nth(1).get_by_role("link")
     expect(link).to_have_text("Chapter 2, paragraph 5")
-    expect(link).to_have_attribute("href", re.compile(r"/chapters/2#p-[0-9a-f]{8}$"))
+    expect(link).to_have_attribute("href", re.compile(r"/chapters/2\?at=[0-9a-f]{8}$"))
     page.get_by_label("Regular expression").uncheck()
     page.get_by_label("Find").fill("老婆")
     page.get_by_role("button", name="Search", exact=True).click()
@@ -114,3 +114,21 @@ def test_the_chapters_flagged_paragraphs_are_retranslated_as_one_job(
     chapter = workbench.api("GET", f"/api/books/{book}/chapters/2")
     again = {p["id"] for p in chapter["paragraphs"] if len(p["versions"]) == 2}
     assert again == {f["paragraph_id"] for f in flagged}
+
+
+def test_in_chinese_a_search_and_a_replacement_preview_speak_chinese(
+    chinese_page: Page, workbench: Workbench, fake_model: FakeLLMServer
+) -> None:
+    page = chinese_page
+    book, _ = translated(workbench, fake_model, chapters=1)
+    page.goto(f"books/{book}/chapters/1")
+
+    page.get_by_text("搜索与替换").click()
+    page.get_by_label("查找").fill("下人")
+    page.get_by_role("button", name="搜索", exact=True).click()
+    expect(page.locator(".search-form [data-status]")).to_have_text("共 2 个段落匹配。")
+    expect(page.locator(".hits a").first).to_have_text("第 1 章第 1 段")
+    page.get_by_label("在译文中替换为").fill("仆人")
+    page.get_by_role("button", name="预览替换").click()
+    expect(page.locator(".search-form [data-status]")).to_have_text("将有 2 条译文改变。")
+    screenshot(page, "chapter-tools-zh")

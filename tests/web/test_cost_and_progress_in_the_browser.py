@@ -53,7 +53,7 @@ def test_the_books_cap_is_set_and_cleared_from_the_settings_dialog(
     page.get_by_role("button", name="Translation settings").click()
     cap.fill("0.5")
     page.get_by_role("button", name="Save").click()
-    expect(page.get_by_role("dialog")).to_be_hidden()
+    expect(page.get_by_role("dialog").get_by_role("status")).to_have_text("Saved.")
     assert workbench.api("GET", f"/api/books/{book}")["settings"]["max_cost"] == 0.5
 
     page.reload()
@@ -62,7 +62,7 @@ def test_the_books_cap_is_set_and_cleared_from_the_settings_dialog(
     expect(cap).to_have_value("0.5")
     cap.fill("")
     page.get_by_role("button", name="Save").click()
-    expect(page.get_by_role("dialog")).to_be_hidden()
+    expect(page.get_by_role("dialog").get_by_role("status")).to_have_text("Saved.")
     assert workbench.api("GET", f"/api/books/{book}")["settings"]["max_cost"] is None
 
 
@@ -91,8 +91,8 @@ def test_a_runs_cap_stops_it_before_the_request_that_could_pass_it(
     page.get_by_label("Cap for this run").fill("0.000001")
     page.get_by_role("button", name="Start").click()
 
-    expect(page.locator("[data-field=status]")).to_have_text("interrupted")
-    expect(page.locator("[data-field=error]")).to_contain_text("cap")
+    expect(page.locator("[data-field=status]")).to_have_text("stopped")
+    expect(page.locator("[data-field=stopped]")).to_contain_text("cap")
     assert fake_model.requests == []
 
 
@@ -130,3 +130,30 @@ def test_a_finished_jobs_page_settles_at_once_with_what_it_spent(
     expect(page.locator("[data-field=status]")).to_have_text("finished", timeout=5_000)
     expect(page.get_by_role("button", name="Stop")).to_be_hidden(timeout=1_000)
     expect(page.locator("[data-field=spent]")).to_have_text(re.compile(r"^0\.0\d+"))
+
+
+def test_in_chinese_the_estimate_the_cap_and_a_running_job_speak_chinese(
+    chinese_page: Page, workbench: Workbench
+) -> None:
+    page = chinese_page
+    book = workbench.add_book(*PARAGRAPHS, chapters=3)
+    workbench.api("PATCH", f"/api/books/{book}/settings", json={"chunk_chars": 200})
+    with FakeLLMServer(latency_s=0.3) as slow:
+        model = priced_model(workbench, slow, f"zh-{slow.port}")
+        page.goto(f"books/{book}")
+        page.get_by_label("模型").select_option(model)
+        estimate = page.locator("#job-estimate")
+        expect(estimate).to_contain_text("分块 3 · 段落 6")
+        expect(estimate).to_contain_text("按模型价格约")
+        page.get_by_label("本次运行上限").fill("5")
+        page.get_by_label("本次运行上限").dispatch_event("change")
+        expect(estimate).to_contain_text("运行会在花费超过 5 之前停下。")
+        screenshot(page, "book-estimate-zh")
+
+        job = workbench.start(book, model)
+        page.reload()
+        live = page.locator(f"[data-live-job='{job}']")
+        expect(live.locator("[data-live=times]")).to_contain_text("已用")
+        expect(live.locator("[data-live=spent]")).to_contain_text("已花费")
+        screenshot(page, "book-live-zh")
+        expect(page.locator("tr[data-chapter='3']")).to_contain_text("2/2", timeout=30_000)

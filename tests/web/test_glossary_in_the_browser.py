@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
@@ -118,3 +119,33 @@ def test_a_galtransl_file_is_imported_exported_and_a_series_attached_and_detache
     page.get_by_role("button", name="Detach").click()
     expect(page.locator("ul.series")).to_have_count(0)
     screenshot(page, "glossary-en")
+
+
+def test_in_chinese_proposals_are_accepted_and_rejected_and_an_entry_added(
+    chinese_page: Page, workbench: Workbench, fake_model: FakeLLMServer
+) -> None:
+    page = chinese_page
+    book = workbench.add_book(*NAMES)
+    workbench.api("PATCH", f"/api/books/{book}/settings", json={"skip_ask_user": True})
+    model = workbench.add_model(f"zh-{fake_model.port}", fake_model)
+    page.goto(f"books/{book}/glossary")
+    expect(page.locator("html")).to_have_attribute("lang", re.compile(r"^zh"))
+    page.locator("#extract-form").get_by_label("模型").select_option(model)
+    page.get_by_role("button", name="提取人名和术语").click()
+    expect(page.locator("[data-field=status]")).to_have_text("已完成", timeout=20_000)
+
+    page.goto(f"books/{book}/glossary")
+    expect(page.locator(".notice.proposals")).to_contain_text("有 3 条提议等你处理。")
+    screenshot(page, "glossary-proposals-zh")
+    page.locator("tr", has_text="アリス").get_by_role("button", name="接受").click()
+    expect(page.locator("tr", has_text="アリス")).to_contain_text("已接受")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="全部拒绝").click()
+    expect(page.locator("tr[data-source]")).to_have_count(1)
+
+    form = page.locator("#entry-form")
+    form.get_by_label("原文（书中的写法）").fill("森")
+    form.get_by_label("译名").fill("森林")
+    form.get_by_role("button", name="保存").click()
+    expect(page.locator("tr[data-source=森]")).to_contain_text("森林")
+    screenshot(page, "glossary-zh")

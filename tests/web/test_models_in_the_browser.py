@@ -99,3 +99,25 @@ def test_half_a_price_is_refused_next_to_the_form(page: Page, workbench: Workben
     expect(form.locator("[data-error]")).to_contain_text(
         "give the input and the output price together"
     )
+
+
+def test_in_chinese_a_model_is_added_and_tested_in_plain_chinese(
+    chinese_page: Page, workbench: Workbench, fake_model: FakeLLMServer
+) -> None:
+    page = chinese_page
+    name = f"zh-{fake_model.port}"
+    page.goto("models")
+    form = page.locator("#model-form")
+    form.get_by_label("名称", exact=True).fill(name)
+    form.get_by_label("模型（服务器上的名称）").fill("fake-translator")
+    form.get_by_label("基础 URL").fill(fake_model.url)
+    form.get_by_label("输入", exact=True).fill("1")
+    form.get_by_label("输出", exact=True).fill("2")
+    form.get_by_role("button", name="保存", exact=True).click()
+
+    row = page.locator(f"tr[data-name='{name}']")
+    expect(row).to_contain_text("输入 1 · 输出 2")
+    row.get_by_role("button", name="测试").click()
+    expect(row.locator(".check-result")).to_contain_text("服务器有应答。")
+    expect(row.locator(".check-result")).to_contain_text("模型支持原生工具调用。")
+    screenshot(page, "models-zh")

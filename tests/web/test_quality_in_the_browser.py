@@ -37,10 +37,12 @@ def test_flagged_paragraphs_are_listed_by_kind_and_a_dismissed_warning_stays_dis
     expect(page.get_by_label("Kind of warning")).to_contain_text("Kana left untranslated (3)")
     first = items.first
     expect(first.get_by_role("link")).to_have_text("Chapter 1, paragraph 1")
-    expect(first.get_by_role("link")).to_have_attribute("href", re.compile(r"/chapters/1#p-"))
+    expect(first.get_by_role("link")).to_have_attribute(
+        "href", re.compile(r"/chapters/1\?at=[0-9a-f]{8}$")
+    )
     screenshot(page, "quality-en")
 
-    first.get_by_role("button", name="Dismiss").click()
+    first.get_by_role("button", name="Not a mistake").click()
     expect(items).to_have_count(2)
     page.reload()
     expect(page.locator(".flagged-paragraph")).to_have_count(2)
@@ -69,3 +71,18 @@ def test_a_book_without_warnings_says_so(page: Page, workbench: Workbench) -> No
     page.goto(f"books/{book}/quality")
 
     expect(page.locator(".empty-state")).to_contain_text("No paragraph is flagged")
+
+
+def test_in_chinese_flagged_paragraphs_are_named_by_kind_and_dismissed(
+    chinese_page: Page, workbench: Workbench, fake_model: FakeLLMServer
+) -> None:
+    page = chinese_page
+    book, _ = translated(workbench, fake_model)
+    page.goto(f"books/{book}/quality")
+
+    expect(page.get_by_label("警告类型")).to_contain_text("残留未译假名 (3)")
+    first = page.locator(".flagged-paragraph").first
+    expect(first.get_by_role("link")).to_have_text("第 1 章第 1 段")
+    screenshot(page, "quality-zh")
+    first.get_by_role("button", name="不是错误").click()
+    expect(page.locator(".flagged-paragraph")).to_have_count(2)

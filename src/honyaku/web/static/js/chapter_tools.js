@@ -61,7 +61,7 @@ function hit(found) {
 }
 
 function place(found) {
-  const link = element("a", { href: `/books/${book}/chapters/${found.chapter_number}#p-${found.paragraph_id}` });
+  const link = element("a", { href: `/books/${book}/chapters/${found.chapter_number}?at=${found.paragraph_id}` });
   link.textContent = t("Chapter {chapter}, paragraph {paragraph}", { chapter: found.chapter_number, paragraph: found.index + 1 });
   return element("div", { className: "where" }, link);
 }
