@@ -18,7 +18,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import BaseModel, Field
 from starlette.background import BackgroundTask
 
-from honyaku.application import StoredEntry
+from honyaku.application import Honyaku, StoredEntry
 from honyaku.domain.glossary import CHARACTER, DEFAULT_KIND, EntryStatus, GlossaryEntry
 from honyaku.errors import UserError
 from honyaku.web.pages import page
@@ -170,7 +170,7 @@ async def list_entries(
 
 
 async def _entries(
-    honyaku: App, book_id: str, kind: Kinds, q: str, proposed: bool, series: str | None
+    honyaku: Honyaku, book_id: str, kind: Kinds, q: str, proposed: bool, series: str | None
 ) -> list[EntryOut]:
     characters = {"all": None, "characters": True, "terms": False}[kind]
     found = await honyaku.glossary.entries(

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
-from honyaku.application import FlaggedParagraph
+from honyaku.application import FlaggedParagraph, Honyaku
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.web.pages import page
 from honyaku.web.workbench import App
@@ -88,7 +88,7 @@ async def list_flagged(
     return (await _flagged(honyaku, book_id, chapters, kind))[:PAGE_PARAGRAPHS]
 
 
-async def _flagged(honyaku: App, book_id: str, chapters: str, kind: str) -> list[FlaggedOut]:
+async def _flagged(honyaku: Honyaku, book_id: str, chapters: str, kind: str) -> list[FlaggedOut]:
     numbers = None
     if chapters.strip():
         numbers = parse_chapter_numbers(chapters, await honyaku.books.chapter_count(book_id))

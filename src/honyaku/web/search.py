@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from honyaku.application import Replacement, SearchHit
+from honyaku.application import Honyaku, Replacement, SearchHit
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.text_search import MAX_PATTERN_CHARS, TextQuery
 from honyaku.web.workbench import App
@@ -113,7 +113,7 @@ async def replace_in_translations(
     return [ReplacementOut.of(r) for r in found]
 
 
-async def _chapters(honyaku: App, book_id: str, chapters: str | None) -> list[int] | None:
+async def _chapters(honyaku: Honyaku, book_id: str, chapters: str | None) -> list[int] | None:
     if not chapters or not chapters.strip():
         return None
     return parse_chapter_numbers(chapters, await honyaku.books.chapter_count(book_id))
