@@ -8,7 +8,7 @@ import pytest
 
 from honyaku.application import Honyaku
 from honyaku.domain.glossary import CHARACTER, EntryStatus, GlossaryEntry
-from honyaku.errors import NotFoundError
+from honyaku.errors import NotFoundError, UserError
 from honyaku.store import Stores
 
 
@@ -60,6 +60,16 @@ def test_an_entry_edited_with_a_new_source_moves_and_the_old_source_is_gone(
         "仆人们",
         "复数",
     )
+
+
+def test_an_edit_that_is_refused_leaves_the_entry_as_it_was(honyaku: Honyaku, book_id: str):
+    asyncio.run(honyaku.glossary.add(book_id, GlossaryEntry("下人", "仆人")))
+
+    with pytest.raises(UserError, match="the target is blank"):
+        asyncio.run(honyaku.glossary.edit(book_id, "下人", GlossaryEntry("下人たち", " ")))
+
+    [entry] = asyncio.run(honyaku.glossary.entries(book_id))
+    assert (entry.entry.source, entry.entry.target) == ("下人", "仆人")
 
 
 def test_entries_are_filtered_by_kind_and_by_what_they_say(honyaku: Honyaku, book_id: str):

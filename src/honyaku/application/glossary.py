@@ -91,9 +91,11 @@ class Glossary:
         is removed as a version)."""
 
         def edit() -> EntryChange:
+            # Added first: a new entry that is refused leaves the old one as it was.
+            change = _add_entry(self._store, book_id, entry, series=series)
             if match_key(source) != match_key(entry.source):
                 _remove_entry(self._store, book_id, source, series=series)
-            return _add_entry(self._store, book_id, entry, series=series)
+            return change
 
         return await asyncio.to_thread(edit)
 
