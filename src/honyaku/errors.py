@@ -4,6 +4,7 @@
     ├── UserError                the person can fix it: a bad file, an unknown book, a bad flag
     │   ├── BookFormatError      a file that cannot be read as a book
     │   ├── NotFoundError        no book, chapter or job with that id
+    │   ├── DuplicateBookError   the book is already in the library
     │   └── ConfigError          missing API key, unknown protocol, bad setting
     ├── ProviderError            the model's server failed or refused
     │   ├── TransientProviderError   worth retrying: 429, 5xx, timeouts, dropped or cut streams
@@ -28,7 +29,15 @@ from __future__ import annotations
 
 
 class HonyakuError(Exception):
-    """Base of all honyaku errors; ``str()`` is one readable line."""
+    """Base of all honyaku errors; ``str()`` is one readable line, true in any front end.
+
+    ``terminal_hint``, where there is one, says what to type in a terminal to mend it
+    (``--encoding cp932``): the CLI adds it to the line, the web leaves it out.
+    """
+
+    def __init__(self, *args: object, terminal_hint: str | None = None) -> None:
+        super().__init__(*args)
+        self.terminal_hint = terminal_hint
 
 
 class UserError(HonyakuError):
@@ -45,6 +54,14 @@ class NotFoundError(UserError):
 
 class ConfigError(UserError):
     pass
+
+
+class DuplicateBookError(UserError):
+    """Raised before a book already in the library is imported again, unless that is asked."""
+
+    def __init__(self, message: str, book_id: str) -> None:
+        super().__init__(message)
+        self.book_id = book_id
 
 
 class ProviderError(HonyakuError):

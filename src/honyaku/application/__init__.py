@@ -15,6 +15,7 @@ never reach the stores or the model servers themselves.
 """
 
 from honyaku.application.books import (
+    PAGE_BOOKS,
     PAGE_PARAGRAPHS,
     BookDetail,
     Books,
@@ -51,6 +52,7 @@ from honyaku.store import (
 __all__ = [
     "DEMO",
     "DEMO_MODEL",
+    "PAGE_BOOKS",
     "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
     "TOOL_NAMES",

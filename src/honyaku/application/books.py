@@ -8,9 +8,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from honyaku.domain.book import Book, Paragraph
-from honyaku.domain.languages import guess_language, normalize_language
-from honyaku.errors import NotFoundError, UserError
+from honyaku.domain.book import Book, BookDraft, Paragraph, paragraph_text
+from honyaku.domain.languages import guess_language, is_language_tag, normalize_language
+from honyaku.errors import DuplicateBookError, NotFoundError, UserError
 from honyaku.formats import ExportFormat, RubyMode, WritingMode, read_book, write_book
 from honyaku.store import (
     ActionKind,
@@ -27,6 +27,8 @@ from honyaku.store import (
 DEFAULT_TARGET = "zh-CN"
 PAGE_PARAGRAPHS = 200
 """How many paragraphs of a chapter are read at once, unless asked otherwise."""
+PAGE_BOOKS = 100
+"""How many books the library shows at once."""
 SAMPLE = Path(__file__).parents[1] / "samples" / "rashomon.html"
 
 
@@ -73,6 +75,14 @@ class Books:
     async def all(self) -> list[BookSummary]:
         return await asyncio.to_thread(self._library.list_books)
 
+    async def page(self, start: int, limit: int) -> tuple[list[BookSummary], int]:
+        """Up to ``limit`` books from the ``start``-th, and how many there are in all."""
+
+        def page() -> tuple[list[BookSummary], int]:
+            return self._library.list_books(start=start, limit=limit), self._library.count_books()
+
+        return await asyncio.to_thread(page)
+
     async def resolve(self, ref: str) -> str:
         """The id of the book ``ref`` names: its id, or an unambiguous prefix of it."""
         return await asyncio.to_thread(self._library.resolve, ref)
@@ -118,9 +128,12 @@ class Books:
         target_lang: str = DEFAULT_TARGET,
         chapter_pattern: str | None = None,
         encoding: str | None = None,
+        again: bool = True,
     ) -> ImportedBook:
         """Read the book at ``path`` (in ``encoding``, for a text file whose encoding cannot
-        be told) and store it; the source language is the book's own, else guessed."""
+        be told) and store it; the source language is the book's own, else guessed. Unless
+        ``again``, a book the library already holds (the same title, author and paragraphs'
+        count) is refused with ``DuplicateBookError``, which names it."""
         return await asyncio.to_thread(
             self._import,
             path,
@@ -129,6 +142,7 @@ class Books:
             target_lang=target_lang,
             chapter_pattern=chapter_pattern,
             encoding=encoding,
+            again=again,
         )
 
     async def import_sample(self) -> str:
@@ -211,7 +225,7 @@ class Books:
 
     def _detail(self, book_id: str) -> BookDetail:
         book = self._library.book(book_id)
-        summary = next(b for b in self._library.list_books() if b.id == book.id)
+        summary = self._library.summary(book.id)
         return BookDetail(summary, book, self._library.progress(book_id))
 
     def _chapter(self, book_id: str, number: int, start: int, limit: int) -> ChapterView:
@@ -238,10 +252,18 @@ class Books:
         target_lang: str,
         chapter_pattern: str | None,
         encoding: str | None,
+        again: bool = True,
     ) -> ImportedBook:
         draft = read_book(path, chapter_pattern=chapter_pattern, encoding=encoding)
+        if not again and (same := self._same_book(draft, title or draft.title)):
+            raise DuplicateBookError(
+                f"«{same.title}» is already in the library, with as many paragraphs: open it, "
+                "or import this file again to keep two copies",
+                same.id,
+            )
         text = "".join(p for c in draft.chapters for p in c.paragraphs)
-        source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
+        declared = draft.language if draft.language and is_language_tag(draft.language) else None
+        source = normalize_language(source_lang or declared or guess_language(text) or "en")
         target = normalize_language(target_lang)
         book_id = self._library.add_book(draft, source_lang=source, target_lang=target, title=title)
         return ImportedBook(
@@ -252,6 +274,13 @@ class Books:
             source,
             target,
         )
+
+    def _same_book(self, draft: BookDraft, title: str) -> BookSummary | None:
+        work = sum(1 for c in draft.chapters for p in c.paragraphs if paragraph_text(p))
+        for book in self._library.list_books():
+            if (book.title, book.author, book.work_paragraphs) == (title, draft.author, work):
+                return book
+        return None
 
     def _sample(self) -> str:
         draft = read_book(SAMPLE)

@@ -85,7 +85,7 @@ class BookSettings(BaseModel):
     """Tools that would need approval but are always allowed."""
     auto_accept_terms: bool = False
     """Glossary terms a model proposes are accepted at once, not left for the translator."""
-    max_cost: float | None = Field(default=None, gt=0)
+    max_cost: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """What one run of a job may spend at the model's prices, unless the run says otherwise."""
 
 

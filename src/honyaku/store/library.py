@@ -138,27 +138,21 @@ class Library:
             return matches[0]
         raise NotFoundError(_unresolved(ref, matches))
 
-    def list_books(self) -> list[BookSummary]:
+    def list_books(self, *, start: int = 0, limit: int | None = None) -> list[BookSummary]:
+        """The books in the order they came, with their counts; only ``limit`` of them from
+        the ``start``-th, if asked."""
         with self.database.transaction() as session:
-            counts = _counts_by(session, ParagraphRow.book_id)
-            chapters = dict(
-                session.execute(
-                    select(ChapterRow.book_id, func.count()).group_by(ChapterRow.book_id)
-                ).all()
-            )
-            books = session.scalars(select(BookRow).order_by(BookRow.created_at)).all()
-            return [
-                BookSummary(
-                    row.id,
-                    row.title,
-                    row.author,
-                    row.source_lang,
-                    row.target_lang,
-                    chapters.get(row.id, 0),
-                    *counts.get(row.id, (0, 0, 0))[1:],
-                )
-                for row in books
-            ]
+            query = select(BookRow).order_by(BookRow.created_at, BookRow.id).offset(start)
+            return _summaries(session, session.scalars(query.limit(limit)).all())
+
+    def summary(self, book_id: str) -> BookSummary:
+        """One book with its counts."""
+        with self.database.transaction() as session:
+            return _summaries(session, [_book_row(session, book_id)])[0]
+
+    def count_books(self) -> int:
+        with self.database.transaction() as session:
+            return session.scalar(select(func.count()).select_from(BookRow)) or 0
 
     def book(self, book_id: str) -> Book:
         """The book's title, languages and settings, without its chapters."""
@@ -499,6 +493,30 @@ class Library:
                 backwards=direction == "before",
             )
             return found[::-1] if direction == "before" else found
+
+
+def _summaries(session: Session, books: Sequence[BookRow]) -> list[BookSummary]:
+    ids = [row.id for row in books]
+    counts = _counts_by(session, ParagraphRow.book_id, ParagraphRow.book_id.in_(ids))
+    chapters = dict(
+        session.execute(
+            select(ChapterRow.book_id, func.count())
+            .where(ChapterRow.book_id.in_(ids))
+            .group_by(ChapterRow.book_id)
+        ).all()
+    )
+    return [
+        BookSummary(
+            row.id,
+            row.title,
+            row.author,
+            row.source_lang,
+            row.target_lang,
+            chapters.get(row.id, 0),
+            *counts.get(row.id, (0, 0, 0))[1:],
+        )
+        for row in books
+    ]
 
 
 def _book_row(session: Session, book_id: str) -> BookRow:

@@ -28,6 +28,7 @@ from honyaku.formats import ExportFormat
 from honyaku.jobs.estimate import Estimate
 from honyaku.web.i18n import _
 from honyaku.web.schemas import (
+    ERROR_RESPONSES,
     AnswerIn,
     BookDetail,
     BookOut,
@@ -55,9 +56,10 @@ MAX_NUMBER = 2**31 - 1
 """The largest chapter number, position or version id a path or query may name: beyond it
 nothing exists, and the database could not even be asked."""
 MAX_PAGE_PARAGRAPHS = 1000
+MAX_FILE_NAME_CHARS = 120
 HEARTBEAT_S = 15
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=ERROR_RESPONSES)
 
 
 # -- books ----------------------------------------------------------------------------------
@@ -76,10 +78,14 @@ async def add_book(
     source_lang: Annotated[str | None, Form()] = None,
     target_lang: Annotated[str, Form()] = "zh-CN",
     chapter_pattern: Annotated[str | None, Form()] = None,
+    again: Annotated[
+        bool, Form(description="Import it even if the library holds the same book.")
+    ] = False,
 ) -> Created:
-    """Import a book, as ``honyaku import`` does."""
+    """Import a book, as ``honyaku import`` does; a book the library already holds is
+    refused (409) unless ``again``."""
     with tempfile.TemporaryDirectory(prefix="honyaku-upload-") as folder:
-        path = Path(folder) / "book"
+        path = Path(folder) / _file_name(file.filename)
         await _save_capped(file, path, bench.upload_limit_bytes)
         book = await bench.honyaku.books.import_file(
             path,
@@ -87,8 +93,17 @@ async def add_book(
             source_lang=source_lang or None,
             target_lang=target_lang or "zh-CN",
             chapter_pattern=chapter_pattern or None,
+            again=again,
         )
     return Created(id=book.id)
+
+
+def _file_name(uploaded: str | None) -> str:
+    """The uploaded file's own name, for its title and its errors; no folders, nothing that
+    is not printable."""
+    name = Path((uploaded or "").replace("\\", "/")).name
+    name = "".join(ch for ch in name if ch.isprintable()).strip(" .")[:MAX_FILE_NAME_CHARS]
+    return name or "book"
 
 
 async def _save_capped(upload: UploadFile, path: Path, limit_bytes: int) -> None:

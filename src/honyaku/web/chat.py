@@ -34,9 +34,10 @@ from honyaku.assistant import (
 from honyaku.errors import HonyakuError
 from honyaku.web.api import HEARTBEAT_S
 from honyaku.web.markdown import render_markdown
+from honyaku.web.schemas import ERROR_RESPONSES
 from honyaku.web.workbench import App
 
-router = APIRouter(prefix="/api/ai/chat")
+router = APIRouter(prefix="/api/ai/chat", responses=ERROR_RESPONSES)
 
 
 class ChatIn(BaseModel):

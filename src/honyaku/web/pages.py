@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from honyaku.application import PAGE_PARAGRAPHS, PROVIDER_KINDS, TOOL_NAMES
+from honyaku.application import PAGE_BOOKS, PAGE_PARAGRAPHS, PROVIDER_KINDS, TOOL_NAMES
 from honyaku.web import i18n
 from honyaku.web.api import MAX_NUMBER, job_out
 from honyaku.web.words import tool_word, word
@@ -30,8 +30,13 @@ def page(request: Request, template: str, **context: Any) -> HTMLResponse:
 
 
 @router.get("/")
-async def library(request: Request, honyaku: App) -> HTMLResponse:
-    return page(request, "library.html", books=await honyaku.books.all())
+async def library(
+    request: Request, honyaku: App, start: Annotated[int, Query(ge=0, le=MAX_NUMBER)] = 0
+) -> HTMLResponse:
+    books, total = await honyaku.books.page(start, PAGE_BOOKS)
+    return page(
+        request, "library.html", books=books, start=start, total=total, page_size=PAGE_BOOKS
+    )
 
 
 @router.get("/books/{book_id}")

@@ -16,7 +16,7 @@ export async function api(method, path, body) {
     } catch {
       // Not JSON: keep the status line.
     }
-    throw new Error(detail);
+    throw Object.assign(new Error(detail), { status: response.status });
   }
   return response.status === 204 ? null : response.json();
 }

@@ -122,10 +122,13 @@ function page(direction) {
 }
 
 document.addEventListener("keydown", (event) => {
-  const typing = event.target.closest("textarea, input, select");
+  const inside = event.target.closest?.("[data-paragraph]");
+  if (event.key === "Escape" && inside && event.target !== inside) {
+    focusParagraph(inside);
+    return;
+  }
+  const typing = event.target.closest?.("textarea, input, select");
   if (typing) {
-    const paragraph = typing.closest("[data-paragraph]");
-    if (event.key === "Escape" && paragraph) focusParagraph(paragraph);
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && typing.form?.matches(".manual-version")) {
       event.preventDefault();
       typing.form.requestSubmit();

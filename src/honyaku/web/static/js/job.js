@@ -90,11 +90,13 @@ async function refreshLog() {
 
 showReasoning.addEventListener("change", refreshLog);
 
+// The stop is asked for; the stream (or, with none, one reading) shows when it is done.
 document.getElementById("stop-job").addEventListener("click", async (event) => {
   event.target.disabled = true;
   actionError.hidden = true;
   try {
-    draw(await api("POST", `/api/jobs/${job}/stop`));
+    await api("POST", `/api/jobs/${job}/stop`);
+    if (!events) await settle();
   } catch (failure) {
     showErrorAt(actionError, failure);
   } finally {

@@ -3,23 +3,36 @@
 import { api, attempt, showErrorAt } from "./api.js";
 import { t } from "./i18n.js";
 
-document.getElementById("import-form").addEventListener("submit", async (event) => {
+const form = document.getElementById("import-form");
+const importButton = form.querySelector("button[type=submit]");
+const again = form.querySelector(".again");
+
+form.addEventListener("submit", (event) => {
   event.preventDefault();
-  const form = event.target;
-  const button = form.querySelector("button");
+  upload(false);
+});
+again.addEventListener("click", () => upload(true));
+form.elements.file.addEventListener("change", () => (again.hidden = true));
+
+// A book the library already holds is imported again only when the person says so.
+async function upload(twice) {
   const error = form.querySelector(".form-error");
+  const body = new FormData(form);
+  if (twice) body.set("again", "true");
   error.hidden = true;
-  button.disabled = true;
-  button.textContent = t("Importing…");
+  again.hidden = true;
+  importButton.disabled = true;
+  importButton.textContent = t("Importing…");
   try {
-    const created = await api("POST", "/api/books", new FormData(form));
+    const created = await api("POST", "/api/books", body);
     location.href = `/books/${created.id}`;
   } catch (failure) {
     showErrorAt(error, failure);
-    button.disabled = false;
-    button.textContent = t("Import");
+    again.hidden = failure.status !== 409;
+    importButton.disabled = false;
+    importButton.textContent = t("Import");
   }
-});
+}
 
 for (const button of document.querySelectorAll(".delete-book")) {
   button.addEventListener("click", async () => {
