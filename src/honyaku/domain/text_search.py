@@ -32,7 +32,7 @@ class TextQuery:
         source = self.pattern if self.regex else re.escape(self.pattern)
         try:
             return re.compile(source, flags)
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:
             raise UserError(f"the regular expression does not work: {exc}") from None
 
 
@@ -48,5 +48,5 @@ def replaced(pattern: re.Pattern[str], replacement: str, text: str, *, regex: bo
         return pattern.sub(lambda _: replacement, text)
     try:
         return pattern.sub(replacement, text)
-    except (re.error, IndexError) as exc:
+    except (re.error, IndexError, OverflowError) as exc:
         raise UserError(f"the replacement does not work: {exc}") from None
