@@ -1,5 +1,6 @@
-"""The glossary, quality, models and chapter-tools pages pass axe-core: no critical or serious
-violation, in English and in Chinese."""
+"""The features' pages pass axe-core with every folded part open (the chapter's tools, the
+start form's estimate): no critical or serious violation, in English and in Chinese. Every
+page as it first shows is checked in ``test_workbench_in_every_language``."""
 
 from __future__ import annotations
 
