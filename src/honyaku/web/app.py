@@ -129,7 +129,8 @@ async def _honyaku_error(request: Request, error: Exception) -> Response:
 async def _invalid_request(request: Request, error: Exception) -> Response:
     assert isinstance(error, RequestValidationError)
     problems = "; ".join(
-        f"{'.'.join(str(part) for part in problem['loc'][1:]) or 'body'}: {problem['msg']}"
+        f"{'.'.join(str(part) for part in problem['loc'][1:]) or 'body'}: "
+        + str(problem["msg"]).removeprefix("Value error, ")
         for problem in error.errors()
     )
     return _answer(request, 422, problems or N_("the request is not valid"))
