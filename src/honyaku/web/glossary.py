@@ -22,13 +22,14 @@ from honyaku.application import Honyaku, StoredEntry
 from honyaku.domain.glossary import CHARACTER, DEFAULT_KIND, EntryStatus, GlossaryEntry
 from honyaku.errors import UserError
 from honyaku.web.pages import page
+from honyaku.web.schemas import ERROR_RESPONSES
 from honyaku.web.workbench import App
 
 MAX_GLOSSARY_FILE_BYTES = 16 * 1024 * 1024
 PAGE_ENTRIES = 200
 """Entries a page shows at once; a filter finds the others."""
 
-router = APIRouter()
+router = APIRouter(responses=ERROR_RESPONSES)
 GlossaryFormat = Literal["csv", "tsv", "txt"]
 Kinds = Literal["all", "characters", "terms"]
 

@@ -13,12 +13,13 @@ from pydantic import BaseModel, Field
 from honyaku.application import FlaggedParagraph, Honyaku
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.web.pages import page
+from honyaku.web.schemas import ERROR_RESPONSES
 from honyaku.web.workbench import App
 
 PAGE_PARAGRAPHS = 200
 """Flagged paragraphs a page shows at once; a kind or a chapter narrows to the others."""
 
-router = APIRouter()
+router = APIRouter(responses=ERROR_RESPONSES)
 
 
 class WarningOut(BaseModel):

@@ -9,9 +9,10 @@ from pydantic import BaseModel, Field
 from honyaku.application import Honyaku, Replacement, SearchHit
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.text_search import MAX_PATTERN_CHARS, TextQuery
+from honyaku.web.schemas import ERROR_RESPONSES
 from honyaku.web.workbench import App
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=ERROR_RESPONSES)
 
 
 class HitOut(BaseModel):
