@@ -2,6 +2,7 @@
 
 honyaku.py      ``Honyaku``: the library and all that works on it, wired once
 books.py        import, read, export and delete books; flagged paragraphs; a book's actions
+editions.py     a book's new edition imported over it; its editions so far
 versions.py     a paragraph's versions: read, written by hand, selected
 jobs.py         jobs estimated, run, started, stopped, resumed, followed; their logs
 glossary.py     a book's glossary and the shared ones, as the translator edits them
@@ -23,6 +24,7 @@ from honyaku.application.books import (
     ImportedBook,
 )
 from honyaku.application.chats import Chats
+from honyaku.application.editions import BookHistory, Editions, UpdatedBook
 from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
 from honyaku.application.jobs import Jobs
@@ -58,6 +60,7 @@ __all__ = [
     "TOOL_NAMES",
     "ActionKind",
     "BookDetail",
+    "BookHistory",
     "BookSummary",
     "Books",
     "ChapterProgress",
@@ -65,6 +68,7 @@ __all__ = [
     "ChatEntry",
     "ChatSession",
     "Chats",
+    "Editions",
     "EntryChange",
     "EntryKind",
     "FlaggedParagraph",
@@ -88,6 +92,7 @@ __all__ = [
     "Settings",
     "StoredEntry",
     "ToolProtocol",
+    "UpdatedBook",
     "Version",
     "Versions",
     "resolve_home",

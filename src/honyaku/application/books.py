@@ -1,15 +1,17 @@
 """The library as a translator uses it: books imported, read, exported and deleted, the
-paragraphs the quality checks flagged, what happened in a book's jobs."""
+paragraphs to look at again (flagged by the quality checks, or stale after a new edition),
+what happened in a book's jobs."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from honyaku.domain.book import Book, BookDraft, Paragraph, paragraph_text
 from honyaku.domain.languages import guess_language, is_language_tag, normalize_language
+from honyaku.domain.quality import QualityWarning
 from honyaku.errors import DuplicateBookError, NotFoundError, UserError
 from honyaku.formats import ExportFormat, RubyMode, WritingMode, read_book, write_book
 from honyaku.store import (
@@ -30,6 +32,8 @@ PAGE_PARAGRAPHS = 200
 PAGE_BOOKS = 100
 """How many books the library shows at once."""
 SAMPLE = Path(__file__).parents[1] / "samples" / "rashomon.html"
+STALE_TRANSLATION = "STALE_TRANSLATION"
+"""The warning code of a translation made before a new edition changed its source."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,14 +199,10 @@ class Books:
     async def flagged(
         self, book_id: str, *, chapters: Collection[int] | None = None
     ) -> list[FlaggedParagraph]:
-        """Paragraphs whose selected translation has warnings, in book order; only the given
+        """Paragraphs to look at again, in book order: those whose selected translation has
+        warnings or is stale (made before a new edition changed the source); only the given
         chapters (from 1) if asked."""
-
-        def flagged() -> list[FlaggedParagraph]:
-            self._library.book(book_id)  # an unknown book is an error, not an empty list
-            return self._stores.quality.flagged(book_id, chapter_numbers=chapters)
-
-        return await asyncio.to_thread(flagged)
+        return await asyncio.to_thread(self._flagged, book_id, chapters)
 
     async def dismiss_warnings(
         self, book_id: str, paragraph_id: str, codes: Collection[str] = ()
@@ -227,6 +227,41 @@ class Books:
         book = self._library.book(book_id)
         summary = self._library.summary(book.id)
         return BookDetail(summary, book, self._library.progress(book_id))
+
+    def _flagged(self, book_id: str, chapters: Collection[int] | None) -> list[FlaggedParagraph]:
+        stale = self._stale(book_id, chapters)  # an unknown book is an error, not an empty list
+        found = {
+            p.paragraph_id: p
+            for p in self._stores.quality.flagged(book_id, chapter_numbers=chapters)
+        }
+        for paragraph in stale:
+            if before := found.get(paragraph.paragraph_id):
+                paragraph = replace(before, warnings=(*paragraph.warnings, *before.warnings))
+            found[paragraph.paragraph_id] = paragraph
+        return sorted(found.values(), key=lambda p: (p.chapter_number, p.index))
+
+    def _stale(self, book_id: str, chapters: Collection[int] | None) -> list[FlaggedParagraph]:
+        book = self._library.get_book(book_id, chapter_numbers=chapters)
+        return [
+            FlaggedParagraph(
+                chapter.order,
+                chapter.id,
+                p.id,
+                p.index,
+                p.text,
+                p.translation or "",
+                (
+                    QualityWarning(
+                        STALE_TRANSLATION,
+                        f"a new edition changed the source since; it was: {p.previous_source}",
+                        p.id,
+                    ),
+                ),
+            )
+            for chapter in book.chapters
+            for p in chapter.paragraphs
+            if p.is_stale
+        ]
 
     def _chapter(self, book_id: str, number: int, start: int, limit: int) -> ChapterView:
         book = self._library.book(book_id)
@@ -265,7 +300,9 @@ class Books:
         declared = draft.language if draft.language and is_language_tag(draft.language) else None
         source = normalize_language(source_lang or declared or guess_language(text) or "en")
         target = normalize_language(target_lang)
-        book_id = self._library.add_book(draft, source_lang=source, target_lang=target, title=title)
+        book_id = self._library.add_book(
+            draft, source_lang=source, target_lang=target, title=title, file_name=path.name
+        )
         return ImportedBook(
             book_id,
             title or draft.title,

@@ -4,7 +4,8 @@ The plan is made once, when the job is created, and kept as rows (``store.chunks
 resumed job runs what is left of the same plan. A paragraph counts as done for a translation
 once it has a selected translation (unless the job retranslates), and for every job once the
 job has written a version of it. Glossary extraction writes no versions: the status of its
-chunk rows alone says what is done.
+chunk rows alone says what is done. On a book a new edition changed, a translation job
+does the new paragraphs and those whose translation is stale.
 
 A job over some paragraphs only (``only``: "retranslate these") plans those alone, in the
 chunks of their chapters, and never the chapters' titles.
@@ -31,20 +32,19 @@ def work_of(chapter: Chapter, kind: JobKind, only: Set[str] | None = None) -> li
 
 def is_done(paragraph: Paragraph, kind: JobKind, *, retranslate: bool, written: Set[str]) -> bool:
     """Whether the job has nothing left to do on ``paragraph``; ``written`` are the ids the
-    job has already written a version of."""
+    job has already written a version of. A stale translation (a new edition changed its
+    source) is not done: it is translated again."""
     if paragraph.id in written:
         return True
-    return kind is JobKind.TRANSLATION and not retranslate and paragraph.translation is not None
+    translated = paragraph.translation is not None and not paragraph.is_stale
+    return kind is JobKind.TRANSLATION and not retranslate and translated
 
 
 def title_wanted(
     chapter: Chapter, kind: JobKind, *, retranslate: bool, only: Set[str] | None = None
 ) -> bool:
-    return (
-        kind is JobKind.TRANSLATION
-        and only is None
-        and (chapter.translated_title is None or retranslate)
-    )
+    fresh = chapter.translated_title is not None and chapter.previous_title is None
+    return kind is JobKind.TRANSLATION and only is None and (retranslate or not fresh)
 
 
 def split_book(

@@ -86,7 +86,7 @@ async def add_book(
     refused (409) unless ``again``."""
     with tempfile.TemporaryDirectory(prefix="honyaku-upload-") as folder:
         path = Path(folder) / _file_name(file.filename)
-        await _save_capped(file, path, bench.upload_limit_bytes)
+        await save_capped(file, path, bench.upload_limit_bytes)
         book = await bench.honyaku.books.import_file(
             path,
             title=title or None,
@@ -106,7 +106,7 @@ def _file_name(uploaded: str | None) -> str:
     return name or "book"
 
 
-async def _save_capped(upload: UploadFile, path: Path, limit_bytes: int) -> None:
+async def save_capped(upload: UploadFile, path: Path, limit_bytes: int) -> None:
     size = 0
     with path.open("wb") as saved:
         while chunk := await upload.read(UPLOAD_CHUNK_BYTES):
@@ -176,12 +176,14 @@ async def get_chapter(
         translated_title=chapter.translated_title,
         paragraph_count=chapter.paragraphs,
         start=view.start,
+        previous_title=chapter.previous_title,
         paragraphs=[
             ParagraphOut(
                 id=p.id,
                 index=p.index,
                 text=p.text,
                 translation=p.translation,
+                previous_source=p.previous_source,
                 versions=[VersionOut.of(v) for v in view.versions.get(p.id, [])],
             )
             for p in view.paragraphs

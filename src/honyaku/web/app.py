@@ -28,7 +28,7 @@ from honyaku.errors import (
     ProviderError,
     UserError,
 )
-from honyaku.web import api, chat, glossary, pages, quality, search
+from honyaku.web import api, chat, editions, glossary, pages, quality, search
 from honyaku.web.guard import BodyLimit, Guard
 from honyaku.web.i18n import Language, _, language_of, speak
 from honyaku.web.words import N_
@@ -56,6 +56,7 @@ def create_app(
     )
     app.state.workbench = bench
     app.include_router(api.router)
+    app.include_router(editions.router)
     app.include_router(chat.router)
     app.include_router(glossary.router)
     app.include_router(quality.router)

@@ -44,6 +44,7 @@ class BookOut(BaseModel):
     chapters: int
     work_paragraphs: int
     translated: int
+    stale: int = 0
 
     @classmethod
     def of(cls, book: BookSummary) -> BookOut:
@@ -58,6 +59,8 @@ class ChapterOut(BaseModel):
     paragraphs: int
     work_paragraphs: int
     translated: int
+    stale: int = 0
+    title_stale: bool = False
 
     @classmethod
     def of(cls, chapter: ChapterProgress) -> ChapterOut:
@@ -88,6 +91,9 @@ class ParagraphOut(BaseModel):
     index: int
     text: str
     translation: str | None
+    previous_source: str | None = Field(
+        default=None, description="The text a stale translation was made for."
+    )
     versions: list[VersionOut]
 
 
@@ -99,6 +105,9 @@ class ChapterDetail(BaseModel):
     translated_title: str | None
     paragraph_count: int = Field(description="All the chapter's paragraphs, empty ones too.")
     start: int = Field(description="The position of the first paragraph in ``paragraphs``.")
+    previous_title: str | None = Field(
+        default=None, description="The title a stale translated title was made for."
+    )
     paragraphs: list[ParagraphOut]
 
 

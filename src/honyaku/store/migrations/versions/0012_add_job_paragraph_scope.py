@@ -1,13 +1,13 @@
 """Jobs over some paragraphs only ("retranslate these"): the ids they work on.
 
-Revision ID: 0011
+Revision ID: 0012
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0011"
-down_revision = "0010"
+revision = "0012"
+down_revision = "0011"
 
 
 def upgrade() -> None:
