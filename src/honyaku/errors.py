@@ -33,10 +33,19 @@ class HonyakuError(Exception):
 
     ``terminal_hint``, where there is one, says what to type in a terminal to mend it
     (``--encoding cp932``): the CLI adds it to the line, the web leaves it out.
+
+    A message written as a template with its values apart,
+    ``NotFoundError("no book with id {book_id!r}", book_id=ref)``, keeps both
+    (``template``, ``values``): the web shows it in the reader's language from its catalog.
     """
 
-    def __init__(self, *args: object, terminal_hint: str | None = None) -> None:
+    def __init__(self, *args: object, terminal_hint: str | None = None, **values: object) -> None:
+        self.template: str | None = None
+        if values and len(args) == 1 and isinstance(args[0], str):
+            self.template = args[0]
+            args = (args[0].format(**values),)
         super().__init__(*args)
+        self.values = values
         self.terminal_hint = terminal_hint
 
 

@@ -20,7 +20,7 @@ DOMAINS = {
     "messages": ["-F", str(LOCALES / "babel.cfg"), *ERROR_KEYWORDS, "-k", "BookFormatError"],
     "js": ["-F", str(LOCALES / "babel-js.cfg"), "-k", "t"],
 }
-PLACEHOLDER = re.compile(r"%\(\w+\)s|\{\w+\}")
+PLACEHOLDER = re.compile(r"%\(\w+\)s|\{\w+(?:![rsa])?\}")
 
 
 def _ids(catalog: Catalog) -> set[str]:

@@ -184,3 +184,5 @@ def test_an_error_speaks_the_persons_language(local):
     assert answer.status_code == 404
     assert "这个地址什么也没有" in answer.text
     assert api.json() == {"detail": "このアドレスには何もありません"}
+    missing = httpx2.get(f"{url}/api/books/deadbeef", headers={"Accept-Language": "zh-CN"})
+    assert missing.json() == {"detail": "没有 id 为 'deadbeef' 的书"}

@@ -228,7 +228,9 @@ def test_the_assistants_markdown_is_shown_formatted_and_its_html_never_runs(
     expect(page.get_by_role("heading", name="Assistant")).to_have_count(1)
     panel = page.locator("[data-chat]")
     panel.get_by_label("Assistant’s engine").select_option(model)
-    panel.get_by_role("textbox").fill("Show me some format")
+    panel.get_by_role("textbox").fill(
+        "Show me some format, " + "and a title longer than any line " * 4
+    )
     panel.get_by_role("button", name="Send").click()
 
     reply = panel.locator(".reply .markdown")
@@ -239,6 +241,7 @@ def test_the_assistants_markdown_is_shown_formatted_and_its_html_never_runs(
     assert reply.locator("a[href^=javascript]").count() == 0
     expect(page.locator(".chat-working")).to_be_hidden()
     assert alerts == []
+    screenshot(page, "chat-markdown-en")
 
 
 def test_a_message_retried_after_a_failure_is_shown_and_stored_once(

@@ -118,7 +118,11 @@ class Books:
         def locate() -> LocatedParagraph:
             found = self._library.locate(book_id, paragraph_id)
             if found is None:
-                raise NotFoundError(f"no paragraph {paragraph_id} in book {book_id}")
+                raise NotFoundError(
+                    "no paragraph {paragraph_id} in book {book_id}",
+                    paragraph_id=paragraph_id,
+                    book_id=book_id,
+                )
             return found
 
         return await asyncio.to_thread(locate)
@@ -191,7 +195,7 @@ class Books:
         def delete() -> None:
             for job in self._stores.jobs.for_book(book_id):
                 if job.shown_status is JobStatus.RUNNING:
-                    raise UserError(f"job {job.id} is running on this book: stop it first")
+                    raise UserError("job {job} is running on this book: stop it first", job=job.id)
             self._library.delete_book(book_id)
 
         await asyncio.to_thread(delete)
@@ -267,7 +271,9 @@ class Books:
         book = self._library.book(book_id)
         count = self._library.chapter_count(book_id)
         if not 1 <= number <= count:
-            raise NotFoundError(f"book {book_id} has no chapter {number}")
+            raise NotFoundError(
+                "book {book_id} has no chapter {number}", book_id=book_id, number=number
+            )
         stop = start + limit
         return ChapterView(
             book,

@@ -42,7 +42,11 @@ class Versions:
             texts = {v.id: v.text for v in self._library.versions(book_id, paragraph_id)}
             for wanted in (old_id, new_id):
                 if wanted not in texts:
-                    raise NotFoundError(f"paragraph {paragraph_id} has no version {wanted}")
+                    raise NotFoundError(
+                        "paragraph {paragraph_id} has no version {version_id}",
+                        paragraph_id=paragraph_id,
+                        version_id=wanted,
+                    )
             return diff_texts(texts[old_id], texts[new_id])
 
         return await asyncio.to_thread(diff)

@@ -44,7 +44,9 @@ def normalize_language(tag: str) -> str:
     """A BCP 47 tag in its usual case: ``ja-jp`` → ``ja-JP``, ``zh-hant`` → ``zh-Hant``;
     anything else is refused, since tags end up in files, file names and pages."""
     if not is_language_tag(tag):
-        raise UserError(f"{tag[:40]!r} is not a language tag: write one like ja, zh-CN or en")
+        raise UserError(
+            "{tag!r} is not a language tag: write one like ja, zh-CN or en", tag=tag[:40]
+        )
     parts = tag.strip().replace("_", "-").split("-")
     fixed = [parts[0].lower()]
     for part in parts[1:]:

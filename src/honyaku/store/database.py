@@ -45,8 +45,9 @@ class Database:
             raise StoreError(f"cannot open the database: {_first_line(exc)}") from exc
         except ModuleNotFoundError as exc:
             raise ConfigError(
-                f"the database driver {exc.name!r} is not installed; for PostgreSQL: "
-                "pip install 'honyaku[postgres]'"
+                "the database driver {driver!r} is not installed; for PostgreSQL: "
+                "pip install 'honyaku[postgres]'",
+                driver=exc.name,
             ) from exc
 
     @classmethod

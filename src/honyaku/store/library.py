@@ -153,7 +153,7 @@ class Library:
     def resolve(self, ref: str) -> str:
         """The id of the book that ``ref`` names: a whole id or an unambiguous prefix."""
         if not ID_PREFIX.fullmatch(ref):
-            raise NotFoundError(f"{ref!r} is not a book id (8 hex characters)")
+            raise NotFoundError("{ref!r} is not a book id (8 hex characters)", ref=ref)
         with self.database.transaction() as session:
             if session.get(BookRow, ref) is not None:
                 return ref
@@ -203,7 +203,11 @@ class Library:
                 select(ChapterRow).where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
             )
             if row is None:
-                raise NotFoundError(f"no chapter {chapter_id} in book {book_id}")
+                raise NotFoundError(
+                    "no chapter {chapter_id} in book {book_id}",
+                    chapter_id=chapter_id,
+                    book_id=book_id,
+                )
             return _chapter(row, ())
 
     def paragraphs(self, book_id: str, ids: Collection[str]) -> dict[str, Paragraph]:
@@ -276,7 +280,9 @@ class Library:
                 )
             )
             if row is None:
-                raise NotFoundError(f"book {book_id} has no chapter {number}")
+                raise NotFoundError(
+                    "book {book_id} has no chapter {number}", book_id=book_id, number=number
+                )
             counts = _counts_by(session, ParagraphRow.chapter_pk, ParagraphRow.chapter_pk == row.pk)
             previous = _chapter(row, ()).previous_title
             return ChapterProgress(
@@ -459,7 +465,11 @@ class Library:
             )
             row = session.get(TranslationRow, version_id)
             if paragraph_pk is None or row is None or row.paragraph_pk != paragraph_pk:
-                raise NotFoundError(f"paragraph {paragraph_id} has no version {version_id}")
+                raise NotFoundError(
+                    "paragraph {paragraph_id} has no version {version_id}",
+                    paragraph_id=paragraph_id,
+                    version_id=version_id,
+                )
             session.execute(
                 update(TranslationRow)
                 .where(TranslationRow.paragraph_pk == paragraph_pk, TranslationRow.selected)
@@ -478,7 +488,11 @@ class Library:
                 select(ChapterRow).where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
             )
             if row is None:
-                raise NotFoundError(f"no chapter {chapter_id} in book {book_id}")
+                raise NotFoundError(
+                    "no chapter {chapter_id} in book {book_id}",
+                    chapter_id=chapter_id,
+                    book_id=book_id,
+                )
             row.translated_title = translated_title
             row.title_translated_from = None
 
@@ -565,7 +579,7 @@ def _summaries(session: Session, books: Sequence[BookRow]) -> list[BookSummary]:
 def book_row(session: Session, book_id: str) -> BookRow:
     row = session.get(BookRow, book_id)
     if row is None:
-        raise NotFoundError(f"no book with id {book_id!r}")
+        raise NotFoundError("no book with id {book_id!r}", book_id=book_id)
     return row
 
 

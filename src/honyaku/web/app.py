@@ -113,6 +113,7 @@ def _status(error: HonyakuError) -> int:
 def _answer(
     request: Request, status: int, message: str, headers: Mapping[str, str] | None = None
 ) -> Response:
+    """``message`` (English, as the catalog knows it) in the reader's language."""
     speak(language_of(request.headers))  # handlers outside the app's middleware run here too
     message = _(message)
     if request.url.path.startswith("/api/"):
@@ -124,7 +125,10 @@ def _answer(
 
 async def _honyaku_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HonyakuError)
-    return _answer(request, _status(error), str(error))
+    if error.template is None:
+        return _answer(request, _status(error), str(error))
+    speak(language_of(request.headers))
+    return _answer(request, _status(error), _(error.template).format(**error.values))
 
 
 async def _invalid_request(request: Request, error: Exception) -> Response:

@@ -103,11 +103,11 @@ class ChapterDetail(BaseModel):
     id: str
     title: str
     translated_title: str | None
-    paragraph_count: int = Field(description="All the chapter's paragraphs, empty ones too.")
-    start: int = Field(description="The position of the first paragraph in ``paragraphs``.")
     previous_title: str | None = Field(
         default=None, description="The title a stale translated title was made for."
     )
+    paragraph_count: int = Field(description="All the chapter's paragraphs, empty ones too.")
+    start: int = Field(description="The position of the first paragraph in ``paragraphs``.")
     paragraphs: list[ParagraphOut]
 
 
