@@ -118,7 +118,7 @@ def test_a_galtransl_file_is_imported_exported_and_a_series_attached_and_detache
     expect(page.locator("ul.series")).to_contain_text("不思議の国")
     page.get_by_role("button", name="Detach").click()
     expect(page.locator("ul.series")).to_have_count(0)
-    screenshot(page, "glossary-en")
+    screenshot(page, "glossary-files-en")
 
 
 def test_in_chinese_proposals_are_accepted_and_rejected_and_an_entry_added(
@@ -148,4 +148,4 @@ def test_in_chinese_proposals_are_accepted_and_rejected_and_an_entry_added(
     form.get_by_label("译名").fill("森林")
     form.get_by_role("button", name="保存").click()
     expect(page.locator("tr[data-source=森]")).to_contain_text("森林")
-    screenshot(page, "glossary-zh")
+    screenshot(page, "glossary-entry-zh")

@@ -35,7 +35,7 @@ def test_a_model_is_added_with_prices_and_limits_tested_edited_and_removed(
     expect(result).to_contain_text("The server answers.")
     expect(result).to_contain_text("The model calls tools natively.")
     assert len(fake_model.requests) == 1
-    screenshot(page, "models-en")
+    screenshot(page, "models-tested-en")
 
     row.get_by_role("button", name="Edit").click()
     expect(form.get_by_label("Name")).to_have_value(name)
@@ -120,4 +120,4 @@ def test_in_chinese_a_model_is_added_and_tested_in_plain_chinese(
     row.get_by_role("button", name="测试").click()
     expect(row.locator(".check-result")).to_contain_text("服务器有应答。")
     expect(row.locator(".check-result")).to_contain_text("模型支持原生工具调用。")
-    screenshot(page, "models-zh")
+    screenshot(page, "models-tested-zh")

@@ -40,7 +40,7 @@ def test_flagged_paragraphs_are_listed_by_kind_and_a_dismissed_warning_stays_dis
     expect(first.get_by_role("link")).to_have_attribute(
         "href", re.compile(r"/chapters/1\?at=[0-9a-f]{8}$")
     )
-    screenshot(page, "quality-en")
+    screenshot(page, "quality-flagged-en")
 
     first.get_by_role("button", name="Not a mistake").click()
     expect(items).to_have_count(2)
@@ -83,6 +83,6 @@ def test_in_chinese_flagged_paragraphs_are_named_by_kind_and_dismissed(
     expect(page.get_by_label("警告类型")).to_contain_text("残留未译假名 (3)")
     first = page.locator(".flagged-paragraph").first
     expect(first.get_by_role("link")).to_have_text("第 1 章第 1 段")
-    screenshot(page, "quality-zh")
+    screenshot(page, "quality-flagged-zh")
     first.get_by_role("button", name="不是错误").click()
     expect(page.locator(".flagged-paragraph")).to_have_count(2)

@@ -75,7 +75,10 @@ function describe(version) {
     "li",
     {},
     element("span", { className: "meta" }, `${when} · ${what} · ${who}`),
-    element("span", {}, `${version.source} → ${version.target}${version.note ? ` (${version.note})` : ""}`),
+    element("span", { lang: section.dataset.sourceLang }, version.source),
+    " → ",
+    element("span", { lang: section.dataset.targetLang }, version.target),
+    version.note ? ` (${version.note})` : "",
   );
 }
 
