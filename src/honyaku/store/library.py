@@ -214,13 +214,7 @@ class Library:
         """The paragraphs with these ids, with their selected translations."""
         with self.database.transaction() as session:
             rows = session.execute(
-                select(
-                    ParagraphRow.id,
-                    ParagraphRow.position,
-                    ParagraphRow.text,
-                    TranslationRow.text,
-                    TranslationRow.translated_from,
-                )
+                select(*_paragraph_columns())
                 .outerjoin(TranslationRow, _selected_join())
                 .where(
                     ParagraphRow.book_id == book_id,
@@ -302,13 +296,7 @@ class Library:
         ``number`` (from 1), with their selected translations: a window on a long chapter."""
         with self.database.transaction() as session:
             rows = session.execute(
-                select(
-                    ParagraphRow.id,
-                    ParagraphRow.position,
-                    ParagraphRow.text,
-                    TranslationRow.text,
-                    TranslationRow.translated_from,
-                )
+                select(*_paragraph_columns())
                 .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
                 .outerjoin(TranslationRow, _selected_join())
                 .where(
@@ -695,6 +683,17 @@ def _version(row: TranslationRow) -> Version:
         row.job_id,
         row.created_at,
         row.selected,
+    )
+
+
+def _paragraph_columns() -> tuple[Any, ...]:
+    """What ``_paragraph`` makes a paragraph of, in its order."""
+    return (
+        ParagraphRow.id,
+        ParagraphRow.position,
+        ParagraphRow.text,
+        TranslationRow.text,
+        TranslationRow.translated_from,
     )
 
 

@@ -26,7 +26,7 @@ from honyaku.domain.workflow import JobKind
 from honyaku.errors import UserError
 from honyaku.formats import ExportFormat
 from honyaku.jobs.estimate import Estimate
-from honyaku.web.i18n import _
+from honyaku.web.i18n import _, message_of
 from honyaku.web.schemas import (
     ERROR_RESPONSES,
     AnswerIn,
@@ -304,7 +304,7 @@ async def _model(honyaku: Honyaku, name: str) -> ModelChoice:
         return await honyaku.models.saved(name)
     except UserError as exc:
         raise UserError(
-            _("{reason}: add one on the Models page").format(reason=_(str(exc)))
+            _("{reason}: add one on the Models page").format(reason=message_of(exc))
         ) from None
 
 

@@ -30,7 +30,7 @@ from honyaku.errors import (
 )
 from honyaku.web import api, chat, editions, glossary, pages, quality, search
 from honyaku.web.guard import BodyLimit, Guard
-from honyaku.web.i18n import Language, _, language_of, speak
+from honyaku.web.i18n import Language, _, language_of, message_of, speak
 from honyaku.web.words import N_
 from honyaku.web.workbench import Workbench
 
@@ -125,10 +125,8 @@ def _answer(
 
 async def _honyaku_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HonyakuError)
-    if error.template is None:
-        return _answer(request, _status(error), str(error))
     speak(language_of(request.headers))
-    return _answer(request, _status(error), _(error.template).format(**error.values))
+    return _answer(request, _status(error), message_of(error))
 
 
 async def _invalid_request(request: Request, error: Exception) -> Response:

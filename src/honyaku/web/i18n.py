@@ -25,6 +25,8 @@ from jinja2 import Environment
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from honyaku.errors import HonyakuError
+
 LOCALES = Path(__file__).with_name("locales")
 LANGUAGES = {"zh": "中文", "en": "English", "ja": "日本語"}
 """The interface's languages, each by its own name."""
@@ -39,6 +41,14 @@ _current: ContextVar[str] = ContextVar("honyaku_web_language", default=DEFAULT)
 def _(message: str) -> str:
     """``message`` in the language of the request being served."""
     return _translations(_current.get()).gettext(message)
+
+
+def message_of(error: HonyakuError) -> str:
+    """An error's line in the reader's language: from its template where it was written as
+    one and the catalog has it, else as the catalog has the whole line, else as it is."""
+    if error.template is not None:
+        return _(error.template).format(**error.values)
+    return _(str(error))
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
