@@ -68,10 +68,6 @@ class ConfigError(UserError):
 class DuplicateBookError(UserError):
     """Raised before a book already in the library is imported again, unless that is asked."""
 
-    def __init__(self, message: str, book_id: str) -> None:
-        super().__init__(message)
-        self.book_id = book_id
-
 
 class ProviderError(HonyakuError):
     def __init__(self, message: str, *, status_code: int | None = None) -> None:

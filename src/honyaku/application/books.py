@@ -298,9 +298,9 @@ class Books:
         draft = read_book(path, chapter_pattern=chapter_pattern, encoding=encoding)
         if not again and (same := self._same_book(draft, title or draft.title)):
             raise DuplicateBookError(
-                f"«{same.title}» is already in the library, with as many paragraphs: open it, "
-                "or import this file again to keep two copies",
-                same.id,
+                "«{title}» is already in the library, with as many paragraphs: open it, or "
+                "import this file again to keep two copies",
+                title=same.title,
             )
         text = "".join(p for c in draft.chapters for p in c.paragraphs)
         declared = draft.language if draft.language and is_language_tag(draft.language) else None

@@ -43,13 +43,14 @@ forgetButton.addEventListener("click", async () => {
 });
 listSessions();
 
-// Sends `message`; `again` sends the last one anew: its failed reply gives way to the new one,
-// and the message is neither shown nor stored twice.
+// Sends `message`; `again` sends the last one anew. A reply that failed before saying
+// anything gives way to the new one, and the message is neither shown nor stored twice (the
+// server keeps it once too); after a reply that said something, it is sent as a new message.
 let lastReply = null;
 async function send(message, { again = false } = {}) {
   lastMessage = message;
   errorBar.hidden = true;
-  if (again && lastReply) lastReply.root.remove();
+  if (again && lastReply?.failedSilent()) lastReply.root.remove();
   else log.append(element("li", { className: "said" }, message));
   const reply = new Reply(log);
   lastReply = reply;
@@ -68,7 +69,10 @@ async function send(message, { again = false } = {}) {
       if (name === "error") showChatError(data.message);
     }
   } catch (error) {
-    if (error.name === "AbortError") reply.notice(t("Stopped."));
+    if (error.name === "AbortError") {
+      reply.stopped = true;
+      reply.notice(t("Stopped."));
+    }
     else showChatError(error.message);
   } finally {
     setStreaming(null);
@@ -101,6 +105,12 @@ class Reply {
     log.scrollTop = log.scrollHeight;
   }
 
+  // Whether the reply failed before the model said or did anything (notices aside): then the
+  // server has kept nothing of it either.
+  failedSilent() {
+    return !this.stopped && !this.root.querySelector(".text, .tool-card, .answered");
+  }
+
   // What the indicator says while the reply goes on, after `data`.
   working(data) {
     if (data.type === "question") return t("Waiting for your answer…");
@@ -119,10 +129,9 @@ class Reply {
 
   // The stretch of text just written, as the server rendered its Markdown (escaped, safe).
   markdown(html) {
-    const last = this.text ?? this.root.querySelector(".text:last-of-type");
-    if (!last) return;
-    last.className = "text markdown";
-    last.innerHTML = html;
+    if (!this.text) return;
+    this.text.className = "text markdown";
+    this.text.innerHTML = html;
     this.text = null;
   }
 

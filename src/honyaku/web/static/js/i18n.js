@@ -10,6 +10,3 @@ export function t(text, values = {}) {
   const translated = catalog[text] || text;
   return translated.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 }
-
-// The page's language, for numbers and dates (Intl) in the person's own format.
-export const language = document.documentElement.lang || "en";
