@@ -15,6 +15,9 @@
     │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
     │       └── AuthError            the server refused the key
     ├── StoreError               the database refused a write
+    ├── ClaimLost                another process took over a chunk this one claimed (its
+    │                            heartbeat had stalled): this one's writes are refused, and
+    │                            the chunk's conversation ends here
     ├── ToolError                the model's call was wrong; becomes a result the model reads
     ├── NoFrontEndError          nobody is there to answer a question or approve a call
     ├── LoopError                a conversation could not finish (caps reached, retries exhausted)
@@ -120,6 +123,11 @@ class AuthError(FatalProviderError):
 
 class StoreError(HonyakuError):
     pass
+
+
+class ClaimLost(HonyakuError):
+    """Not a tool's failure for the model to read: the tool registry lets it through, and the
+    job leaves the chunk to the process that holds it now."""
 
 
 class ToolError(HonyakuError):

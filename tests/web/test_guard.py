@@ -13,6 +13,9 @@ from honyaku.web import Workbench
 
 from .conftest import serve, served_here, stop
 
+# Host, Origin and token checks read nothing of the database.
+pytestmark = pytest.mark.backends("sqlite")
+
 
 @pytest.fixture
 def local(honyaku: Honyaku) -> Iterator[tuple[str, Workbench]]:

@@ -10,6 +10,7 @@ models.py       model profiles, and choosing the model a command or page talks t
 settings.py     a book's settings
 search.py       search across a book, replace in its translations
 chats.py        chats with the assistant
+database.py     the database's schema: its revision, and bringing it up to date
 
 Front ends import from here what they show (the stores' records, the model choices); they
 never reach the stores or the model servers themselves.
@@ -24,6 +25,7 @@ from honyaku.application.books import (
     ImportedBook,
 )
 from honyaku.application.chats import Chats
+from honyaku.application.database import database_schema, upgrade_database
 from honyaku.application.editions import BookHistory, Editions, UpdatedBook
 from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
@@ -46,6 +48,7 @@ from honyaku.store import (
     JobStatus,
     LocatedParagraph,
     RecordedAction,
+    SchemaState,
     StoredEntry,
     Version,
     resolve_home,
@@ -86,6 +89,7 @@ __all__ = [
     "Models",
     "RecordedAction",
     "Replacement",
+    "SchemaState",
     "Search",
     "SearchHit",
     "SearchResult",
@@ -95,5 +99,7 @@ __all__ = [
     "UpdatedBook",
     "Version",
     "Versions",
+    "database_schema",
     "resolve_home",
+    "upgrade_database",
 ]

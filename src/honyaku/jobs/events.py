@@ -6,8 +6,9 @@ are named here too, so a front end reads the whole stream from this one vocabula
 A job's stream opens with ``JobStarted`` and closes with ``JobFinished``. In between, each
 chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in ``ChunkEvent``
 (text and reasoning deltas, retries, responses with their usage, tools started and finished,
-nudges), ``ParagraphsDone`` as batches are accepted, and ``ChunkFinished``. The terminal's
-progress bar, the action log, cost accounting and the web app's SSE all consume this stream.
+nudges), ``ParagraphsDone`` as batches are accepted, and ``ChunkFinished`` (or
+``ChunkTakenOver``). The terminal's progress bar, the action log, cost accounting and the web
+app's SSE all consume this stream.
 """
 
 from __future__ import annotations
@@ -119,6 +120,15 @@ class ChunkFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkTakenOver:
+    """Another process took the chunk over (this one's heartbeat had stalled): this process
+    wrote nothing more of it, and leaves the rest of its chapter to the new holder."""
+
+    where: Where
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class JobFinished:
     outcome: JobOutcome
 
@@ -130,5 +140,6 @@ JobEvent = (
     | ParagraphsDone
     | ParagraphsBusy
     | ChunkFinished
+    | ChunkTakenOver
     | JobFinished
 )

@@ -6,13 +6,17 @@ order, claiming each chunk before it runs it. It yields the job's events; the ac
 the cost are kept from those same events before they are passed on. Accepted batches are
 written as they come, so a job that dies (crash, SIGKILL, Ctrl-C) resumes where they stopped.
 
-A heartbeat renews this process's leases while the job runs, and stops the run when someone
-asked the job to stop (``JobService.stop``, from this or another process).
+A heartbeat renews this process's claims and its share of the job's lease while the job
+runs, stops the run when someone asked the job to stop (``JobService.stop``, from this or any
+other process), and ends the conversation of a chunk another process took over (this one's
+heartbeat had stalled past the claim timeout). Every write made under a claim shows its token,
+so such a chunk's late writes are refused whatever the heartbeat knows yet.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -26,13 +30,14 @@ from honyaku.domain.book import Book, BookSettings, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
-from honyaku.errors import SpendingCapReached, UserError
+from honyaku.errors import ClaimLost, ConfigError, SpendingCapReached, StoreError, UserError
 from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.approvals import book_approvals
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
 from honyaku.jobs.events import (
     ChunkFailure,
     ChunkFinished,
+    ChunkTakenOver,
     JobEvent,
     JobFinished,
     JobOutcome,
@@ -50,14 +55,17 @@ from honyaku.jobs.scheduler import merged
 from honyaku.jobs.spending import CappedProvider, Spending, check_cap, reply_bound
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.models import ConnectedModel
-from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim
+from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import Job, JobScope, JobStatus
+from honyaku.store.leases import CLAIM_TIMEOUT_VARIABLE, claim_timeout_s
 from honyaku.store.library import Library
 from honyaku.store.stores import Stores
 
 CONCURRENCY = 4
 HEARTBEAT_S = 10.0
+HEARTBEAT_VARIABLE = "HONYAKU_HEARTBEAT_S"
+"""Seconds between a running job's heartbeats (default 10)."""
 JOB_TOOL_NAMES = tuple(t.name for t in TASK_TOOLS + GLOSSARY_TOOLS + QUESTION_TOOLS)
 """The tools a job's model may call: the names a book's approval settings may name."""
 
@@ -94,6 +102,7 @@ class JobService:
         """Run the job ``request`` asks for with ``model``: ``JobStarted``, every chunk's
         events, then ``JobFinished``. A fatal provider error or a stop is raised after the
         job's state is saved."""
+        beat_s = _heartbeat_s()
         scope = await asyncio.to_thread(job_scope, self.library, request)
         book = await asyncio.to_thread(
             self.library.get_book, request.book_id, chapter_numbers=scope.chapters
@@ -111,7 +120,7 @@ class JobService:
             planned=planned,
             resume=request.resume,
         )
-        run = await asyncio.to_thread(_Run, self, job, book, request, model, spending)
+        run = await asyncio.to_thread(_Run, self, job, book, request, model, spending, beat_s)
         lanes = run.lanes(await asyncio.to_thread(self.chunks.items, job.id))
         started = JobStarted(
             job, run.total, run.total - len(run.to_do), sum(len(lane) for lane in lanes), resumed
@@ -129,7 +138,7 @@ class JobService:
         task = asyncio.current_task()
         assert task is not None
         self._running[job.id] = task
-        heartbeat = asyncio.create_task(self._heartbeat(job.id, task))
+        heartbeat = asyncio.create_task(self._heartbeat(run, task))
         try:
             async for event in merged(lanes, run.chapter, concurrency=run.request.concurrency):
                 await log.follow(event)
@@ -142,7 +151,7 @@ class JobService:
             # cost are written, and its chunks are free for the next run. On the loop: a
             # cancelled task cannot wait for a thread, and these are a few short writes.
             log.write_now()
-            self.chunks.release(job.id)
+            self.chunks.release(list(run.held))
             asked = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit)
             stopped = asked or isinstance(exc, SpendingCapReached)
             status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
@@ -170,10 +179,17 @@ class JobService:
         )
         return JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
 
-    async def _heartbeat(self, job_id: str, task: asyncio.Task[object]) -> None:
+    async def _heartbeat(self, run: _Run, task: asyncio.Task[object]) -> None:
         while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            if await asyncio.to_thread(self.chunks.beat, job_id):
+            await asyncio.sleep(run.heartbeat_s)
+            try:
+                beat = await asyncio.to_thread(
+                    self.chunks.beat, run.job.id, list(run.held), run.job.stop_requests
+                )
+            except StoreError:
+                continue  # tried again at the next beat: a claim outlives several missed ones
+            run.give_up(beat.lost)
+            if beat.stop:
                 task.cancel()
                 return
 
@@ -207,9 +223,15 @@ class _Run:
         request: JobRequest,
         model: ConnectedModel,
         spending: Spending | None,
+        heartbeat_s: float,
     ) -> None:
         self.service, self.job, self.book, self.request = service, job, book, request
         self.spending = spending
+        self.heartbeat_s = heartbeat_s
+        self.held: dict[ClaimToken, asyncio.Task[object] | None] = {}
+        """The claims this run holds, each with the lane running its chunk."""
+        self.lost: set[ClaimToken] = set()
+        """Claims another process took over."""
         self.capped: SpendingCapReached | None = None
         """Why the run stopped taking chunks: the next request could pass its cap."""
         written = service.store.paragraphs_done(job.id)
@@ -248,7 +270,8 @@ class _Run:
         return sorted(by_chapter, key=len, reverse=True)
 
     async def chapter(self, items: Sequence[ChunkItem]) -> AsyncIterator[JobEvent]:
-        """A chapter's chunks in order; a chunk another process holds leaves it the chapter."""
+        """A chapter's chunks in order; a chunk another process holds, or takes over, leaves
+        it the chapter."""
         chunks = self.service.chunks
         for item in items:
             if self.capped is not None:
@@ -264,8 +287,49 @@ class _Run:
                     # The other chapters finish what they have paid for, then stop too.
                     self.capped = reached
                     return
+                if claim.token in self.lost:
+                    return
+
+    def give_up(self, lost: frozenset[ClaimToken]) -> None:
+        """End the conversations of chunks another process took over."""
+        for token in lost:
+            lane = self.held.pop(token, None)
+            self.lost.add(token)
+            if lane is not None:
+                lane.cancel()
 
     async def _claimed(self, claim: Claim) -> AsyncIterator[JobEvent]:
+        """The claimed chunk's events, then its end written under its claim; or, if another
+        process takes the chunk over meanwhile, ``ChunkTakenOver``."""
+        token, lane = claim.token, asyncio.current_task()
+        self.held[token] = lane
+        error = None
+        try:
+            async for event in self._chunk(claim):
+                if isinstance(event, ChunkFinished):
+                    error = event.error
+                yield event
+            # From here the claim is ended, not given back: its end is written in a thread
+            # that runs on even if the run is stopped meanwhile.
+            del self.held[token]
+            status = ChunkStatus.FAILED if error else ChunkStatus.DONE
+            await asyncio.to_thread(self.service.chunks.finish, token, status, error)
+            return
+        except ClaimLost as lost:
+            reason = str(lost)
+        except asyncio.CancelledError:
+            if token not in self.lost or lane is None:
+                raise  # a stop: a claim still held is given back
+            lane.uncancel()
+            reason = "the heartbeat found the chunk taken over by another process"
+        self.held.pop(token, None)
+        self.lost.add(token)
+        planned = claim.item.planned
+        yield ChunkTakenOver(
+            Where(planned.chapter_number, planned.number, planned.chapter_id), reason
+        )
+
+    async def _chunk(self, claim: Claim) -> AsyncIterator[JobEvent]:
         planned = claim.item.planned
         where = Where(planned.chapter_number, planned.number, planned.chapter_id)
         chapter, work, gone = await asyncio.to_thread(self._work, claim)
@@ -278,17 +342,13 @@ class _Run:
             and not claim.busy
             and title_wanted(chapter, self.job.kind, retranslate=self.job.retranslate)
         )
-        error = None
         if work or shows_title:
-            context = self._context(Chunk(chapter, planned.number, tuple(work), shows_title))
+            chunk = Chunk(chapter, planned.number, tuple(work), shows_title)
+            context = self._context(chunk, claim.token)
             async for event in run_chunk(
                 context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
             ):
-                if isinstance(event, ChunkFinished):
-                    error = event.error
                 yield event
-        status = ChunkStatus.FAILED if error else ChunkStatus.DONE
-        await asyncio.to_thread(self.service.chunks.finish, claim.item.pk, status, error)
 
     def _work(self, claim: Claim) -> tuple[Chapter, list[Paragraph], int]:
         """The chunk's chapter, its paragraphs still to do, and how many of those it was planned
@@ -315,7 +375,7 @@ class _Run:
         bound = partial(reply_bound, context.workflow, title)
         return replace(self.talk, provider=CappedProvider(self.talk.provider, self.spending, bound))
 
-    def _context(self, chunk: Chunk) -> ChunkContext:
+    def _context(self, chunk: Chunk, claim: ClaimToken) -> ChunkContext:
         chapter = chunk.chapter
         kind = self.job.kind
         asker = (
@@ -335,7 +395,24 @@ class _Run:
             chunk,
             workflow,
             self.glossary,
+            claim,
         )
+
+
+def _heartbeat_s() -> float:
+    """``HONYAKU_HEARTBEAT_S``, well under the claim timeout: a claim must outlive a few
+    heartbeats that come late or fail."""
+    setting = os.environ.get(HEARTBEAT_VARIABLE, "").strip()
+    try:
+        seconds = float(setting) if setting else HEARTBEAT_S
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= claim_timeout_s() / 3:
+        raise ConfigError(
+            f"{HEARTBEAT_VARIABLE} must be seconds above 0 and at most a third of "
+            f"{CLAIM_TIMEOUT_VARIABLE} ({claim_timeout_s():g} s), not {setting!r}"
+        )
+    return seconds
 
 
 def job_scope(library: Library, request: JobRequest) -> JobScope:

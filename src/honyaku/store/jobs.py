@@ -2,7 +2,8 @@
 
 A job is opened inside an exclusive transaction: of several processes started at once over
 the same scope, one creates the job and plans its chunks, and the others find it and join in,
-claiming chunks of their own (``store.chunks``).
+claiming chunks of their own (``store.chunks``). Each process that runs a job renews the job's
+lease; a stop asked while several run it reaches every one of them (``JobRow.stop_requests``).
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from honyaku.domain.ids import new_id
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
 from honyaku.store.chunks import ENDED, PlannedChunk, add_chunks, reopen_chunks
 from honyaku.store.database import Database
+from honyaku.store.ids import fresh_id
 from honyaku.store.leases import Lease, this_process
 from honyaku.store.schema import (
     ActionRow,
@@ -142,9 +143,10 @@ class Job:
     created_at: datetime
     cost: JobCost
     lease: Lease
-    """The process that last opened it."""
+    """The process that last opened it, and the last heartbeat of any process running it."""
     retranslate: bool = False
-    stop_requested: bool = False
+    stop_requests: int = 0
+    """Stops asked so far; a run stops when the count grows past what it opened the job with."""
     paragraphs: list[str] | None = None
     """The paragraphs it works on, where it works on some only."""
 
@@ -236,17 +238,22 @@ class JobStore:
             return [_job(row) for row in rows]
 
     def finish(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
+        """Record how the job ended; a stop asked meanwhile still reaches every process."""
         with self.database.transaction() as session:
             session.execute(
                 update(JobRow)
                 .where(JobRow.id == job_id)
-                .values(status=status, error=error, finished_at=utc_now(), stop_requested=False)
+                .values(status=status, error=error, finished_at=utc_now())
             )
 
     def request_stop(self, job_id: str) -> None:
-        """Ask the processes running the job to stop; they look between requests."""
+        """Ask every process running the job to stop; each looks at its next heartbeat."""
         with self.database.transaction() as session:
-            session.execute(update(JobRow).where(JobRow.id == job_id).values(stop_requested=True))
+            session.execute(
+                update(JobRow)
+                .where(JobRow.id == job_id)
+                .values(stop_requests=JobRow.stop_requests + 1)
+            )
 
     def record(self, job_id: str, actions: Sequence[Action], cost: JobCost = JobCost()) -> None:
         """Add actions and cost in one transaction."""
@@ -359,14 +366,12 @@ def _reopen(session: Session, row: JobRow, *, model: str, protocol: str) -> None
     row.protocol = protocol
     row.owner = this_process()
     row.heartbeat_at = utc_now()
-    row.stop_requested = False
     session.flush()
 
 
 def _new_job(session: Session, scope: JobScope, *, model: str, protocol: str) -> JobRow:
-    taken = set(session.scalars(select(JobRow.id)))
     row = JobRow(
-        id=new_id(taken),
+        id=fresh_id(session, JobRow),
         book_id=scope.book_id,
         kind=scope.kind.value,
         chapters=scope.chapters,
@@ -377,8 +382,8 @@ def _new_job(session: Session, scope: JobScope, *, model: str, protocol: str) ->
         owner=this_process(),
         heartbeat_at=utc_now(),
         retranslate=scope.retranslate,
+        stop_requests=0,
         paragraphs=scope.paragraphs,
-        stop_requested=False,
         **dict.fromkeys(JobCost.__slots__, 0),
     )
     session.add(row)
@@ -400,6 +405,6 @@ def _job(row: JobRow) -> Job:
         JobCost(*(getattr(row, name) for name in JobCost.__slots__)),
         Lease(row.owner, row.heartbeat_at),
         bool(row.retranslate),
-        bool(row.stop_requested),
+        row.stop_requests,
         row.paragraphs,
     )

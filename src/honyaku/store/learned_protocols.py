@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from honyaku.store.database import Database
 from honyaku.store.schema import LearnedProtocolRow, utc_now
+from honyaku.store.upsert import upsert
 
 
 class LearnedProtocols:
@@ -18,10 +19,14 @@ class LearnedProtocols:
             return row.protocol if row else None
 
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
-        # merge reads before it writes: two processes saving at once must not both insert.
-        with self.database.transaction(exclusive=True) as session:
-            session.merge(
-                LearnedProtocolRow(
-                    base_url=base_url, model=model, protocol=protocol, checked_at=utc_now()
-                )
+        with self.database.transaction() as session:
+            upsert(
+                session,
+                LearnedProtocolRow,
+                {
+                    "base_url": base_url,
+                    "model": model,
+                    "protocol": protocol,
+                    "checked_at": utc_now(),
+                },
             )

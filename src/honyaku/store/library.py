@@ -32,7 +32,9 @@ from honyaku.domain.ids import new_id
 from honyaku.domain.quality import QualityWarning
 from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
 from honyaku.errors import ConfigError, NotFoundError
+from honyaku.store.chunks import ClaimToken, hold
 from honyaku.store.database import Database
+from honyaku.store.ids import fresh_id
 from honyaku.store.quality_flags import add_flags
 from honyaku.store.schema import (
     BookRow,
@@ -122,8 +124,7 @@ class Library:
         """Store a whole book in one transaction, as its edition 1 (read from ``file_name``),
         and return its new id."""
         with self.database.transaction() as session:
-            taken = set(session.scalars(select(BookRow.id)))
-            book_id = new_id(taken)
+            book_id = fresh_id(session, BookRow)
             session.add(
                 BookRow(
                     id=book_id,
@@ -366,16 +367,15 @@ class Library:
         model: str | None = None,
         job_id: str | None = None,
         flags: Mapping[str, Sequence[QualityWarning]] | None = None,
+        claim: ClaimToken | None = None,
     ) -> None:
         """Add one new selected version per paragraph id, all in one transaction, with the
-        quality checks' ``flags`` on the new versions, by paragraph id."""
+        quality checks' ``flags`` on the new versions, by paragraph id; made under ``claim``,
+        only while that claim stands."""
         with self.database.transaction() as session:
-            found = session.execute(
-                select(ParagraphRow.id, ParagraphRow.pk).where(
-                    ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(texts))
-                )
-            )
-            pks = {pid: pk for pid, pk in found}
+            if claim is not None:
+                hold(session, claim)
+            pks = _locked_paragraphs(session, book_id, texts)
             if missing := set(texts) - set(pks):
                 raise NotFoundError(f"no paragraph {', '.join(sorted(missing))} in book {book_id}")
             session.execute(
@@ -446,11 +446,7 @@ class Library:
     def select_version(self, book_id: str, paragraph_id: str, version_id: int) -> None:
         """Make one of a paragraph's versions the selected one; the others are kept."""
         with self.database.transaction() as session:
-            paragraph_pk = session.scalar(
-                select(ParagraphRow.pk).where(
-                    ParagraphRow.book_id == book_id, ParagraphRow.id == paragraph_id
-                )
-            )
+            paragraph_pk = _locked_paragraphs(session, book_id, [paragraph_id]).get(paragraph_id)
             row = session.get(TranslationRow, version_id)
             if paragraph_pk is None or row is None or row.paragraph_pk != paragraph_pk:
                 raise NotFoundError(
@@ -470,8 +466,18 @@ class Library:
         with self.database.transaction() as session:
             session.delete(book_row(session, book_id))
 
-    def set_chapter_title(self, book_id: str, chapter_id: str, translated_title: str) -> None:
+    def set_chapter_title(
+        self,
+        book_id: str,
+        chapter_id: str,
+        translated_title: str,
+        *,
+        claim: ClaimToken | None = None,
+    ) -> None:
+        """Set a chapter's translated title; made under ``claim``, only while it stands."""
         with self.database.transaction() as session:
+            if claim is not None:
+                hold(session, claim)
             row = session.scalar(
                 select(ChapterRow).where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
             )
@@ -569,6 +575,18 @@ def book_row(session: Session, book_id: str) -> BookRow:
     if row is None:
         raise NotFoundError("no book with id {book_id!r}", book_id=book_id)
     return row
+
+
+def _locked_paragraphs(session: Session, book_id: str, ids: Collection[str]) -> dict[str, int]:
+    """The paragraphs' pks by id, their rows locked until the transaction ends: two writers
+    of versions of one paragraph take turns, and each sees the other's selected version."""
+    found = session.execute(
+        select(ParagraphRow.id, ParagraphRow.pk)
+        .where(ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(ids)))
+        .order_by(ParagraphRow.pk)
+        .with_for_update()
+    )
+    return {pid: pk for pid, pk in found}
 
 
 def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:

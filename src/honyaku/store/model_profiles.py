@@ -9,6 +9,7 @@ from honyaku.domain.model_profile import ModelProfile
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.store.database import Database
 from honyaku.store.schema import ModelProfileRow, utc_now
+from honyaku.store.upsert import upsert
 
 
 class ModelProfiles:
@@ -17,9 +18,8 @@ class ModelProfiles:
 
     def save(self, profile: ModelProfile) -> None:
         """Add the profile, or replace the one of the same name."""
-        # merge reads before it writes: two processes saving at once must not both insert.
-        with self.database.transaction(exclusive=True) as session:
-            session.merge(ModelProfileRow(**profile.model_dump(), saved_at=utc_now()))
+        with self.database.transaction() as session:
+            upsert(session, ModelProfileRow, {**profile.model_dump(), "saved_at": utc_now()})
 
     def get(self, name: str) -> ModelProfile | None:
         with self.database.transaction() as session:

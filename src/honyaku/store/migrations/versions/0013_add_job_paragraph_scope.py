@@ -1,13 +1,13 @@
 """Jobs over some paragraphs only ("retranslate these"): the ids they work on.
 
-Revision ID: 0012
+Revision ID: 0013
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0012"
-down_revision = "0011"
+revision = "0013"
+down_revision = "0012"
 
 
 def upgrade() -> None:

@@ -1,13 +1,13 @@
 """Quality warnings the translator dismissed: when, on the flag itself.
 
-Revision ID: 0013
+Revision ID: 0014
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013"
-down_revision = "0012"
+revision = "0014"
+down_revision = "0013"
 
 
 def upgrade() -> None:
