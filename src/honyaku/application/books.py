@@ -216,7 +216,11 @@ class Books:
 
         def dismiss() -> int:
             if self._library.locate(book_id, paragraph_id) is None:
-                raise NotFoundError(f"no paragraph {paragraph_id} in book {book_id}")
+                raise NotFoundError(
+                    "no paragraph {paragraph_id} in book {book_id}",
+                    paragraph_id=paragraph_id,
+                    book_id=book_id,
+                )
             return self._stores.quality.dismiss(book_id, paragraph_id, codes)
 
         return await asyncio.to_thread(dismiss)

@@ -183,8 +183,13 @@ def _remove_entry(
     target = _target(store, book_id, series, create=False)
     found = _by_key(store.current([target])).get(match_key(source))
     if found is None:
-        where = f"shared glossary {series!r}" if series else "the book's glossary"
-        raise NotFoundError(f"no entry for {source!r} in {where}")
+        if series:
+            raise NotFoundError(
+                "no entry for {source!r} in shared glossary {series!r}",
+                source=source,
+                series=series,
+            )
+        raise NotFoundError("no entry for {source!r} in the book's glossary", source=source)
     store.remove(target, [found.entry], origin=MANUAL)
     return found.entry
 
@@ -218,7 +223,9 @@ def _proposed(
     }
     wanted = [match_key(s) for s in sources] or list(proposed)
     if unknown := [s for s, key in zip(sources, wanted, strict=False) if key not in proposed]:
-        raise NotFoundError(f"no proposed entry for {', '.join(map(repr, unknown))}")
+        raise NotFoundError(
+            "no proposed entry for {sources}", sources=", ".join(map(repr, unknown))
+        )
     return target, [proposed[key] for key in wanted]
 
 
@@ -289,7 +296,7 @@ def _target(store: GlossaryStore, book_id: str, series: str | None, *, create: b
 def _series_name(name: str) -> str:
     cleaned = " ".join(name.split())
     if not cleaned or len(cleaned) > SERIES_NAME_CHARS:
-        raise UserError(f"a series name is 1 to {SERIES_NAME_CHARS} characters")
+        raise UserError("a series name is 1 to {most} characters", most=SERIES_NAME_CHARS)
     return cleaned
 
 

@@ -72,7 +72,9 @@ class Jobs:
             or await self._models.profile_for(job.model)
         )
         if name is None:
-            raise UserError(f"choose a saved model to resume with (the job ran with {job.model!r})")
+            raise UserError(
+                "choose a saved model to resume with (the job ran with {model!r})", model=job.model
+            )
         request = JobRequest(
             job.book_id,
             job.kind,

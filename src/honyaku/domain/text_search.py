@@ -27,13 +27,15 @@ class TextQuery:
         if not self.pattern:
             raise UserError("type something to search for")
         if len(self.pattern) > MAX_PATTERN_CHARS:
-            raise UserError(f"a search is at most {MAX_PATTERN_CHARS} characters")
+            raise UserError("a search is at most {most} characters", most=MAX_PATTERN_CHARS)
         flags = 0 if self.case_sensitive else re.IGNORECASE
         source = self.pattern if self.regex else re.escape(self.pattern)
         try:
             return re.compile(source, flags)
         except (re.error, OverflowError, RecursionError) as exc:
-            raise UserError(f"the regular expression does not work: {exc}") from None
+            raise UserError(
+                "the regular expression does not work: {problem}", problem=exc
+            ) from None
 
 
 def spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
@@ -49,4 +51,4 @@ def replaced(pattern: re.Pattern[str], replacement: str, text: str, *, regex: bo
     try:
         return pattern.sub(replacement, text)
     except (re.error, IndexError, OverflowError) as exc:
-        raise UserError(f"the replacement does not work: {exc}") from None
+        raise UserError("the replacement does not work: {problem}", problem=exc) from None

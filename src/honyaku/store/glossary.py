@@ -96,7 +96,7 @@ class GlossaryStore:
             row = session.scalar(select(GlossaryRow).where(GlossaryRow.name == name))
             if row is None:
                 if not create:
-                    raise NotFoundError(f"no shared glossary named {name!r}")
+                    raise NotFoundError("no shared glossary named {name!r}", name=name)
                 row = GlossaryRow(name=name, created_at=utc_now())
                 session.add(row)
                 session.flush()

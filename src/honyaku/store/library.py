@@ -236,7 +236,7 @@ class Library:
                 .where(ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(wanted)))
             ).all()
         if missing := wanted - {pid for pid, _ in rows}:
-            raise NotFoundError(f"no paragraph {', '.join(sorted(missing))} in book {book_id}")
+            raise _no_paragraphs(missing, book_id)
         return sorted({position + 1 for _, position in rows})
 
     def sources(self, book_id: str) -> BookSources | None:
@@ -377,7 +377,7 @@ class Library:
                 hold(session, claim)
             pks = _locked_paragraphs(session, book_id, texts)
             if missing := set(texts) - set(pks):
-                raise NotFoundError(f"no paragraph {', '.join(sorted(missing))} in book {book_id}")
+                raise _no_paragraphs(missing, book_id)
             session.execute(
                 update(TranslationRow)
                 .where(TranslationRow.paragraph_pk.in_(list(pks.values())), TranslationRow.selected)
@@ -861,4 +861,12 @@ def _unresolved(ref: str, matches: list[str]) -> str:
     return (
         f"book id {ref!r} is ambiguous: {len(matches)} books start with it; "
         f"give at least {MIN_ID_PREFIX} characters"
+    )
+
+
+def _no_paragraphs(missing: set[str], book_id: str) -> NotFoundError:
+    return NotFoundError(
+        "no paragraph {paragraphs} in book {book_id}",
+        paragraphs=", ".join(sorted(missing)),
+        book_id=book_id,
     )

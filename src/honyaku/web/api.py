@@ -85,7 +85,7 @@ async def add_book(
     """Import a book, as ``honyaku import`` does; a book the library already holds is
     refused (409) unless ``again``."""
     with tempfile.TemporaryDirectory(prefix="honyaku-upload-") as folder:
-        path = Path(folder) / _file_name(file.filename)
+        path = Path(folder) / uploaded_file_name(file.filename)
         await save_capped(file, path, bench.upload_limit_bytes)
         book = await bench.honyaku.books.import_file(
             path,
@@ -98,7 +98,7 @@ async def add_book(
     return Created(id=book.id)
 
 
-def _file_name(uploaded: str | None) -> str:
+def uploaded_file_name(uploaded: str | None) -> str:
     """The uploaded file's own name, for its title and its errors; no folders, nothing that
     is not printable."""
     name = Path((uploaded or "").replace("\\", "/")).name

@@ -238,7 +238,9 @@ async def import_entries(
         raise UserError("a glossary file is .csv, .tsv or .txt (GalTransl's dictionary)")
     data = await file.read(MAX_GLOSSARY_FILE_BYTES + 1)
     if len(data) > MAX_GLOSSARY_FILE_BYTES:
-        raise UserError(f"a glossary file is at most {MAX_GLOSSARY_FILE_BYTES // 2**20} MB")
+        raise UserError(
+            "a glossary file is at most {size} MB", size=MAX_GLOSSARY_FILE_BYTES // 2**20
+        )
     with tempfile.TemporaryDirectory(prefix="honyaku-glossary-") as folder:
         path = Path(folder) / f"glossary{suffix}"
         path.write_bytes(data)

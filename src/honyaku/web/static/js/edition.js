@@ -1,6 +1,7 @@
 // A book's page: import a new edition of the book, after a preview of what it changes.
 
-import { api, attempt, element } from "./api.js";
+import { api, element } from "./api.js";
+import { working } from "./forms.js";
 import { t } from "./i18n.js";
 
 const form = document.getElementById("edition-form");
@@ -14,15 +15,15 @@ form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const body = new FormData(form);
   body.set("dry_run", event.submitter.value);
-  for (const button of form.querySelectorAll("button")) button.disabled = true;
-  const result = await attempt(() => api("POST", `/api/books/${form.dataset.book}/edition`, body));
-  for (const button of form.querySelectorAll("button")) button.disabled = false;
+  output.replaceChildren();
+  const result = await working(form, () => api("POST", `/api/books/${form.dataset.book}/edition`, body), "");
   if (!result) return;
   const moved = result.moved_chapters ? t(" ({moved} moved)", { moved: result.moved_chapters }) : "";
   const head = result.edition === null ? t("Preview, nothing written:") : t("Edition {edition}:", { edition: result.edition });
   const chapters = tally(result.chapters) + moved;
+  const figures = t("chapters {chapters}; paragraphs {paragraphs}.", { chapters, paragraphs: tally(result.paragraphs) });
   output.replaceChildren(
-    `${head} ${t("chapters {chapters}; paragraphs {paragraphs}.", { chapters, paragraphs: tally(result.paragraphs) })} `,
+    `${head} ${figures} `,
     result.edition === null ? "" : element("a", { href: location.pathname, textContent: t("Show the chapters") }),
   );
 });

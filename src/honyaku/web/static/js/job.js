@@ -52,7 +52,8 @@ function draw(progress) {
   field("error").textContent = progress.error ?? "";
   field("error").hidden = !progress.error || interrupted;
   field("stopped").hidden = !interrupted;
-  if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${t("Resume goes on where it stopped; nothing accepted is lost.")}`;
+  const resumable = t("Resume goes on where it stopped; nothing accepted is lost.");
+  if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${resumable}`;
   document.getElementById("stop-job").hidden = !progress.running_here;
   document.getElementById("resume-job").hidden = progress.running_here || progress.status === "finished";
   if (!progress.running_here) {
