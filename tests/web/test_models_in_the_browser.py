@@ -108,6 +108,9 @@ def test_in_chinese_a_model_is_added_and_tested_in_plain_chinese(
     name = f"zh-{fake_model.port}"
     page.goto("models")
     form = page.locator("#model-form")
+    expect(form.locator("select[name=provider] option[value=gemini]")).to_have_text(
+        "gemini: Google 自家的 Gemini API"
+    )
     form.get_by_label("名称", exact=True).fill(name)
     form.get_by_label("模型（服务器上的名称）").fill("fake-translator")
     form.get_by_label("基础 URL").fill(fake_model.url)
