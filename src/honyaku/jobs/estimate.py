@@ -67,16 +67,22 @@ def estimate_job(
     kind: JobKind,
     *,
     chapters: list[int] | None = None,
+    paragraphs: list[str] | None = None,
     retranslate: bool = False,
     model: str | None = None,
     prices: Prices | None = None,
 ) -> Estimate:
-    """The estimate for a job over ``book_id``'s ``chapters`` with ``model``; sends nothing."""
+    """The estimate for a job over ``book_id``'s ``chapters`` (or only its ``paragraphs``)
+    with ``model``; sends nothing."""
+    only = None
+    if paragraphs is not None:
+        only = set(paragraphs)
+        chapters = stores.library.chapter_numbers_of(book_id, only)
     book = stores.library.get_book(book_id, chapter_numbers=chapters)
     record = stores.jobs.model_record(model) if model else ModelRecord()
     ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
     learned = record.requests / record.chunks if record.chunks else None
-    chapters_chunks = split_book(book, kind, retranslate=retranslate, written=set())
+    chapters_chunks = split_book(book, kind, retranslate=retranslate, written=set(), only=only)
     prefix = _prefix_tokens(book, kind)
     matcher = BookGlossary(stores.glossary, book.id).matcher()
     total = _Tally()
