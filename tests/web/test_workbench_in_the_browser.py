@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import re
+import time
 import zipfile
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
 from honyaku.formats import read_book
-from honyaku.testing import FakeLLMServer, pseudo_translation
+from honyaku.testing import FakeLLMServer, Fault, FaultKind, pseudo_translation
 
 from .conftest import Workbench, screenshot
 
 RASHOMON = Path(__file__).parents[1] / "fixtures/books/rashomon_akutagawa/127_15260.utf8.html"
 PARAGRAPHS = ("ある日の暮方の事である。", "一人の下人が、羅生門の下で雨やみを待っていた。")
+ANSWERED = 4
+"""Requests the model answers before it holds one: at least a chunk's worth."""
 
 
 def test_a_book_imported_by_upload_is_translated_with_the_demo_model_and_read_side_by_side(
@@ -60,21 +65,32 @@ def test_a_job_started_on_the_book_page_shows_its_progress_reaching_the_end(
 def test_a_running_job_stops_and_resumes_where_it_stopped(page: Page, workbench: Workbench) -> None:
     book = workbench.add_book(*PARAGRAPHS, chapters=6)
     workbench.api("PATCH", f"/api/books/{book}/settings", json={"chunk_chars": 200})
-    with FakeLLMServer(latency_s=0.4) as slow:
-        model = workbench.add_model(f"slow-{slow.port}", slow)
+    # The model answers its first requests at once and holds the next one, so the job is
+    # midway when Stop is pressed, however slow the machine.
+    held = [Fault(FaultKind.SLOW_FIRST_BYTE)] * ANSWERED + [Fault(FaultKind.SLOW_FIRST_BYTE, 60)]
+    with FakeLLMServer(faults=deque(held)) as model_server:
+        model = workbench.add_model(f"holding-{model_server.port}", model_server)
         job = workbench.start(book, model)
         page.goto(f"jobs/{job}")
+        _wait_until(lambda: len(model_server.requests) > ANSWERED)
 
         page.get_by_role("button", name="Stop").click()
         expect(page.locator("[data-field=status]")).to_have_text("stopped")
         stopped = workbench.wait_for(job)
-        assert stopped["paragraphs_done"] < stopped["paragraphs_total"]
+        assert 0 < stopped["paragraphs_done"] < stopped["paragraphs_total"]
         page.get_by_role("button", name="Resume").click()
 
         expect(page.locator("[data-field=status]")).to_have_text("finished", timeout=30_000)
     [only] = workbench.api("GET", f"/api/jobs?book_id={book}")
     assert only["id"] == job
     assert only["paragraphs_done"] == only["paragraphs_total"] == 12
+
+
+def _wait_until(condition: Callable[[], bool], timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.05)
 
 
 def test_on_the_chapter_page_a_version_is_written_by_hand_and_another_selected(
