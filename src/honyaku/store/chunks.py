@@ -38,9 +38,12 @@ class ChunkStatus(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    WAITING = "waiting"
+    """Parked on a question for a person (``store.questions``): no claim takes it."""
 
 
 ENDED = (ChunkStatus.DONE, ChunkStatus.FAILED)
+UNCLAIMABLE = (*ENDED, ChunkStatus.WAITING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +163,8 @@ class ChunkStore:
 
     def claim(self, pk: int) -> Claim | ChunkStatus:
         """Take chunk ``pk`` for this process; or, if it cannot be taken, the status that
-        stops it: ended (``DONE``, ``FAILED``) or held by another live process (``RUNNING``)."""
+        stops it: ended (``DONE``, ``FAILED``), parked on a question (``WAITING``) or held by
+        another live process (``RUNNING``)."""
         now = utc_now()
         with self.database.transaction(exclusive=True) as session:
             book_id = session.scalar(select(ChunkRow.book_id).where(ChunkRow.pk == pk))
@@ -168,7 +172,7 @@ class ChunkStore:
                 raise NotFoundError(f"no chunk {pk}")
             session.execute(select(BookRow.id).where(BookRow.id == book_id).with_for_update())
             row = session.scalars(select(ChunkRow).where(ChunkRow.pk == pk).with_for_update()).one()
-            if row.status in ENDED or _lease(row).held_elsewhere(now):
+            if row.status in UNCLAIMABLE or _lease(row).held_elsewhere(now):
                 return ChunkStatus(row.status)
             held = _held_by_others(session, row, now)
             row.status = ChunkStatus.RUNNING
