@@ -121,7 +121,12 @@ class InProcessLauncher:
         followed: _Followed | None = None
         try:
             book = await asyncio.to_thread(self.service.library.book, request.book_id)
-            async with open_model(choice, self.protocols, language=book.target_lang) as model:
+            async with open_model(
+                choice,
+                self.protocols,
+                language=book.target_lang,
+                windows=self.service.stores.shared_windows,
+            ) as model:
                 async for event in self.service.run(request, model):
                     if isinstance(event, JobStarted):
                         followed = _Followed(JobProgress.starting(event, model.prices))

@@ -77,10 +77,10 @@ from honyaku.jobs.spending import (
 )
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.messages import message_from_record, message_record
-from honyaku.llm.models import ConnectedModel
+from honyaku.llm.models import ConnectedModel, ModelChoice
 from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken
 from honyaku.store.glossary import BookGlossary
-from honyaku.store.jobs import Job, JobScope, JobStatus
+from honyaku.store.jobs import Job, JobScope, JobStatus, Opened
 from honyaku.store.leases import CLAIM_TIMEOUT_VARIABLE, claim_timeout_s
 from honyaku.store.questions import ParkedConversation
 from honyaku.store.spending import SpendingLedger
@@ -174,6 +174,24 @@ class JobService:
         yield started
         async for event in self._running_job(run, lanes):
             yield event
+
+    def open_queued(self, request: JobRequest, choice: ModelChoice, queued: Opened) -> Job:
+        """Open the job ``request`` asks for (or reopen it) as a queued one, and queue its work
+        (``queued``) in the same transaction; the model is the workers' to connect."""
+        book = self.library.get_book(request.book_id, chapter_numbers=request.chapters)
+        cap = request.max_cost if request.max_cost is not None else book.settings.max_cost
+        check_cap(cap, choice.prices)
+        scope = JobScope(book.id, request.kind, request.chapters, request.retranslate)
+        planned = plan_chunks(book, request.kind, retranslate=request.retranslate, written=set())
+        job, _ = self.store.open(
+            scope,
+            model=str(choice.model),
+            protocol=choice.protocol.value,
+            planned=planned,
+            resume=request.resume,
+            queued=queued,
+        )
+        return job
 
     async def run_chapter(self, order: ChapterOrder, model: ConnectedModel) -> ChapterEnd:
         """Run one chapter of a queued job here, on a worker: its chunks in order, each

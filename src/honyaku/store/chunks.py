@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ColumnElement, insert, select, update
+from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from honyaku.errors import ClaimLost, NotFoundError
@@ -138,6 +138,17 @@ def reopen_chunks(session: Session, job_id: str) -> None:
     for row in rows:
         if row.status == ChunkStatus.FAILED or not _lease(row).is_live(now):
             row.status, row.owner, row.error = ChunkStatus.PENDING, None, None
+
+
+def chapters_to_run(session: Session, job_id: str) -> list[int]:
+    """The chapters of a job with chunks left to run, those with the most first: the job ends
+    closest to its critical path."""
+    rows = session.execute(
+        select(ChunkRow.chapter_number, func.count(ChunkRow.pk))
+        .where(ChunkRow.job_id == job_id, ChunkRow.status.not_in(UNCLAIMABLE))
+        .group_by(ChunkRow.chapter_number)
+    ).all()
+    return [chapter for chapter, _ in sorted(rows, key=lambda row: (-row[1], row[0]))]
 
 
 def hold(session: Session, token: ClaimToken) -> None:

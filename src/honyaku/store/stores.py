@@ -37,6 +37,12 @@ class Stores:
     rate_windows: RateWindows
     spending: SpendingLedger
 
+    @property
+    def shared_windows(self) -> RateWindows | None:
+        """Where rate limits are kept for every process: a shared database (PostgreSQL);
+        ``None`` for the embedded one, whose processes each keep their own."""
+        return None if self.database.embedded else self.rate_windows
+
     @classmethod
     def over(cls, database: Database) -> Stores:
         return cls(
