@@ -9,6 +9,8 @@ glossary.py     a book's glossary and the shared ones, as the translator edits t
 models.py       model profiles, and choosing the model a command or page talks to
 settings.py     a book's settings
 chats.py        chats with the assistant
+questions.py    questions of queued jobs, waiting for a person
+queue.py        whether jobs go on the job queue, and the workers that run them
 database.py     the database's schema: its revision, and bringing it up to date
 
 Front ends import from here what they show (the stores' records, the model choices); they
@@ -23,6 +25,8 @@ from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import DEMO, Models
+from honyaku.application.questions import Questions
+from honyaku.application.queue import QUEUE_VARIABLE, queue_wanted, serve_worker
 from honyaku.application.settings import TOOL_NAMES, Settings
 from honyaku.application.versions import Versions
 from honyaku.jobs import JobProgress, JobRequest
@@ -40,6 +44,7 @@ from honyaku.store import (
     RecordedAction,
     SchemaState,
     StoredEntry,
+    StoredQuestion,
     Version,
     resolve_home,
 )
@@ -48,6 +53,7 @@ __all__ = [
     "DEMO",
     "DEMO_MODEL",
     "PROVIDER_KINDS",
+    "QUEUE_VARIABLE",
     "TOOL_NAMES",
     "ActionKind",
     "BookDetail",
@@ -74,15 +80,19 @@ __all__ = [
     "Jobs",
     "ModelChoice",
     "Models",
+    "Questions",
     "RecordedAction",
     "SchemaState",
     "Settings",
     "StoredEntry",
+    "StoredQuestion",
     "ToolProtocol",
     "UpdatedBook",
     "Version",
     "Versions",
     "database_schema",
+    "queue_wanted",
     "resolve_home",
+    "serve_worker",
     "upgrade_database",
 ]

@@ -150,7 +150,7 @@ class JobService:
         """Run the job ``request`` asks for with ``model``: ``JobStarted``, every chunk's
         events, then ``JobFinished``. A fatal provider error or a stop is raised after the
         job's state is saved."""
-        beat_s = _heartbeat_s()
+        beat_s = heartbeat_s()
         book = await asyncio.to_thread(
             self.library.get_book, request.book_id, chapter_numbers=request.chapters
         )
@@ -196,7 +196,7 @@ class JobService:
     async def run_chapter(self, order: ChapterOrder, model: ConnectedModel) -> ChapterEnd:
         """Run one chapter of a queued job here, on a worker: its chunks in order, each
         question parked for a person; then settle the job's status."""
-        beat_s = _heartbeat_s()
+        beat_s = heartbeat_s()
         job = await asyncio.to_thread(self.store.join, order.job_id, order.stops)
         if job is None:
             return ChapterEnd.STOPPED
@@ -296,7 +296,9 @@ class JobService:
         paragraphs, to_do = still_to_do(
             book, job.kind, retranslate=job.retranslate, written=written
         )
-        return JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
+        progress = JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
+        progress.workers = self.chunks.holders(job.id)
+        return progress
 
     async def _heartbeat(self, run: _Run, task: asyncio.Task[object]) -> None:
         while True:
@@ -587,7 +589,7 @@ class _Run:
         )
 
 
-def _heartbeat_s() -> float:
+def heartbeat_s() -> float:
     """``HONYAKU_HEARTBEAT_S``, well under the claim timeout: a claim must outlive a few
     heartbeats that come late or fail."""
     setting = os.environ.get(HEARTBEAT_VARIABLE, "").strip()

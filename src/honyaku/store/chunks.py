@@ -244,6 +244,19 @@ class ChunkStore:
             stops = session.scalar(select(JobRow.stop_requests).where(JobRow.id == job_id))
             return Heartbeat(bool(stops and stops > stops_seen), lost)
 
+    def holders(self, job_id: str) -> tuple[str, ...]:
+        """The live processes running chunks of the job now."""
+        now = utc_now()
+        return tuple(
+            sorted(
+                {
+                    str(item.lease.owner)
+                    for item in self.items(job_id)
+                    if item.status is ChunkStatus.RUNNING and item.lease.is_live(now)
+                }
+            )
+        )
+
     def live_elsewhere(self, job_id: str) -> int:
         """Chunks of the job that another live process is running now."""
         now = utc_now()

@@ -143,6 +143,7 @@ class JobOut(BaseModel):
     eta_s: float | None
     failures: list[str]
     running_here: bool
+    workers: list[str] = Field(description="The processes running its chunks now.")
     error: str | None
 
 
@@ -157,6 +158,11 @@ class LogLineOut(BaseModel):
 class Waiting(BaseModel):
     shown: dict[str, Any] | None = Field(description="The question or approval on screen.")
     queued: int = Field(description="Requests waiting behind it.")
+    stored: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Questions of queued jobs waiting for a person, oldest first; answer "
+        "each with its id.",
+    )
 
 
 class AnswerIn(BaseModel):
