@@ -21,10 +21,7 @@ TASK = "honyaku:run_chapter"
 WORKER_CONTEXT = "honyaku"
 """The key of ``additional_context`` under which a task finds its ``Worker``."""
 
-_tasks = procrastinate.Blueprint()
 
-
-@_tasks.task(name="run_chapter", pass_context=True)
 async def _run_chapter(context: procrastinate.JobContext, **order: Any) -> str:
     worker: Worker = context.additional_context[WORKER_CONTEXT]
     return await worker.run(order)
@@ -40,5 +37,5 @@ def queue_app(database_url: str, *, connections: int = 4) -> procrastinate.App:
         max_size=connections,
     )
     app = procrastinate.App(connector=connector)
-    app.add_tasks_from(_tasks, namespace="honyaku")
+    app.task(name=TASK, pass_context=True)(_run_chapter)
     return app

@@ -445,6 +445,7 @@ def _new_job(
         heartbeat_at=utc_now(),
         retranslate=scope.retranslate,
         stop_requests=0,
+        queued=False,
         **dict.fromkeys(JobCost.__slots__, 0),
     )
     session.add(row)
@@ -467,4 +468,5 @@ def _job(row: JobRow) -> Job:
         Lease(row.owner, row.heartbeat_at),
         bool(row.retranslate),
         row.stop_requests,
+        bool(row.queued),
     )

@@ -230,6 +230,8 @@ class JobRow(Base):
     owner: Mapped[str | None] = mapped_column(Text)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     retranslate: Mapped[bool] = mapped_column(Boolean, default=False)
+    queued: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Run by workers from the job queue, not by the process that started it."""
     stop_requests: Mapped[int] = mapped_column(Integer, default=0)
     """How many times someone asked the job to stop: each process running it stops when the
     count grows past what it was when the process opened the job. A count, not a flag, so that

@@ -1,4 +1,4 @@
-"""Keep the questions of queued jobs (questions) until a person answers them; share rate limits
+"""Mark the jobs run by workers from the job queue (jobs.queued); keep the questions of queued jobs (questions) until a person answers them; share rate limits
 (rate_limits, rate_limit_sends) and spending caps (spending_runs, spending) through the
 database; and, on PostgreSQL, create the job queue's own tables and functions (Procrastinate's
 schema, from the installed ``procrastinate``, which ``honyaku[postgres]`` brings).
@@ -19,6 +19,9 @@ down_revision = "0012"
 
 
 def upgrade() -> None:
+    op.add_column(
+        "jobs", sa.Column("queued", sa.Boolean, nullable=False, server_default=sa.false())
+    )
     op.create_table(
         "questions",
         sa.Column("pk", sa.Integer, primary_key=True, autoincrement=True),
@@ -98,3 +101,4 @@ def downgrade() -> None:
     op.drop_table("rate_limits")
     op.drop_index("ix_questions_status", "questions")
     op.drop_table("questions")
+    op.drop_column("jobs", "queued")
