@@ -162,13 +162,16 @@ class Job:
     retranslate: bool = False
     stop_requests: int = 0
     """Stops asked so far; a run stops when the count grows past what it opened the job with."""
+    queued: bool = False
+    """Run by workers from the job queue."""
 
     @property
     def shown_status(self) -> JobStatus:
         """The status as a person should read it: a running job whose process died was
-        interrupted, whatever the row still says."""
+        interrupted, whatever the row still says; a queued one waits in the queue for a
+        worker to take its work up again."""
         if self.status is JobStatus.RUNNING and not self.lease.is_live(utc_now()):
-            return JobStatus.INTERRUPTED
+            return JobStatus.QUEUED if self.queued else JobStatus.INTERRUPTED
         return self.status
 
 
@@ -239,6 +242,7 @@ class JobStore:
                     False,
                 )
                 add_chunks(session, row.id, scope.book_id, planned)
+            row.queued = queued is not None
             job = _job(row)
             if queued is not None:
                 queued(session, job)
