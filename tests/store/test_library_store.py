@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import update
 
 from honyaku.domain import BookDraft, ChapterDraft, JobKind, TranslationKind
-from honyaku.errors import NotFoundError
+from honyaku.errors import NotFoundError, UserError
 from honyaku.store import (
     Action,
     ActionKind,
@@ -64,6 +64,17 @@ def test_a_batch_naming_an_unknown_paragraph_writes_nothing(library, book_id):
         )
 
     assert library.versions(book_id, first.id) == []
+
+
+def test_text_with_a_nul_character_is_refused_on_every_database_and_nothing_is_written(
+    library, book_id
+):
+    paragraph = library.get_book(book_id).chapters[0].work_paragraphs[0]
+
+    with pytest.raises(UserError, match="NUL"):
+        library.add_manual_version(book_id, paragraph.id, "前半\x00後半")
+
+    assert library.versions(book_id, paragraph.id) == []
 
 
 def test_every_version_is_kept_and_exactly_one_is_selected(library, book_id):

@@ -70,7 +70,8 @@ class Workbench:
             f"第{n}章\n\n" + "\n\n".join(paragraphs) + "\n" for n in range(1, chapters + 1)
         )
         files = {"file": ("book.txt", text.encode())}
-        return self.api("POST", "/api/books", files=files, data={"title": title})["id"]
+        data = {"title": title, "again": "true"}
+        return self.api("POST", "/api/books", files=files, data=data)["id"]
 
     def add_model(self, name: str, server: FakeLLMServer, protocol: str = "native") -> str:
         profile = {"name": name, "model": "fake-translator", "base_url": server.url}

@@ -17,7 +17,14 @@ Front ends import from here what they show (the stores' records, the model choic
 never reach the stores or the model servers themselves.
 """
 
-from honyaku.application.books import BookDetail, Books, ChapterView, ImportedBook
+from honyaku.application.books import (
+    PAGE_BOOKS,
+    PAGE_PARAGRAPHS,
+    BookDetail,
+    Books,
+    ChapterView,
+    ImportedBook,
+)
 from honyaku.application.chats import Chats
 from honyaku.application.database import database_schema, upgrade_database
 from honyaku.application.editions import BookHistory, Editions, UpdatedBook
@@ -41,6 +48,7 @@ from honyaku.store import (
     FlaggedParagraph,
     Job,
     JobStatus,
+    LocatedParagraph,
     RecordedAction,
     SchemaState,
     StoredEntry,
@@ -52,6 +60,8 @@ from honyaku.store import (
 __all__ = [
     "DEMO",
     "DEMO_MODEL",
+    "PAGE_BOOKS",
+    "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
     "QUEUE_VARIABLE",
     "TOOL_NAMES",
@@ -78,6 +88,7 @@ __all__ = [
     "JobRequest",
     "JobStatus",
     "Jobs",
+    "LocatedParagraph",
     "ModelChoice",
     "Models",
     "Questions",

@@ -271,11 +271,11 @@ class JobService:
             # cancelled task cannot wait for a thread, and these are a few short writes.
             log.write_now()
             self.chunks.release(list(run.held))
-            stopped = isinstance(
-                exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit | SpendingCapReached
-            )
+            asked = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit)
+            stopped = asked or isinstance(exc, SpendingCapReached)
             status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
-            self.store.finish(job.id, status, str(exc) or type(exc).__name__)
+            # A stop someone asked for is no error; the cap's is a reason worth reading.
+            self.store.finish(job.id, status, None if asked else str(exc) or type(exc).__name__)
             raise
         finally:
             heartbeat.cancel()
@@ -567,7 +567,7 @@ class _Run:
         kind = self.job.kind
         asker = (
             f"{kind} of «{self.book.title}», chapter {chapter.order} «{chapter.title}», "
-            f"chunk {chunk.number}"
+            f"part {chunk.number}"
         )
         workflow = ChunkWorkflow(
             kind, {p.id: p for p in chunk.paragraphs}, chapter.id, needs_title=chunk.shows_title
@@ -645,8 +645,14 @@ def job_prompt(book: Book, kind: JobKind) -> str:
 def _failure_text(failures: list[ChunkFailure], left: list[ChunkItem]) -> str | None:
     if failures:
         first = failures[0]
-        where = f"chapter {first.where.chapter} chunk {first.where.chunk}"
-        return f"{len(failures)} chunk(s) failed; first: {where}: {first.reason}"
+        return (
+            f"{_parts(len(failures))} of the text failed; the first, in chapter "
+            f"{first.where.chapter}: {first.reason}"
+        )
     if left:
-        return f"{len(left)} chunk(s) not done"
+        return f"{_parts(len(left))} of the text not done"
     return None
+
+
+def _parts(count: int) -> str:
+    return "1 part" if count == 1 else f"{count} parts"

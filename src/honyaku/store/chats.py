@@ -126,7 +126,7 @@ class ChatStore:
 def _row(session: Session, session_id: str) -> ChatSessionRow:
     row = session.get(ChatSessionRow, session_id)
     if row is None:
-        raise NotFoundError(f"no chat session {session_id!r}")
+        raise NotFoundError("no chat session {session_id!r}", session_id=session_id)
     return row
 
 

@@ -21,7 +21,7 @@ from sqlalchemy import URL, Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from honyaku.errors import ConfigError, StoreError
+from honyaku.errors import ConfigError, StoreError, UserError
 from honyaku.store.revisions import SchemaState, require_latest, schema_state, upgrade
 
 DATABASE_FILE = "honyaku.db"
@@ -63,8 +63,9 @@ class Database:
             weakref.finalize(self, self.engine.dispose)
         except ModuleNotFoundError as exc:
             raise ConfigError(
-                f"the database driver {exc.name!r} is not installed; for PostgreSQL: "
-                "pip install 'honyaku[postgres]'"
+                "the database driver {driver!r} is not installed; for PostgreSQL: "
+                "pip install 'honyaku[postgres]'",
+                driver=exc.name,
             ) from exc
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot open the database: {_first_line(exc)}") from exc
@@ -152,10 +153,28 @@ def _with_driver(url: str) -> str:
 
 
 def _create_engine(url: str) -> Engine:
-    if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+        _configure_sqlite(engine)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    event.listen(engine, "before_cursor_execute", _refuse_nul)
+    return engine
 
+
+def _refuse_nul(
+    _connection: Any, _cursor: Any, _statement: str, parameters: Any, *_rest: Any
+) -> None:
+    """PostgreSQL cannot hold U+0000 in text, and it is nobody's real text: refused on every
+    database alike, with a reason, before any driver sees it."""
+    rows = parameters if isinstance(parameters, list) else [parameters]
+    for row in rows:
+        values = row.values() if isinstance(row, dict) else row or ()
+        if any(isinstance(value, str) and "\x00" in value for value in values):
+            raise UserError("text cannot hold the NUL character (U+0000)")
+
+
+def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
@@ -171,8 +190,6 @@ def _create_engine(url: str) -> Engine:
         # hold no snapshot a write would then have to upgrade.
         if connection.get_execution_options().get("exclusive"):
             connection.exec_driver_sql("BEGIN IMMEDIATE")
-
-    return engine
 
 
 def _first_line(exc: BaseException) -> str:

@@ -285,4 +285,4 @@ def _stored(row: GlossaryEntryRow, glossary: GlossaryRef) -> StoredEntry:
 
 def _require_book(session: Session, book_id: str) -> None:
     if session.get(BookRow, book_id) is None:
-        raise NotFoundError(f"no book with id {book_id!r} (see `honyaku books`)")
+        raise NotFoundError(f"no book with id {book_id!r}", terminal_hint="see `honyaku books`")

@@ -288,7 +288,7 @@ class JobStore:
         with self.database.transaction() as session:
             row = session.get(JobRow, job_id)
             if row is None:
-                raise NotFoundError(f"no job with id {job_id!r}")
+                raise NotFoundError("no job with id {job_id!r}", job_id=job_id)
             return _job(row)
 
     def for_book(self, book_id: str) -> list[Job]:

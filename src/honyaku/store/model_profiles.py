@@ -48,6 +48,8 @@ def _profile(row: ModelProfileRow) -> ModelProfile:
         # Saved before honyaku checked what it checks now (e.g. half its prices).
         problem = exc.errors()[0]["msg"]
         raise ConfigError(
-            f"the saved model profile {row.name!r} is not valid any more ({problem}): save it "
-            "again with its corrections"
+            "the saved model profile {name!r} is not valid any more ({problem}): save it "
+            "again with its corrections",
+            name=row.name,
+            problem=problem,
         ) from None
