@@ -140,6 +140,8 @@ class FakeLLMServer(Served):
     """The HTTP headers of each request, in order."""
     abandoned: int = 0
     """Streams whose client went away before their end."""
+    open_streams: int = 0
+    """Streams being answered now: a client killed meanwhile is killed mid-reply."""
     cache: PromptCache = field(default_factory=PromptCache)
     """The provider's prompt cache: what each request shares with earlier ones is billed as
     cached (``prompt_tokens_details.cached_tokens``)."""
@@ -233,6 +235,7 @@ class FakeLLMServer(Served):
         first_byte_at: float,
     ) -> AsyncIterator[bytes]:
         finished = False
+        self.open_streams += 1
         try:
             await asyncio.sleep(first_byte_at - time.monotonic())
             cut = fault is not None and fault.kind in (
@@ -253,6 +256,7 @@ class FakeLLMServer(Served):
             yield b"data: [DONE]\n\n"
             finished = True
         finally:
+            self.open_streams -= 1
             if not finished:
                 self.abandoned += 1
 
