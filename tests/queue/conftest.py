@@ -60,7 +60,12 @@ class Workers:
                 [sys.executable, "-m", "honyaku", "worker", *options],
                 stdout=output,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"},
+                env={
+                    **os.environ,
+                    "PYTHONUNBUFFERED": "1",
+                    "PYTHONFAULTHANDLER": "1",
+                    "COLUMNS": "200",
+                },
             )
         self.started.append(process)
         wait_until(lambda: "takes jobs" in self.output(process), WORKER_START_S, "a worker")

@@ -213,7 +213,9 @@ async def open_model(
     server = await asyncio.to_thread(kind.connect, choice, timeouts, limiter)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     try:
-        protocol = await _resolve(choice.protocol, kind, server, url, memory, timeouts)
+        # The probe is a request the provider counts too: it waits for the limiter.
+        probe = RateLimitedProvider(server, limiter) if limiter is not None else server
+        protocol = await _resolve(choice.protocol, kind, probe, url, memory, timeouts)
         provider: ChatProvider = DegenerationGuard(server)
         if protocol is ToolProtocol.XML:
             provider = XmlToolProtocol(provider, language=language)
