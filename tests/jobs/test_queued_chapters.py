@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from honyaku.domain import JobKind
 from honyaku.domain.pricing import Prices
 from honyaku.jobs import JobRequest, JobService

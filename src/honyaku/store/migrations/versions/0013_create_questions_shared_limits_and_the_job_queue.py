@@ -1,7 +1,8 @@
-"""Mark the jobs run by workers from the job queue (jobs.queued); keep the questions of queued jobs (questions) until a person answers them; share rate limits
-(rate_limits, rate_limit_sends) and spending caps (spending_runs, spending) through the
-database; and, on PostgreSQL, create the job queue's own tables and functions (Procrastinate's
-schema, from the installed ``procrastinate``, which ``honyaku[postgres]`` brings).
+"""Mark the jobs run by workers from the job queue (jobs.queued); keep the questions of queued
+jobs (questions) until a person answers them; share rate limits (rate_limits,
+rate_limit_sends) and spending caps (spending_runs, spending) through the database; and, on
+PostgreSQL, create the job queue's own tables and functions (Procrastinate's schema, from the
+installed ``procrastinate``, which ``honyaku[postgres]`` brings).
 
 Procrastinate's later schema changes come as SQL files in its ``sql/migrations``; a honyaku
 migration applies those of a newer Procrastinate when honyaku raises its lower bound.
