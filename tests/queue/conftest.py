@@ -14,15 +14,18 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 from typer.testing import CliRunner
 
 from honyaku.application import Honyaku
 from honyaku.cli import app as cli
+from honyaku.queue import QueueLauncher
 from honyaku.store import ChunkItem, ChunkStatus, JobStatus, Library, Stores
 from honyaku.testing import FakeLLMServer, pseudo_translation
 from honyaku.testing.server import BackgroundServer
@@ -35,6 +38,7 @@ CLAIM_TIMEOUT_S = 3.0
 HEARTBEAT_S = 0.5
 WORKER_START_S = 30.0
 JOB_WAIT_S = 90.0
+BROWSER_WAIT_MS = 30_000
 
 
 @pytest.fixture(autouse=True)
@@ -103,8 +107,10 @@ def queued_book(library: Library) -> str:
 
 
 def honyaku(*args: str) -> str:
-    """The ``honyaku`` command in this process; what it printed."""
-    done = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    """The ``honyaku`` command in this process; what it printed. It runs on a thread of its
+    own, as a test with a browser has an event loop running on this one."""
+    with ThreadPoolExecutor(1) as thread:
+        done = thread.submit(CliRunner().invoke, cli, list(args), catch_exceptions=False).result()
     assert done.exit_code == 0, done.output
     return done.output
 
@@ -156,3 +162,34 @@ def workbench(honyaku: Honyaku) -> Iterator[str]:
     with BackgroundServer(create_app(bench, hosts=hosts)) as server:
         hosts.update({f"127.0.0.1:{server.port}", f"localhost:{server.port}"})
         yield server.origin
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, for this module only (the web tests start their own)."""
+    expect.set_options(timeout=BROWSER_WAIT_MS)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"]
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, honyaku_queued: Honyaku) -> Iterator[Page]:
+    """A page of a workbench over the test's database that queues its jobs."""
+    with workbench(honyaku_queued) as origin:
+        context = browser.new_context(base_url=origin)
+        opened = context.new_page()
+        errors: list[str] = []
+        opened.on("pageerror", lambda error: errors.append(str(error)))
+        yield opened
+        context.close()
+    assert errors == [], errors
+
+
+@pytest.fixture
+def honyaku_queued(stores: Stores) -> Honyaku:
+    """The application as a front end of a deployment with workers uses it."""
+    return Honyaku(stores, launcher=QueueLauncher(stores))

@@ -11,6 +11,7 @@ from honyaku.jobs.launcher import watch_stored
 from honyaku.llm.models import ModelChoice
 from honyaku.queue.orders import JobQueue
 from honyaku.store import JobStatus, Stores
+from honyaku.store.jobs import ACTIVE
 
 
 class QueueLauncher:
@@ -39,7 +40,9 @@ class QueueLauncher:
         with self.stores.database.transaction() as session:
             self.queue.cancel(session, job_id)
         self.stores.questions.withdraw(job_id)
-        if self.stores.jobs.get(job_id).status in (JobStatus.QUEUED, JobStatus.WAITING):
+        # With none of its chunks running anywhere, no worker is left to see the stop.
+        status = self.stores.jobs.get(job_id).status
+        if status in ACTIVE and not self.stores.chunks.live_elsewhere(job_id):
             self.stores.jobs.finish(job_id, JobStatus.INTERRUPTED, "stopped")
 
     async def progress(self, job_id: str) -> JobProgress:

@@ -19,7 +19,7 @@ from typing import Any
 import procrastinate
 from procrastinate import exceptions
 from procrastinate.jobs import Job as QueueJob
-from sqlalchemy import text
+from sqlalchemy import bindparam, text
 from sqlalchemy.orm import Session
 
 from honyaku.jobs import JobRequest
@@ -27,6 +27,7 @@ from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.queue.app import TASK, queue_app
 from honyaku.store import Job
 from honyaku.store.chunks import chapters_to_run
+from honyaku.store.jobs import ACTIVE
 from honyaku.store.schema import utc_now
 
 QUEUE = "honyaku"
@@ -133,6 +134,19 @@ class JobQueue:
         if found is not None:
             at = utc_now() + timedelta(seconds=after_s) if after_s else None
             self.queue(session, dict(found.args), found.queue_name, at)
+
+    def forget_ended(self, session: Session) -> None:
+        """Delete the orders of jobs that have ended. Orders of a job still going are kept
+        once run: a parked question's chapter is queued again with its last one."""
+        session.execute(
+            text(
+                "DELETE FROM procrastinate_jobs AS orders WHERE orders.task_name = :task "
+                "AND orders.status IN ('succeeded', 'failed', 'cancelled', 'aborted') "
+                "AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.status IN :active "
+                "AND orders.lock LIKE 'honyaku-chapter:' || jobs.id || ':%')"
+            ).bindparams(bindparam("active", expanding=True)),
+            {"task": TASK, "active": [status.value for status in ACTIVE]},
+        )
 
     def cancel(self, session: Session, job_id: str) -> None:
         """Withdraw the job's orders no worker has taken yet."""

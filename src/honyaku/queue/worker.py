@@ -7,8 +7,9 @@ the chapter's chunks in order (``JobService.run_chapter``).
 
 Beside that, every worker keeps house: an order whose worker went silent (killed, its machine
 gone) for the claim timeout is queued again for another, whose claim then takes the chunk over
-(the killed worker's late writes, if any, are refused by the claim's token); and a question
-past its book's deadline gets nobody's answer, so that its chapter goes on.
+(the killed worker's late writes, if any, are refused by the claim's token); a question past
+its book's deadline gets nobody's answer, so that its chapter goes on; and the orders of jobs
+that have ended are deleted (those of a job still going are kept, to queue a chapter again).
 
 SIGTERM (or Ctrl-C) stops a worker gracefully: it takes no more chapters, lets each reply in
 flight finish and its calls run, then gives the chunk back, queues its chapter again, and
@@ -84,7 +85,7 @@ class Worker:
             "stalled_worker_timeout": timeout_s,
             "fetch_job_polling_interval": beat_s,
             "abort_job_polling_interval": beat_s,
-            "delete_jobs": "successful",
+            "delete_jobs": "never",  # an order is queued again from its last run
         }
         if self.profiles:  # else every queue
             options["queues"] = [queue_of(p) for p in self.profiles]
@@ -159,6 +160,10 @@ class Worker:
         with self.stores.database.transaction() as session:
             self.queue.queue(session, order, queue, at)
 
+    def _forget_ended(self) -> None:
+        with self.stores.database.transaction() as session:
+            self.queue.forget_ended(session)
+
     async def _keep_house(self, app: procrastinate.App, beat_s: float, timeout_s: float) -> None:
         manager = app.job_manager
         while True:
@@ -168,5 +173,6 @@ class Worker:
                     with contextlib.suppress(ProcrastinateException):  # another worker was first
                         await manager.retry_job(stalled)
                 await asyncio.to_thread(self.stores.questions.expire, self.queue.requeue)
+                await asyncio.to_thread(self._forget_ended)
             except (StoreError, ProcrastinateException):
                 continue  # the database is away: tried again at the next beat

@@ -249,13 +249,19 @@ class JobStore:
             return job, resumed
 
     def join(self, job_id: str, stops_seen: int) -> Job | None:
-        """Join a queued job as one more process running it; ``None`` if it was stopped
-        since its work was queued (its stops grew past ``stops_seen``) or has ended."""
+        """Join a queued job as one more process running it; ``None`` if it has ended, or was
+        stopped since its work was queued (its stops grew past ``stops_seen``): it is then
+        marked stopped, as the process that ran its last chunk may have ended before it saw
+        the stop."""
         with self.database.transaction() as session:
             row = session.scalars(
                 select(JobRow).where(JobRow.id == job_id).with_for_update()
             ).first()
-            if row is None or row.status not in ACTIVE or row.stop_requests > stops_seen:
+            if row is None or row.status not in ACTIVE:
+                return None
+            if row.stop_requests > stops_seen:
+                # Its work was queued before the stop: the job is stopped, whoever saw it.
+                row.status, row.error, row.finished_at = JobStatus.INTERRUPTED, "stopped", utc_now()
                 return None
             row.status = JobStatus.RUNNING
             row.owner = this_process()
