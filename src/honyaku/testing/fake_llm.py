@@ -130,6 +130,10 @@ class FakeLLMServer(Served):
     """False: a streamed request gets 400, as from servers that cannot stream."""
     reports_usage: bool = True
     """False: no usage in any reply, as from servers that count no tokens."""
+    requests_per_minute: int | None = None
+    """A provider's limit: past it in the last minute, 429 with ``Retry-After``."""
+    rate_limited: int = 0
+    """Requests refused for ``requests_per_minute``."""
     host: str = "127.0.0.1"
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
@@ -147,6 +151,7 @@ class FakeLLMServer(Served):
     cached (``prompt_tokens_details.cached_tokens``)."""
     bills: list[Bill] = field(default_factory=list)
     """What each answered request was billed, in order, as its usage reported it."""
+    _answered: list[float] = field(default_factory=list)
     _server: BackgroundServer | None = None
 
     @property
@@ -220,11 +225,28 @@ class FakeLLMServer(Served):
         )
 
     def _refusal(self, body: dict[str, Any]) -> Response | None:
+        if limited := self._over_limit():
+            return limited
         if body.get("tools") and self.tool_support is ToolSupport.REJECTED:
             return _error(400, "This model does not support tools", "invalid_request_error")
         if body.get("stream") and not self.streaming:
             return _error(400, "Streaming is not supported by this server", "invalid_request_error")
         return None
+
+    def _over_limit(self) -> Response | None:
+        """A 429 when the requests answered in the last minute already reach the limit."""
+        rpm = self.requests_per_minute
+        if rpm is None:
+            return None
+        now = self.arrivals[-1]
+        answered = [t for t in self._answered if t > now - 60]
+        self._answered = answered
+        if len(answered) < rpm:
+            answered.append(now)
+            return None
+        self.rate_limited += 1
+        wait = f"{answered[-rpm] + 60 - now:.1f}"
+        return _error(429, "Rate limit reached", "rate_limit_error", {"retry-after": wait})
 
     async def _sse(
         self,
