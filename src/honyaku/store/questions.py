@@ -130,7 +130,7 @@ class QuestionStore:
                 .where(QuestionRow.pk == question_id)
             ).first()
             if found is None:
-                raise NotFoundError(f"no question {question_id}")
+                raise NotFoundError("no question {question_id}", question_id=question_id)
             return _question(*found)
 
     def answer(self, question_id: int, reply: dict[str, Any], then: Requeue) -> None:
@@ -141,9 +141,12 @@ class QuestionStore:
                 select(QuestionRow).where(QuestionRow.pk == question_id).with_for_update()
             ).first()
             if row is None:
-                raise NotFoundError(f"no question {question_id}")
+                raise NotFoundError("no question {question_id}", question_id=question_id)
             if row.status != QuestionStatus.WAITING:
-                raise UserError(f"question {question_id} is not waiting any more ({row.status})")
+                raise UserError(
+                    "question {question_id} was answered already, or its time ran out",
+                    question_id=question_id,
+                )
             self._settle(session, row, QuestionStatus.ANSWERED, reply, then)
 
     def expire(self, then: Requeue) -> list[int]:
@@ -200,17 +203,6 @@ class QuestionStore:
             )
             for pk in pks:
                 _notify(session, "closed", pk)
-
-    def count_waiting(self, job_id: str) -> int:
-        with self.database.transaction() as session:
-            return (
-                session.scalar(
-                    select(func.count(QuestionRow.pk)).where(
-                        QuestionRow.job_id == job_id, QuestionRow.status == QuestionStatus.WAITING
-                    )
-                )
-                or 0
-            )
 
     def _settle(
         self,
