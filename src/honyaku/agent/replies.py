@@ -1,6 +1,6 @@
-"""A person's reply as a front end sends it (JSON from a page, a terminal's answers), checked
-against what was asked: every front end, and the questions kept for queued jobs, check it the
-same way."""
+"""Questions and replies as JSON: a question as every front end shows it and a queued job
+keeps it, and a person's reply as a front end sends it (from a page, a terminal's answers),
+checked against what was asked, the same way everywhere."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from honyaku.agent.broker import (
     ApprovalRequest,
     PersonReply,
     PersonRequest,
+    Question,
     QuestionReply,
     QuestionRequest,
 )
@@ -46,3 +47,26 @@ def _answer(request: QuestionRequest, given: Mapping[str, Any]) -> Answer:
     if not text or not question.allow_free_text:
         raise UserError(f"question {index} takes one of its suggestions")
     return Answer(index, text)
+
+
+def request_record(request: QuestionRequest) -> dict[str, Any]:
+    return {
+        "asker": request.asker,
+        "batch": request.batch,
+        "questions": [
+            {
+                "question": q.text,
+                "suggested_answers": list(q.suggested_answers),
+                "allow_free_text": q.allow_free_text,
+            }
+            for q in request.questions
+        ],
+    }
+
+
+def request_from_record(record: dict[str, Any]) -> QuestionRequest:
+    questions = tuple(
+        Question(q["question"], tuple(q["suggested_answers"]), q["allow_free_text"])
+        for q in record["questions"]
+    )
+    return QuestionRequest(questions, record["asker"], record["batch"])

@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from honyaku.agent.broker import QuestionReply
-from honyaku.agent.replies import checked_reply
-from honyaku.jobs.parking import reply_record, request_from_record
+from honyaku.agent.replies import checked_reply, request_from_record
+from honyaku.jobs.parking import reply_record
 from honyaku.store import StoredQuestion, Stores
 from honyaku.store.notifications import notifications
 from honyaku.store.questions import CHANNEL

@@ -18,7 +18,6 @@ from honyaku.agent.broker import (
     Answer,
     PersonReply,
     PersonRequest,
-    Question,
     QuestionParked,
     QuestionReply,
     QuestionRequest,
@@ -53,29 +52,6 @@ class ParkingFrontEnd:
         if self.reply is None:
             raise NoFrontEndError(NOBODY_ANSWERED.format(hours=self.wait_s / 3600))
         return reply_from_record(self.reply)
-
-
-def request_record(request: QuestionRequest) -> dict[str, Any]:
-    return {
-        "asker": request.asker,
-        "batch": request.batch,
-        "questions": [
-            {
-                "question": q.text,
-                "suggested_answers": list(q.suggested_answers),
-                "allow_free_text": q.allow_free_text,
-            }
-            for q in request.questions
-        ],
-    }
-
-
-def request_from_record(record: dict[str, Any]) -> QuestionRequest:
-    questions = tuple(
-        Question(q["question"], tuple(q["suggested_answers"]), q["allow_free_text"])
-        for q in record["questions"]
-    )
-    return QuestionRequest(questions, record["asker"], record["batch"])
 
 
 def reply_record(reply: QuestionReply) -> dict[str, Any]:

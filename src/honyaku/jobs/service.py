@@ -27,6 +27,7 @@ from honyaku.agent.broker import ApprovalPolicy, Broker
 from honyaku.agent.loop import LoopLimits
 from honyaku.agent.questions import QUESTION_TOOL_NAMES, QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS
 from honyaku.agent.registry import ToolRegistry
+from honyaku.agent.replies import request_record
 from honyaku.domain.book import Book, BookSettings, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk
 from honyaku.domain.pricing import Prices
@@ -59,7 +60,6 @@ from honyaku.jobs.glossary_prompts import extraction_prompt
 from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
 from honyaku.jobs.parking import (
     ParkingFrontEnd,
-    request_record,
     workflow_from_record,
     workflow_record,
 )

@@ -22,7 +22,7 @@ from honyaku.agent.broker import (
     PersonReply,
     PersonRequest,
 )
-from honyaku.agent.replies import checked_reply
+from honyaku.agent.replies import checked_reply, request_record
 from honyaku.errors import NoFrontEndError, UserError
 
 GRACE_S = 10.0
@@ -124,17 +124,4 @@ def _describe(shown: _Shown) -> dict[str, Any]:
             "tool": request.tool,
             "arguments": dict(request.arguments),
         }
-    return {
-        "id": shown.id,
-        "kind": "question",
-        "asker": request.asker,
-        "batch": request.batch,
-        "questions": [
-            {
-                "question": q.text,
-                "suggested_answers": list(q.suggested_answers),
-                "allow_free_text": q.allow_free_text,
-            }
-            for q in request.questions
-        ],
-    }
+    return {"id": shown.id, "kind": "question", **request_record(request)}
