@@ -263,7 +263,6 @@ def settings(
         float | None,
         typer.Option(
             min=0,
-            min_open=True,
             help="How long a question of a queued job waits for a person (honyaku questions, "
             "the workbench) before the model is told nobody answered.",
         ),
