@@ -33,6 +33,8 @@ BACKENDS = ("sqlite", "postgresql")
 PROTOCOLS = ("native", "xml")
 ON_BOTH_BACKENDS = ("store", "application", "jobs", "assistant", "web")
 """The test folders whose scenarios run on SQLite and on PostgreSQL."""
+ON_POSTGRESQL = ("queue",)
+"""The test folders of what only a shared database has (the job queue)."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -54,6 +56,8 @@ def _backends(metafunc: pytest.Metafunc) -> tuple[str, ...]:
     if marker := metafunc.definition.get_closest_marker("backends"):
         return marker.args
     folder = metafunc.definition.path.parent.name
+    if folder in ON_POSTGRESQL:
+        return ("postgresql",)
     return BACKENDS if folder in ON_BOTH_BACKENDS else ("sqlite",)
 
 

@@ -18,6 +18,10 @@
     ├── ClaimLost                another process took over a chunk this one claimed (its
     │                            heartbeat had stalled): this one's writes are refused, and
     │                            the chunk's conversation ends here
+    ├── QuestionParked           a queued job's model asked a person: its chunk waits, its
+    │                            conversation kept, until someone answers (``agent.broker``)
+    ├── WorkerStopping           the worker was told to stop: the reply in flight is finished,
+    │                            no new request starts, and the chunk is given back
     ├── ToolError                the model's call was wrong; becomes a result the model reads
     ├── NoFrontEndError          nobody is there to answer a question or approve a call
     ├── LoopError                a conversation could not finish (caps reached, retries exhausted)
@@ -128,6 +132,10 @@ class StoreError(HonyakuError):
 class ClaimLost(HonyakuError):
     """Not a tool's failure for the model to read: the tool registry lets it through, and the
     job leaves the chunk to the process that holds it now."""
+
+
+class WorkerStopping(HonyakuError):
+    """Raised before a request a stopping worker will not send."""
 
 
 class ToolError(HonyakuError):

@@ -20,7 +20,8 @@ def test_an_empty_database_migrated_to_the_latest_revision_has_exactly_the_decla
     database = Database.open(url=empty_database_url, migrate=True)
     try:
         with database.engine.connect() as connection:
-            differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+            context = MigrationContext.configure(connection, opts={"include_name": _honyakus})
+            differences = compare_metadata(context, Base.metadata)
         state = database.schema()
     finally:
         database.close()
@@ -28,6 +29,11 @@ def test_an_empty_database_migrated_to_the_latest_revision_has_exactly_the_decla
     assert differences == []
     assert state.up_to_date
     assert state.current == migrations()[-1].revision
+
+
+def _honyakus(name: str | None, kind: str, _parents: object) -> bool:
+    """Not the job queue's own tables, which Procrastinate's schema makes on PostgreSQL."""
+    return not (kind == "table" and name and name.startswith("procrastinate_"))
 
 
 def test_an_upgrade_keeps_the_jobs_and_chunks_the_database_held(empty_database_url):

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from honyaku.errors import NoFrontEndError
+from honyaku.errors import HonyakuError, NoFrontEndError
 
 NO_FRONT_END = (
     "nobody can answer: honyaku is running without a terminal or web app to ask the "
@@ -71,6 +71,16 @@ class ApprovalReply:
     """Allow this tool from now on without asking again."""
 
 
+class QuestionParked(HonyakuError):
+    """A front end's word that the question will be answered later, elsewhere (a queued
+    job's): not a tool's failure, so the tool registry lets it through, and the conversation
+    is kept for when the answer comes."""
+
+    def __init__(self, request: QuestionRequest) -> None:
+        super().__init__("the question waits for a person; its chunk is parked meanwhile")
+        self.request = request
+
+
 PersonRequest = QuestionRequest | ApprovalRequest
 PersonReply = QuestionReply | ApprovalReply
 
@@ -82,8 +92,8 @@ class FrontEnd(Protocol):
 
 
 class Broker:
-    def __init__(self) -> None:
-        self._front_end: FrontEnd | None = None
+    def __init__(self, front_end: FrontEnd | None = None) -> None:
+        self._front_end = front_end
         self._turn = asyncio.Lock()  # FIFO: waiters are served in the order they came
         self._queued = 0
 

@@ -10,7 +10,7 @@ the prefix. Turns and nudges have hard caps; a conversation that reaches one rai
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -95,9 +95,18 @@ async def run_loop(
     goal: Goal,
     limits: LoopLimits = LoopLimits(),
 ) -> AsyncIterator[LoopEvent]:
-    """Drive one conversation to its goal, appending every message to ``history``."""
+    """Drive one conversation to its goal, appending every message to ``history``.
+
+    A conversation taken back up (its history kept while it waited for a person) first runs
+    the calls of its last reply that have no result yet, and counts the turns it had."""
     nudges = 0
-    for _turn in range(limits.max_turns):
+    if pending := unanswered_calls(history):
+        async for event in _run_calls(pending, history, registry, context):
+            yield event
+        if goal.is_reached():
+            return
+    done = sum(isinstance(m, AssistantMessage) for m in history)
+    for _turn in range(done, limits.max_turns):
         reply: AssistantMessage | None = None
         # Closed as soon as the loop stops, even midway: that closes the model's request.
         request = ChatRequest(tuple(history), registry.specs)
@@ -109,11 +118,8 @@ async def run_loop(
         if reply is None:
             raise LoopError("the model's reply ended without a response")
         history.append(reply)
-        for call in reply.tool_calls:
-            yield ToolStarted(call)
-            result = await registry.run(call, context)
-            history.append(ToolResultMessage(call.id, call.name, result_json(result)))
-            yield ToolFinished(call, result)
+        async for event in _run_calls(reply.tool_calls, history, registry, context):
+            yield event
         if goal.is_reached():
             return
         if reply.tool_calls:
@@ -131,6 +137,26 @@ async def run_loop(
         history.append(UserMessage(nudge))
         yield Nudged(nudge)
     raise LoopError(f"not finished after {limits.max_turns} exchanges with the model")
+
+
+async def _run_calls(
+    calls: Sequence[ToolCall], history: list[Message], registry: ToolRegistry[C], context: C
+) -> AsyncIterator[LoopEvent]:
+    for call in calls:
+        yield ToolStarted(call)
+        result = await registry.run(call, context)
+        history.append(ToolResultMessage(call.id, call.name, result_json(result)))
+        yield ToolFinished(call, result)
+
+
+def unanswered_calls(history: Sequence[Message]) -> list[ToolCall]:
+    """The calls of the last reply that have no result in ``history`` yet."""
+    for n in range(len(history) - 1, -1, -1):
+        reply = history[n]
+        if isinstance(reply, AssistantMessage):
+            answered = {m.call_id for m in history[n + 1 :] if isinstance(m, ToolResultMessage)}
+            return [call for call in reply.tool_calls if call.id not in answered]
+    return []
 
 
 def result_json(result: Result) -> str:

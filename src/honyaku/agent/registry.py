@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar, get_type_hints
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic_core import ErrorDetails
 
-from honyaku.agent.broker import ApprovalPolicy, Broker
+from honyaku.agent.broker import ApprovalPolicy, Broker, QuestionParked
 from honyaku.errors import ClaimLost, StoreError, ToolError, UserError
 from honyaku.llm.messages import ToolCall, ToolSpec
 
@@ -203,8 +203,8 @@ async def _execute(found: Tool, context: ToolContext, arguments: BaseModel) -> R
             raise TypeError(f"returned {type(result).__name__}, not a result object")
     except ToolError as exc:
         return failure(exc.code, str(exc), **exc.details)
-    except ClaimLost:
-        raise  # not the model's to fix: the conversation ends, its chunk is another's now
+    except (ClaimLost, QuestionParked):
+        raise  # not the model's to fix: the conversation ends here, its chunk another's or parked
     except UserError as exc:  # what was asked cannot be done: an unknown id, a refused text
         return failure(INVALID_PARAMETER, str(exc))
     except StoreError as exc:

@@ -10,6 +10,8 @@ models.py       model profiles, and choosing the model a command or page talks t
 settings.py     a book's settings
 search.py       search across a book, replace in its translations
 chats.py        chats with the assistant
+questions.py    questions of queued jobs, waiting for a person
+queue.py        whether jobs go on the job queue, and the workers that run them
 database.py     the database's schema: its revision, and bringing it up to date
 
 Front ends import from here what they show (the stores' records, the model choices); they
@@ -31,6 +33,8 @@ from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import DEMO, Models
+from honyaku.application.questions import Questions
+from honyaku.application.queue import QUEUE_VARIABLE, queue_wanted, serve_worker
 from honyaku.application.search import Replacement, Search, SearchHit, SearchResult
 from honyaku.application.settings import TOOL_NAMES, Settings
 from honyaku.application.versions import Versions
@@ -50,6 +54,7 @@ from honyaku.store import (
     RecordedAction,
     SchemaState,
     StoredEntry,
+    StoredQuestion,
     Version,
     resolve_home,
 )
@@ -60,6 +65,7 @@ __all__ = [
     "PAGE_BOOKS",
     "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
+    "QUEUE_VARIABLE",
     "TOOL_NAMES",
     "ActionKind",
     "BookDetail",
@@ -87,6 +93,7 @@ __all__ = [
     "LocatedParagraph",
     "ModelChoice",
     "Models",
+    "Questions",
     "RecordedAction",
     "Replacement",
     "SchemaState",
@@ -95,11 +102,14 @@ __all__ = [
     "SearchResult",
     "Settings",
     "StoredEntry",
+    "StoredQuestion",
     "ToolProtocol",
     "UpdatedBook",
     "Version",
     "Versions",
     "database_schema",
+    "queue_wanted",
     "resolve_home",
+    "serve_worker",
     "upgrade_database",
 ]

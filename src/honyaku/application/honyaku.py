@@ -18,6 +18,8 @@ from honyaku.application.editions import Editions
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import Models
+from honyaku.application.questions import Questions
+from honyaku.application.queue import queue_launcher, queue_wanted
 from honyaku.application.search import Search
 from honyaku.application.settings import Settings
 from honyaku.application.versions import Versions
@@ -42,12 +44,21 @@ class Honyaku:
         self.jobs = Jobs(stores, self.engine, self.launcher, self.models)
         self._chat_service = ChatService(stores, self.broker, self.launcher)
         self.chats = Chats(self._chat_service, stores.chats, self.models)
+        self.questions = Questions(stores)
 
     @classmethod
-    def open(cls, home: Path | None = None) -> Honyaku:
+    def open(cls, home: Path | None = None, *, queued: bool | None = None) -> Honyaku:
         """honyaku over the database at ``$HONYAKU_DATABASE_URL``, else the SQLite file in
-        ``home`` (``--home``, else ``$HONYAKU_HOME``, else the user data folder)."""
-        return cls(Stores.over(Database.open(home)))
+        ``home`` (``--home``, else ``$HONYAKU_HOME``, else the user data folder). Its jobs
+        are ``queued`` for workers (by default when ``HONYAKU_QUEUE`` says so), else run here."""
+        stores = Stores.over(Database.open(home))
+        if queued if queued is not None else queue_wanted():
+            try:
+                return cls(stores, launcher=queue_launcher(stores))
+            except BaseException:
+                stores.database.close()
+                raise
+        return cls(stores)
 
     async def aclose(self) -> None:
         """Stop the jobs running here (they resume where they stopped) and close the models

@@ -50,7 +50,10 @@ class Jobs:
     async def run(self, request: JobRequest, model: ModelChoice) -> AsyncIterator[JobEvent]:
         """Run the job here, in the foreground: its events as they come."""
         target = await self._ready(request, model)
-        async with open_model(model, self._stores.protocols, language=target) as connected:
+        windows = self._stores.shared_windows
+        async with open_model(
+            model, self._stores.protocols, language=target, windows=windows
+        ) as connected:
             async for event in self._service.run(request, connected):
                 yield event
 

@@ -175,7 +175,12 @@ class ChatService:
         character (``llm.reasoning``)."""
         key = (choice, language)
         if key not in self._models:
-            opened = open_model(choice, self.stores.protocols, language=language)
+            opened = open_model(
+                choice,
+                self.stores.protocols,
+                language=language,
+                windows=self.stores.shared_windows,
+            )
             self._models[key] = await self._open.enter_async_context(opened)
         return ChatModel(self._models[key], choice)
 

@@ -7,9 +7,11 @@ from typing import Annotated
 import typer
 
 from honyaku import __version__
-from honyaku.cli import chat, glossary, jobs, library, models, serve
+from honyaku.cli import chat, glossary, jobs, library, models, serve, worker
 from honyaku.cli.console import error_boundary
 from honyaku.cli.database import db_app
+from honyaku.cli.job_control import jobs_app
+from honyaku.cli.questions import questions_app
 
 app = typer.Typer(
     help="Translate books with large language models, through checked tool calls.",
@@ -31,6 +33,9 @@ app.command()(glossary.check)
 app.add_typer(glossary.glossary_app, name="glossary")
 app.add_typer(models.models_app, name="models")
 app.add_typer(db_app, name="db")
+app.add_typer(jobs_app, name="jobs")
+app.add_typer(questions_app, name="questions")
+app.command()(worker.worker)
 
 
 def _print_version(value: bool) -> None:

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from honyaku.cli.console import EXIT_FAILURE, out
-from honyaku.cli.jobs import Chapters, Concurrency, chosen_chapters, run_job
+from honyaku.cli.jobs import Chapters, Concurrency, Queue, chosen_chapters, queue_job, run_job
 from honyaku.cli.models import (
     ApiKeyEnv,
     BaseUrl,
@@ -234,12 +234,13 @@ def extract(
     header: Header = None,
     replay_reasoning: ReplayReasoning = False,
     concurrency: Concurrency = CONCURRENCY,
+    queue: Queue = False,
     home: Home = None,
 ) -> None:
     """Have a model read chapters and propose names and terms with readings and renderings;
     it may ask you how to render names. Proposals wait for `honyaku glossary accept`.
     Running it again continues where it stopped."""
-    honyaku = open_honyaku(home)
+    honyaku = open_honyaku(home, queued=queue or None)
     book_id, numbers = chosen_chapters(honyaku, book, chapters)
     request = JobRequest(book_id, JobKind.EXTRACTION, numbers, concurrency)
     choice = chosen_model(
@@ -252,6 +253,9 @@ def extract(
         tuple(header or ()),
         replay_reasoning,
     )
+    if queue:
+        queue_job(honyaku, choice, request)
+        return
     outcome = run_job(honyaku, choice, request)
     proposed = run(honyaku.glossary.entries(book_id, status=EntryStatus.PROPOSED))
     out.print(

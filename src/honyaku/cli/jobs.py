@@ -48,6 +48,15 @@ DryRun = Annotated[
         "cost at the model profile's prices, and send nothing.",
     ),
 ]
+Queue = Annotated[
+    bool,
+    typer.Option(
+        "--queue",
+        help="Queue the job for workers (honyaku worker, on any machine) and return at once "
+        "with its id, instead of running it here. Needs HONYAKU_DATABASE_URL on PostgreSQL. "
+        "Follow it with honyaku jobs.",
+    ),
+]
 MaxCost = Annotated[
     float | None,
     typer.Option(
@@ -78,9 +87,10 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         ] = False,
         dry_run: DryRun = False,
         max_cost: MaxCost = None,
+        queue: Queue = False,
         home: Home = None,
     ) -> None:
-        honyaku = open_honyaku(home)
+        honyaku = open_honyaku(home, queued=queue or None)
         book_id, numbers = chosen_chapters(honyaku, book, chapters)
         request = JobRequest(book_id, kind, numbers, concurrency, retranslate, max_cost=max_cost)
         choice = chosen_model(
@@ -95,6 +105,9 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         )
         if dry_run:
             print_estimate(honyaku, choice, request)
+            return
+        if queue:
+            queue_job(honyaku, choice, request)
             return
         outcome = run_job(honyaku, choice, request)
         if not outcome.ok:
@@ -156,6 +169,16 @@ def run_job(honyaku: Honyaku, choice: ModelChoice, request: JobRequest) -> JobOu
         raise HonyakuError("the job ended without finishing")
     print_summary(out, outcome)
     return outcome
+
+
+def queue_job(honyaku: Honyaku, choice: ModelChoice, request: JobRequest) -> None:
+    """Queue the job for the workers; its id alone on the last line."""
+    job_id = run(honyaku.jobs.start(request, choice))
+    out.print(f"Queued {request.kind.value} with {escape(choice.describe())}.")
+    out.print(
+        f"Follow it with [bold]honyaku jobs[/]; stop it with [bold]honyaku jobs stop {job_id}[/]."
+    )
+    print(job_id)
 
 
 def print_estimate(honyaku: Honyaku, choice: ModelChoice, request: JobRequest) -> None:

@@ -259,6 +259,14 @@ def settings(
             "(translate --max-cost overrides it); 0 clears.",
         ),
     ] = None,
+    question_wait_hours: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="How long a question of a queued job waits for a person (honyaku questions, "
+            "the workbench) before the model is told nobody answered.",
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Print a book's settings, changing those given first."""
@@ -276,6 +284,8 @@ def settings(
         changes["auto_accept_terms"] = auto_accept_terms is Switch.ON
     if max_cost is not None:
         changes["max_cost"] = max_cost or None
+    if question_wait_hours is not None:
+        changes["question_wait_hours"] = question_wait_hours
     book_id = run(honyaku.books.resolve(book))
     current = run(honyaku.settings.change(book_id, **changes))
     for name, value in current.model_dump().items():

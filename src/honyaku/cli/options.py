@@ -24,8 +24,10 @@ Home = Annotated[
 BookRef = Annotated[str, typer.Argument(help="Book id (or a unique prefix).")]
 
 
-def open_honyaku(home: Path | None) -> Honyaku:
-    return Honyaku.open(home)
+def open_honyaku(home: Path | None, *, queued: bool | None = None) -> Honyaku:
+    """The application; jobs it starts go on the job queue if ``queued`` (by default if
+    ``HONYAKU_QUEUE`` says so)."""
+    return Honyaku.open(home, queued=queued)
 
 
 def run(work: Coroutine[Any, Any, T]) -> T:

@@ -25,7 +25,8 @@ def serve(
     home: Home = None,
 ) -> None:
     """Serve the web workbench: the library, jobs with live progress, and the model's
-    questions and approval requests in the browser. Jobs started there run in this process."""
+    questions and approval requests in the browser. Jobs started there run in this process,
+    or on the job queue for `honyaku worker` processes when HONYAKU_QUEUE is on."""
     from honyaku.web import serve as serve_workbench
 
     def announce(url: str) -> None:

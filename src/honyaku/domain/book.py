@@ -73,6 +73,7 @@ class TranslationKind(StrEnum):
 
 
 CHUNK_CHARS = 6000
+QUESTION_WAIT_HOURS = 24.0
 
 
 class BookSettings(BaseModel):
@@ -89,6 +90,9 @@ class BookSettings(BaseModel):
     """Glossary terms a model proposes are accepted at once, not left for the translator."""
     max_cost: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """What one run of a job may spend at the model's prices, unless the run says otherwise."""
+    question_wait_hours: float = Field(default=QUESTION_WAIT_HOURS, gt=0, le=24 * 365)
+    """How long a queued job's question waits for a person; then the model is told nobody
+    answered, and goes on."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,14 +11,27 @@ raised and ends the job, said once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 
+from honyaku.agent.broker import QuestionParked
 from honyaku.agent.loop import LoopLimits, ToolFinished, ToolStarted, run_loop
 from honyaku.agent.registry import ToolRegistry
 from honyaku.domain.workflow import JobKind, turn_budget
-from honyaku.errors import FatalProviderError, LoopError, ProviderError, UnreachableError
-from honyaku.jobs.events import ChunkEvent, ChunkFinished, ChunkStarted, JobEvent, ParagraphsDone
+from honyaku.errors import (
+    FatalProviderError,
+    LoopError,
+    ProviderError,
+    UnreachableError,
+)
+from honyaku.jobs.events import (
+    ChunkEvent,
+    ChunkFinished,
+    ChunkParked,
+    ChunkStarted,
+    JobEvent,
+    ParagraphsDone,
+)
 from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.prompts import chunk_message
 from honyaku.jobs.tools import ChunkContext
@@ -37,15 +50,17 @@ class ChunkTalk:
 
 
 async def run_chunk(
-    context: ChunkContext, talk: ChunkTalk, *, chunks_in_chapter: int
+    context: ChunkContext,
+    talk: ChunkTalk,
+    *,
+    chunks_in_chapter: int,
+    resumed: Sequence[Message] = (),
 ) -> AsyncIterator[JobEvent]:
+    """The chunk's conversation: a new one, or the ``resumed`` one a question parked."""
     chunk, workflow = context.chunk, context.workflow
     where = context.where
     yield ChunkStarted(where, len(chunk.paragraphs))
-    message = chunk_message(chunk, workflow.kind, chunks_in_chapter=chunks_in_chapter)
-    if glossary := await asyncio.to_thread(_glossary_section, context):
-        message = f"{message}\n\n{glossary}"
-    history: list[Message] = [SystemMessage(talk.system_prompt), UserMessage(message)]
+    history = list(resumed) or await _opening(context, talk, chunks_in_chapter)
     limits = replace(
         talk.limits, max_turns=turn_budget(len(chunk.paragraphs), talk.limits.max_turns)
     )
@@ -61,6 +76,9 @@ async def run_chunk(
                 newly := len(workflow.accepted) - accepted_before
             ):
                 yield ParagraphsDone(where, newly)
+    except QuestionParked as parked:
+        yield ChunkParked(where, parked.request, tuple(history), workflow)
+        return
     except (LoopError, ProviderError) as exc:
         if isinstance(exc, FatalProviderError | UnreachableError):
             raise
@@ -70,6 +88,15 @@ async def run_chunk(
         # Proofreading leaves right paragraphs alone: they are done all the same.
         yield ParagraphsDone(where, unchanged)
     yield ChunkFinished(where, None)
+
+
+async def _opening(context: ChunkContext, talk: ChunkTalk, chunks_in_chapter: int) -> list[Message]:
+    """The system prompt and the chunk's message, with the glossary entries found in it."""
+    chunk, kind = context.chunk, context.workflow.kind
+    message = chunk_message(chunk, kind, chunks_in_chapter=chunks_in_chapter)
+    if glossary := await asyncio.to_thread(_glossary_section, context):
+        message = f"{message}\n\n{glossary}"
+    return [SystemMessage(talk.system_prompt), UserMessage(message)]
 
 
 def _glossary_section(context: ChunkContext) -> str:

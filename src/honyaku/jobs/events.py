@@ -7,22 +7,26 @@ A job's stream opens with ``JobStarted`` and closes with ``JobFinished``. In bet
 chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in ``ChunkEvent``
 (text and reasoning deltas, retries, responses with their usage, tools started and finished,
 nudges), ``ParagraphsDone`` as batches are accepted, and ``ChunkFinished`` (or
-``ChunkTakenOver``). The terminal's progress bar, the action log, cost accounting and the web
-app's SSE all consume this stream.
+``ChunkTakenOver``, or in a queued job ``ChunkParked``). The terminal's progress bar, the
+action log, cost accounting and the web app's SSE all consume this stream.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from honyaku.agent.broker import QuestionRequest
 from honyaku.agent.loop import LoopEvent, ToolFinished, ToolStarted
+from honyaku.domain.workflow import ChunkWorkflow
 from honyaku.llm.events import ReasoningDelta, Response, Retry, TextDelta
+from honyaku.llm.messages import Message
 from honyaku.store.jobs import Job
 
 __all__ = [
     "ChunkEvent",
     "ChunkFailure",
     "ChunkFinished",
+    "ChunkParked",
     "ChunkStarted",
     "JobEvent",
     "JobFinished",
@@ -129,6 +133,18 @@ class ChunkTakenOver:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkParked:
+    """The model of a queued job asked the translator: the chunk waits for the answer, its
+    conversation kept (``store.questions``), and its chapter waits with it."""
+
+    where: Where
+    request: QuestionRequest
+    conversation: tuple[Message, ...]
+    """The messages so far, the reply that asked last, its earlier calls answered."""
+    workflow: ChunkWorkflow
+
+
+@dataclass(frozen=True, slots=True)
 class JobFinished:
     outcome: JobOutcome
 
@@ -141,5 +157,6 @@ JobEvent = (
     | ParagraphsBusy
     | ChunkFinished
     | ChunkTakenOver
+    | ChunkParked
     | JobFinished
 )

@@ -5,6 +5,7 @@ through. ``InProcessLauncher`` runs each job as a task of this process's event l
 app, a chat); a job queue with workers elsewhere is another implementation of the same
 interface. Watchers get the job's figures (``JobProgress``) first, then again when they
 change, no oftener than ``WATCH_INTERVAL_S``: a busy job's events are coalesced, not queued.
+A job that another process runs is followed through the database (``watch_stored``).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from honyaku.jobs.events import JobStarted
 from honyaku.jobs.progress import JobProgress
 from honyaku.jobs.service import JobRequest, JobService
 from honyaku.llm.models import ModelChoice, ProtocolMemory, open_model
-from honyaku.store.jobs import JobStatus
+from honyaku.store.jobs import ACTIVE, JobStatus
 
 WATCH_INTERVAL_S = 0.25
+STORED_WATCH_S = 1.0
+"""How often a job run elsewhere (a worker, another terminal) is read again while followed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,20 @@ class _Followed:
             del self._watchers[woken]
 
 
+async def watch_stored(service: JobService, job_id: str) -> AsyncIterator[JobUpdate]:
+    """A job another process runs, followed through the database: its figures now, then
+    whenever they change, until it is no longer queued, running or waiting."""
+    progress = await asyncio.to_thread(service.progress, job_id)
+    yield JobUpdate(progress, log_grew=False)
+    while progress.status in ACTIVE:
+        await asyncio.sleep(STORED_WATCH_S)
+        now = await asyncio.to_thread(service.progress, job_id)
+        if now.figures() != progress.figures():
+            grew = (now.cost.requests, now.error) != (progress.cost.requests, progress.error)
+            yield JobUpdate(now, log_grew=grew)
+        progress = now
+
+
 class InProcessLauncher:
     """Jobs run in the background of this process."""
 
@@ -110,7 +127,8 @@ class InProcessLauncher:
             async for update in followed.watch():
                 yield update
             return
-        yield JobUpdate(await self.progress(job_id), log_grew=False)
+        async for update in watch_stored(self.service, job_id):
+            yield update
 
     async def aclose(self) -> None:
         for task in list(self._tasks):
@@ -123,7 +141,12 @@ class InProcessLauncher:
         followed: _Followed | None = None
         try:
             book = await asyncio.to_thread(self.service.library.book, request.book_id)
-            async with open_model(choice, self.protocols, language=book.target_lang) as model:
+            async with open_model(
+                choice,
+                self.protocols,
+                language=book.target_lang,
+                windows=self.service.stores.shared_windows,
+            ) as model:
                 async for event in self.service.run(request, model):
                     if isinstance(event, JobStarted):
                         followed = _Followed(JobProgress.starting(event, model.prices))

@@ -75,6 +75,8 @@ class JobProgress:
     error: str | None = None
     running_here: bool = False
     """A run in this process is following the job's events."""
+    workers: tuple[str, ...] = ()
+    """The processes holding its chunks now, as stored (workers, other terminals)."""
     _started: float | None = None
     _done_at_start: int = 0
 
@@ -182,5 +184,6 @@ class JobProgress:
             "eta_s": self.eta_s,
             "failures": self.failure_lines(),
             "running_here": self.running_here,
+            "workers": list(self.workers),
             "error": self.error,
         }

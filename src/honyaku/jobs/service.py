@@ -19,6 +19,7 @@ import asyncio
 import os
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from functools import partial
 from itertools import groupby
 
@@ -26,17 +27,27 @@ from honyaku.agent.broker import ApprovalPolicy, Broker
 from honyaku.agent.loop import LoopLimits
 from honyaku.agent.questions import QUESTION_TOOL_NAMES, QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS
 from honyaku.agent.registry import ToolRegistry
+from honyaku.agent.replies import request_record
 from honyaku.domain.book import Book, BookSettings, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
-from honyaku.errors import ClaimLost, ConfigError, SpendingCapReached, StoreError, UserError
+from honyaku.errors import (
+    ClaimLost,
+    ConfigError,
+    HonyakuError,
+    SpendingCapReached,
+    StoreError,
+    UserError,
+    WorkerStopping,
+)
 from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.approvals import book_approvals
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
 from honyaku.jobs.events import (
     ChunkFailure,
     ChunkFinished,
+    ChunkParked,
     ChunkTakenOver,
     JobEvent,
     JobFinished,
@@ -48,18 +59,33 @@ from honyaku.jobs.events import (
 )
 from honyaku.jobs.glossary_prompts import extraction_prompt
 from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
+from honyaku.jobs.parking import (
+    ParkingFrontEnd,
+    workflow_from_record,
+    workflow_record,
+)
 from honyaku.jobs.planning import is_done, plan_chunks, still_to_do, title_wanted
 from honyaku.jobs.progress import JobProgress
 from honyaku.jobs.prompts import system_prompt
 from honyaku.jobs.scheduler import merged
-from honyaku.jobs.spending import CappedProvider, Spending, check_cap, reply_bound
+from honyaku.jobs.spending import (
+    CappedProvider,
+    Purse,
+    SharedSpending,
+    Spending,
+    check_cap,
+    reply_bound,
+)
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
-from honyaku.llm.models import ConnectedModel
+from honyaku.llm.messages import message_from_record, message_record
+from honyaku.llm.models import ConnectedModel, ModelChoice
 from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken
 from honyaku.store.glossary import BookGlossary
-from honyaku.store.jobs import Job, JobScope, JobStatus
+from honyaku.store.jobs import Job, JobScope, JobStatus, Opened
 from honyaku.store.leases import CLAIM_TIMEOUT_VARIABLE, claim_timeout_s
 from honyaku.store.library import Library
+from honyaku.store.questions import ParkedConversation
+from honyaku.store.spending import SpendingLedger
 from honyaku.store.stores import Stores
 
 CONCURRENCY = 4
@@ -89,6 +115,33 @@ class JobRequest:
     work paragraph of the chapters."""
 
 
+@dataclass(frozen=True, slots=True)
+class ChapterOrder:
+    """One chapter of a queued job, as the job queue hands it to a worker."""
+
+    job_id: str
+    chapter: int
+    """1-based chapter number."""
+    stops: int
+    """The job's stops when its work was queued: one more since, and the order is void."""
+    run: str
+    """The queued run the order belongs to: its spending is counted together."""
+    max_cost: float | None = None
+
+
+class ChapterEnd(StrEnum):
+    """How a queued chapter's turn on a worker ended."""
+
+    DONE = "done"
+    """Its chunks ran, or one waits for a person."""
+    BLOCKED = "blocked"
+    """Another live process holds one of its chunks: to be tried again later."""
+    GIVEN_BACK = "given back"
+    """The worker is stopping: the chunk it ran is given back, to go on elsewhere."""
+    STOPPED = "stopped"
+    """The job was stopped, reached its cap, or failed."""
+
+
 class JobService:
     def __init__(self, stores: Stores, broker: Broker | None = None) -> None:
         self.stores = stores
@@ -102,7 +155,7 @@ class JobService:
         """Run the job ``request`` asks for with ``model``: ``JobStarted``, every chunk's
         events, then ``JobFinished``. A fatal provider error or a stop is raised after the
         job's state is saved."""
-        beat_s = _heartbeat_s()
+        beat_s = heartbeat_s()
         scope = await asyncio.to_thread(job_scope, self.library, request)
         book = await asyncio.to_thread(
             self.library.get_book, request.book_id, chapter_numbers=scope.chapters
@@ -129,6 +182,83 @@ class JobService:
         yield started
         async for event in self._running_job(run, lanes):
             yield event
+
+    def open_queued(self, request: JobRequest, choice: ModelChoice, queued: Opened) -> Job:
+        """Open the job ``request`` asks for (or reopen it) as a queued one, and queue its work
+        (``queued``) in the same transaction; the model is the workers' to connect."""
+        scope = job_scope(self.library, request)
+        book = self.library.get_book(request.book_id, chapter_numbers=scope.chapters)
+        cap = request.max_cost if request.max_cost is not None else book.settings.max_cost
+        check_cap(cap, choice.prices)
+        only = set(scope.paragraphs) if scope.paragraphs is not None else None
+        planned = plan_chunks(
+            book, request.kind, retranslate=request.retranslate, written=set(), only=only
+        )
+        job, _ = self.store.open(
+            scope,
+            model=str(choice.model),
+            protocol=choice.protocol.value,
+            planned=planned,
+            resume=request.resume,
+            queued=queued,
+        )
+        return job
+
+    async def run_chapter(self, order: ChapterOrder, model: ConnectedModel) -> ChapterEnd:
+        """Run one chapter of a queued job here, on a worker: its chunks in order, each
+        question parked for a person; then settle the job's status."""
+        beat_s = heartbeat_s()
+        job = await asyncio.to_thread(self.store.join, order.job_id, order.stops)
+        if job is None:
+            return ChapterEnd.STOPPED
+        book = await asyncio.to_thread(
+            self.library.get_book, job.book_id, chapter_numbers=job.chapters
+        )
+        request = JobRequest(
+            job.book_id, job.kind, job.chapters, 1, job.retranslate, max_cost=order.max_cost
+        )
+        spending = _spending(request, book, model, (self.stores.spending, f"{job.id}:{order.run}"))
+        run = await asyncio.to_thread(
+            _Run, self, job, book, request, model, spending, beat_s, parking=True
+        )
+        items = await asyncio.to_thread(self.chunks.items, job.id)
+        lanes = run.lanes([i for i in items if i.planned.chapter_number == order.chapter])
+        started = JobStarted(job, run.total, run.total - len(run.to_do), len(lanes), True)
+        run.progress = JobProgress.starting(started, model.prices)
+        end = await self._running_chapter(run, lanes)
+        await asyncio.to_thread(self.store.settle, job.id)
+        return end
+
+    async def _running_chapter(self, run: _Run, lanes: list[list[ChunkItem]]) -> ChapterEnd:
+        job = run.job
+        log = ActionLog(self.store, job.id)
+        task = asyncio.current_task()
+        assert task is not None
+        heartbeat = asyncio.create_task(self._heartbeat(run, task))
+        try:
+            async for event in merged(lanes, run.chapter, concurrency=1):
+                await log.follow(event)
+                run.progress.follow(event)
+            if run.capped is not None:
+                raise run.capped
+        except BaseException as exc:
+            log.write_now()
+            self.chunks.release(list(run.held))
+            if isinstance(exc, WorkerStopping):
+                return ChapterEnd.GIVEN_BACK
+            if isinstance(exc, asyncio.CancelledError) and not run.stop_seen:
+                raise  # the worker is shutting down hard: the chunk is given back
+            if isinstance(exc, Exception) and not isinstance(exc, HonyakuError):
+                raise
+            stopped = isinstance(exc, asyncio.CancelledError | SpendingCapReached)
+            status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
+            self.store.finish(job.id, status, str(exc) or "stopped")
+            if isinstance(exc, asyncio.CancelledError):
+                task.uncancel()
+            return ChapterEnd.STOPPED
+        finally:
+            heartbeat.cancel()
+        return ChapterEnd.BLOCKED if run.blocked else ChapterEnd.DONE
 
     async def _running_job(
         self, run: _Run, lanes: list[list[ChunkItem]]
@@ -177,7 +307,9 @@ class JobService:
         paragraphs, to_do = still_to_do(
             book, job.kind, retranslate=job.retranslate, written=written, only=_only(job)
         )
-        return JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
+        progress = JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
+        progress.workers = self.chunks.holders(job.id)
+        return progress
 
     async def _heartbeat(self, run: _Run, task: asyncio.Task[object]) -> None:
         while True:
@@ -190,6 +322,7 @@ class JobService:
                 continue  # tried again at the next beat: a claim outlives several missed ones
             run.give_up(beat.lost)
             if beat.stop:
+                run.stop_seen = True
                 task.cancel()
                 return
 
@@ -197,10 +330,13 @@ class JobService:
         job = run.job
         items = self.chunks.items(job.id)
         elsewhere = self.chunks.live_elsewhere(job.id)
-        if not elsewhere:
+        waiting = any(i.status is ChunkStatus.WAITING for i in items)
+        if not elsewhere and not waiting:
             left = [i for i in items if i.status is not ChunkStatus.DONE]
             status = JobStatus.FAILED if left else JobStatus.FINISHED
             self.store.finish(job.id, status, _failure_text(run.progress.failures, left))
+        elif not elsewhere:
+            self.store.settle(job.id)
         progress = run.progress
         return JobOutcome(
             self.store.get(job.id),
@@ -222,12 +358,21 @@ class _Run:
         book: Book,
         request: JobRequest,
         model: ConnectedModel,
-        spending: Spending | None,
+        spending: Purse | None,
         heartbeat_s: float,
+        *,
+        parking: bool = False,
     ) -> None:
         self.service, self.job, self.book, self.request = service, job, book, request
         self.spending = spending
         self.heartbeat_s = heartbeat_s
+        self.parking = parking
+        """A queued job's run: questions park their chunk for a person (``jobs.parking``)."""
+        self.stop_seen = False
+        """The heartbeat found the job asked to stop."""
+        self.blocked = False
+        """A chunk of a lane was held by another live process."""
+        self.parked: set[ClaimToken] = set()
         self.held: dict[ClaimToken, asyncio.Task[object] | None] = {}
         """The claims this run holds, each with the lane running its chunk."""
         self.lost: set[ClaimToken] = set()
@@ -278,6 +423,9 @@ class _Run:
                 return
             claim = await asyncio.to_thread(chunks.claim, item.pk)
             if claim is ChunkStatus.RUNNING:
+                self.blocked = True
+                return
+            if claim is ChunkStatus.WAITING:
                 return
             if isinstance(claim, Claim):
                 try:
@@ -287,7 +435,7 @@ class _Run:
                     # The other chapters finish what they have paid for, then stop too.
                     self.capped = reached
                     return
-                if claim.token in self.lost:
+                if claim.token in self.lost or claim.token in self.parked:
                     return
 
     def give_up(self, lost: frozenset[ClaimToken]) -> None:
@@ -303,15 +451,21 @@ class _Run:
         process takes the chunk over meanwhile, ``ChunkTakenOver``."""
         token, lane = claim.token, asyncio.current_task()
         self.held[token] = lane
-        error = None
+        error, parked = None, None
         try:
             async for event in self._chunk(claim):
                 if isinstance(event, ChunkFinished):
                     error = event.error
+                elif isinstance(event, ChunkParked):
+                    parked = event
                 yield event
             # From here the claim is ended, not given back: its end is written in a thread
             # that runs on even if the run is stopped meanwhile.
             del self.held[token]
+            if parked is not None:
+                await asyncio.to_thread(self._park, token, parked)
+                self.parked.add(token)
+                return
             status = ChunkStatus.FAILED if error else ChunkStatus.DONE
             await asyncio.to_thread(self.service.chunks.finish, token, status, error)
             return
@@ -329,8 +483,29 @@ class _Run:
             Where(planned.chapter_number, planned.number, planned.chapter_id), reason
         )
 
+    def _park(self, token: ClaimToken, parked: ChunkParked) -> None:
+        self.service.stores.questions.park(
+            token,
+            asker=parked.request.asker,
+            request=request_record(parked.request),
+            conversation=[message_record(m) for m in parked.conversation],
+            workflow=workflow_record(parked.workflow),
+            wait_s=self._wait_s,
+        )
+
+    @property
+    def _wait_s(self) -> float:
+        return self.book.settings.question_wait_hours * 3600
+
     async def _chunk(self, claim: Claim) -> AsyncIterator[JobEvent]:
         planned = claim.item.planned
+        questions = self.service.stores.questions
+        if self.parking and (
+            taken := await asyncio.to_thread(questions.take_parked, claim.item.pk)
+        ):
+            async for event in self._resumed(claim, taken):
+                yield event
+            return
         where = Where(planned.chapter_number, planned.number, planned.chapter_id)
         chapter, work, gone = await asyncio.to_thread(self._work, claim)
         if claim.busy:
@@ -349,6 +524,27 @@ class _Run:
                 context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
             ):
                 yield event
+
+    async def _resumed(self, claim: Claim, parked: ParkedConversation) -> AsyncIterator[JobEvent]:
+        """The conversation a question parked, taken back up with its answer (or none)."""
+        planned = claim.item.planned
+        assigned = parked.workflow["assigned"]
+        library, book_id = self.service.library, self.book.id
+        chapter = await asyncio.to_thread(library.chapter, book_id, planned.chapter_id)
+        found = await asyncio.to_thread(library.paragraphs, book_id, assigned)
+        paragraphs = tuple(found[pid] for pid in assigned if pid in found)
+        chunk = Chunk(chapter, planned.number, paragraphs, parked.workflow["needs_title"])
+        front_end = ParkingFrontEnd(parked.reply, resumed=True, wait_s=self._wait_s)
+        context = self._context(chunk, claim.token, front_end)
+        context.workflow = workflow_from_record(context.workflow, parked.workflow, found)
+        history = [message_from_record(record) for record in parked.conversation]
+        async for event in run_chunk(
+            context,
+            self._talk(context),
+            chunks_in_chapter=planned.chunks_in_chapter,
+            resumed=history,
+        ):
+            yield event
 
     def _work(self, claim: Claim) -> tuple[Chapter, list[Paragraph], int]:
         """The chunk's chapter, its paragraphs still to do, and how many of those it was planned
@@ -375,7 +571,9 @@ class _Run:
         bound = partial(reply_bound, context.workflow, title)
         return replace(self.talk, provider=CappedProvider(self.talk.provider, self.spending, bound))
 
-    def _context(self, chunk: Chunk, claim: ClaimToken) -> ChunkContext:
+    def _context(
+        self, chunk: Chunk, claim: ClaimToken, front_end: ParkingFrontEnd | None = None
+    ) -> ChunkContext:
         chapter = chunk.chapter
         kind = self.job.kind
         asker = (
@@ -385,8 +583,11 @@ class _Run:
         workflow = ChunkWorkflow(
             kind, {p.id: p for p in chunk.paragraphs}, chapter.id, needs_title=chunk.shows_title
         )
+        broker = self.service.broker
+        if self.parking:
+            broker = Broker(front_end or ParkingFrontEnd(wait_s=self._wait_s))
         return ChunkContext(
-            self.service.broker,
+            broker,
             asker,
             self.service.stores,
             self.book,
@@ -399,7 +600,7 @@ class _Run:
         )
 
 
-def _heartbeat_s() -> float:
+def heartbeat_s() -> float:
     """``HONYAKU_HEARTBEAT_S``, well under the claim timeout: a claim must outlive a few
     heartbeats that come late or fail."""
     setting = os.environ.get(HEARTBEAT_VARIABLE, "").strip()
@@ -431,12 +632,20 @@ def _only(job: Job) -> set[str] | None:
     return None if job.paragraphs is None else set(job.paragraphs)
 
 
-def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spending | None:
-    """What the run may spend, where it has a cap; a cap needs the model's prices."""
+def _spending(
+    request: JobRequest,
+    book: Book,
+    model: ConnectedModel,
+    shared: tuple[SpendingLedger, str] | None = None,
+) -> Purse | None:
+    """What the run may spend, where it has a cap; a cap needs the model's prices. A queued
+    run's ledger is ``shared`` by every worker running it: the ledger, and the run's key."""
     cap = request.max_cost if request.max_cost is not None else book.settings.max_cost
     check_cap(cap, model.prices)
     if cap is None or model.prices is None:
         return None
+    if shared is not None:
+        return SharedSpending(shared[0], shared[1], cap, model.prices)
     return Spending(cap, model.prices)
 
 

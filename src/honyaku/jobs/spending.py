@@ -9,6 +9,9 @@ the other chapters finish the replies they have paid for, and the job stops. Acc
 is saved, and the job resumes like any stopped one: each run has a cap of its own, so
 running it again spends up to the cap again.
 
+A queued job's run is shared by every worker running its chapters: its ledger is kept in the
+database (``SharedSpending``), and each worker checks it before a request.
+
 The most a request could cost counts every prompt token as uncached (a provider's cache is
 not a promise), and a reply that writes everything the chunk still lacks: each missing
 paragraph's text half as long again, in its JSON item, the title, the status moves
@@ -20,6 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import estimate_tokens
@@ -28,6 +32,7 @@ from honyaku.errors import ConfigError, SpendingCapReached
 from honyaku.jobs.progress import cost_of
 from honyaku.llm.events import ChatProvider, Response, StreamEvent, Usage
 from honyaku.llm.messages import ChatRequest, request_tokens
+from honyaku.store.spending import SpendingLedger
 
 TEXT_GROWTH = 1.5
 """A rewritten text's tokens, at most, for each of its source's (or current translation's)."""
@@ -35,6 +40,8 @@ ITEM_TOKENS = 20
 """A batch item's JSON around its text: the keys and the paragraph id."""
 MOVES_TOKENS = 60
 """The status moves and the call names around them."""
+SETTLED_POLL_S = 0.2
+"""How often a queued run's request that waits for others in flight looks again."""
 
 
 def check_cap(cap: float | None, prices: Prices | None) -> None:
@@ -88,7 +95,7 @@ class Spending:
         self.in_flight += most
         return most
 
-    def settle(self, reserved: float, usage: Usage | None) -> None:
+    async def settle(self, reserved: float, usage: Usage | None) -> None:
         """The request is answered (``usage``) or gave up (``None``)."""
         self.in_flight -= reserved
         if usage is not None:
@@ -97,12 +104,44 @@ class Spending:
         settled.set()
 
 
+class SharedSpending:
+    """What one queued run has spent, and may spend, across every worker running it: the
+    same rule as ``Spending``, kept in the database's ledger (``store.spending``). A request
+    that does not fit waits for those in flight anywhere to be answered."""
+
+    def __init__(self, ledger: SpendingLedger, run: str, cap: float, prices: Prices) -> None:
+        self.ledger, self.run, self.cap, self.prices = ledger, run, cap, prices
+
+    async def reserve(self, request: ChatRequest, reply_tokens: float) -> int:
+        most = self.prices.cost(request_tokens(request), 0, reply_tokens)
+        while True:
+            found = await asyncio.to_thread(self.ledger.reserve, self.run, self.cap, most)
+            if found.reservation is not None:
+                return found.reservation
+            if not found.in_flight:
+                raise SpendingCapReached(self.cap, found.spent, most)
+            await asyncio.sleep(SETTLED_POLL_S)
+
+    async def settle(self, reserved: int, usage: Usage | None) -> None:
+        cost = usage_cost(usage, self.prices) if usage is not None else 0.0
+        # Written even if the run is being cancelled: the ledger must not keep it in flight.
+        await asyncio.shield(asyncio.to_thread(self.ledger.settle, reserved, cost))
+
+
+class Purse(Protocol):
+    """A run's spending: in this process (``Spending``) or shared (``SharedSpending``)."""
+
+    async def reserve(self, request: ChatRequest, reply_tokens: float) -> Any: ...
+
+    async def settle(self, reserved: Any, usage: Usage | None) -> None: ...
+
+
 class CappedProvider:
     """A provider whose requests go out only while the run's spending stays under its cap;
     ``reply_bound`` says how long the next reply could be."""
 
     def __init__(
-        self, inner: ChatProvider, spending: Spending, reply_bound: Callable[[], float]
+        self, inner: ChatProvider, spending: Purse, reply_bound: Callable[[], float]
     ) -> None:
         self.inner = inner
         self.model = inner.model
@@ -118,7 +157,7 @@ class CappedProvider:
                     usage = event.usage
                 yield event
         finally:
-            self.spending.settle(reserved, usage)
+            await self.spending.settle(reserved, usage)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

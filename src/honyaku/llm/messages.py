@@ -125,3 +125,53 @@ def _message_text(message: Message) -> str:
             return message.text + (message.reasoning or "") + calls
         case ToolResultMessage():
             return message.content
+
+
+def message_record(message: Message) -> dict[str, Any]:
+    """A message as JSON, to keep a conversation that outlives its process."""
+    match message:
+        case SystemMessage(text):
+            return {"role": "system", "text": text}
+        case UserMessage(text):
+            return {"role": "user", "text": text}
+        case ToolResultMessage(call_id, name, content):
+            return {"role": "tool", "call_id": call_id, "name": name, "content": content}
+    assert isinstance(message, AssistantMessage)
+    return {
+        "role": "assistant",
+        "text": message.text,
+        "reasoning": message.reasoning,
+        "replay": dict(message.replay),
+        "tool_calls": [
+            {
+                "id": c.id,
+                "name": c.name,
+                "arguments": dict(c.arguments),
+                "raw_arguments": c.raw_arguments,
+                "error": None if c.error is None else [c.error.code, c.error.message],
+            }
+            for c in message.tool_calls
+        ],
+    }
+
+
+def message_from_record(record: Mapping[str, Any]) -> Message:
+    """The message ``message_record`` kept."""
+    match record["role"]:
+        case "system":
+            return SystemMessage(record["text"])
+        case "user":
+            return UserMessage(record["text"])
+        case "tool":
+            return ToolResultMessage(record["call_id"], record["name"], record["content"])
+    calls = tuple(
+        ToolCall(
+            c["id"],
+            c["name"],
+            c["arguments"],
+            c["raw_arguments"],
+            None if c["error"] is None else ToolCallError(*c["error"]),
+        )
+        for c in record["tool_calls"]
+    )
+    return AssistantMessage(record["text"], calls, record["reasoning"], record["replay"])

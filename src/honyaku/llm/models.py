@@ -27,7 +27,12 @@ from honyaku.errors import ConfigError
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.events import ChatProvider
-from honyaku.llm.rate_limit import RateLimitedProvider, RateLimiter, shared_limiter
+from honyaku.llm.rate_limit import (
+    RateLimitedProvider,
+    RateLimiter,
+    WindowStore,
+    shared_limiter,
+)
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
 from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tool_support import calls_tools_natively
@@ -185,10 +190,16 @@ class ConnectedModel:
 
 @asynccontextmanager
 async def open_model(
-    choice: ModelChoice, memory: ProtocolMemory, *, language: str
+    choice: ModelChoice,
+    memory: ProtocolMemory,
+    *,
+    language: str,
+    windows: WindowStore | None = None,
 ) -> AsyncIterator[ConnectedModel]:
     """The chosen model with retries, its looping replies cut (``degeneration``), speaking
-    tools in ``language`` if it needs the XML protocol; its connections close on exit."""
+    tools in ``language`` if it needs the XML protocol; its connections close on exit. Its
+    profile's rate limits are kept in ``windows`` where given (a shared database), else in
+    this process."""
     if choice.model is None:
         raise ConfigError(
             "no model chosen: pass --model NAME (with --base-url for a local server) or set "
@@ -197,12 +208,14 @@ async def open_model(
     kind = choice.check()
     choice.check_key()
     timeouts = Timeouts.from_environment()
-    limiter = _limiter(choice, kind)
+    limiter = _limiter(choice, kind, windows)
     # Connecting imports the SDK, which takes a while: off the event loop.
     server = await asyncio.to_thread(kind.connect, choice, timeouts, limiter)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     try:
-        protocol = await _resolve(choice.protocol, kind, server, url, memory, timeouts)
+        # The probe is a request the provider counts too: it waits for the limiter.
+        probe = RateLimitedProvider(server, limiter) if limiter is not None else server
+        protocol = await _resolve(choice.protocol, kind, probe, url, memory, timeouts)
         provider: ChatProvider = DegenerationGuard(server)
         if protocol is ToolProtocol.XML:
             provider = XmlToolProtocol(provider, language=language)
@@ -214,12 +227,14 @@ async def open_model(
         await server.aclose()
 
 
-def _limiter(choice: ModelChoice, kind: ProviderKind) -> RateLimiter | None:
-    """The process's limiter for the choice's profile (or model and server), if it has limits."""
+def _limiter(
+    choice: ModelChoice, kind: ProviderKind, windows: WindowStore | None
+) -> RateLimiter | None:
+    """The limiter for the choice's profile (or model and server), if it has limits."""
     if not choice.rate_limits:
         return None
     key = choice.profile or f"{kind.name} {choice.endpoint} {choice.model}"
-    return shared_limiter(key, choice.rate_limits)
+    return shared_limiter(key, choice.rate_limits, windows)
 
 
 async def _resolve(

@@ -1,9 +1,12 @@
-"""Keeping to a provider's rate limits: requests and tokens per minute, for the whole process.
+"""Keeping to a provider's rate limits: requests and tokens per minute, for the whole process
+or for every process on a shared database.
 
 A ``RateLimiter`` counts what was sent in the last minute (a sliding window) and makes the next
 request wait until it fits under both limits. One limiter serves every chapter and every job of
 the process that uses the same model profile (``shared_limiter``), so eight chapters at once
-still send no more than the profile allows.
+still send no more than the profile allows. Its window is kept in this process (``ProcessLog``)
+or, on a shared database, in the database (``SharedLog``): workers on several machines then
+send no more together than the profile allows.
 
 The server has the last word: a 429's ``Retry-After`` holds every request back until then, and
 so do ``x-ratelimit-remaining-requests`` or ``-tokens`` at 0, until their ``x-ratelimit-reset-…``
@@ -18,8 +21,10 @@ import asyncio
 import re
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Protocol
 
 from honyaku.domain.pricing import RateLimits
 from honyaku.errors import RateLimitedError
@@ -31,25 +36,93 @@ _NUMBER = r"(\d+(?:\.\d+)?)"
 _DURATION = re.compile(rf"(?:{_NUMBER}h)?(?:{_NUMBER}m(?!s))?(?:{_NUMBER}s)?(?:(\d+)ms)?")
 
 
+Decide = Callable[[Sequence[tuple[float, int]], float], float]
+"""Given a window's sends (time, tokens) and the time held until, the seconds to wait."""
+
+
+class SendLog(Protocol):
+    """Where a limiter keeps its window: in this process, or shared (``SharedLog``)."""
+
+    async def admit(self, now: float, tokens: int, window_s: float, decide: Decide) -> float:
+        """Count a send of ``tokens`` at ``now`` if ``decide`` lets it go; else the wait."""
+        ...
+
+    def hold(self, until: float) -> None: ...
+
+
+@dataclass
+class ProcessLog:
+    """The window in this process's memory: every chapter and job here shares it."""
+
+    _sent: deque[tuple[float, int]] = field(default_factory=deque)
+    _held_until: float = 0.0
+
+    async def admit(self, now: float, tokens: int, window_s: float, decide: Decide) -> float:
+        # Nothing awaits between the check and the count: concurrent callers never overshoot.
+        while self._sent and self._sent[0][0] <= now - window_s:
+            self._sent.popleft()
+        wait = decide(self._sent, self._held_until)
+        if wait <= 0:
+            self._sent.append((now, tokens))
+        return wait
+
+    def hold(self, until: float) -> None:
+        self._held_until = max(self._held_until, until)
+
+
+class WindowStore(Protocol):
+    """Windows kept where every process can count them (``store.rate_windows``); blocking."""
+
+    def admit(
+        self, key: str, now: float, window_s: float, tokens: int, decide: Decide
+    ) -> float: ...
+
+    def hold(self, key: str, until: float) -> None: ...
+
+
+class SharedLog:
+    """The window of ``key`` kept in a ``WindowStore``, for every process on it: each send
+    is counted there under the key's lock. Times are the wall clock's, the same on every
+    machine (give or take NTP)."""
+
+    def __init__(self, store: WindowStore, key: str) -> None:
+        self.store, self.key = store, key
+        self._holds: set[asyncio.Task[None]] = set()
+
+    async def admit(self, now: float, tokens: int, window_s: float, decide: Decide) -> float:
+        return await asyncio.to_thread(self.store.admit, self.key, now, window_s, tokens, decide)
+
+    def hold(self, until: float) -> None:
+        # Told from inside a reply's stream: written in the background, the stream goes on.
+        task = asyncio.get_running_loop().create_task(
+            asyncio.to_thread(self.store.hold, self.key, until)
+        )
+        self._holds.add(task)
+        task.add_done_callback(self._holds.discard)
+
+
 @dataclass
 class RateLimiter:
     limits: RateLimits
     window_s: float = WINDOW_S
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-    _sent: deque[tuple[float, int]] = field(default_factory=deque)
-    _held_until: float = 0.0
+    log: SendLog = field(default_factory=ProcessLog)
 
     async def acquire(self, tokens: int) -> None:
-        """Wait until a request of ``tokens`` fits, then count it as sent. Nothing awaits
-        between the last check and the count, so concurrent callers never overshoot."""
-        while (wait := self._wait_s(tokens)) > 0:
+        """Wait until a request of ``tokens`` fits, then count it as sent."""
+        while True:
+            now = self.clock()
+            wait = await self.log.admit(
+                now, tokens, self.window_s, partial(self._wait_s, now, tokens)
+            )
+            if wait <= 0:
+                return
             await self.sleep(wait)
-        self._sent.append((self.clock(), tokens))
 
     def hold(self, seconds: float) -> None:
         """Send nothing for ``seconds``: the server said so."""
-        self._held_until = max(self._held_until, self.clock() + seconds)
+        self.log.hold(self.clock() + seconds)
 
     def observe(self, headers: Mapping[str, str]) -> None:
         """Read a response's ``x-ratelimit-*`` headers: none left means wait for the reset."""
@@ -59,22 +132,24 @@ class RateLimiter:
             if remaining is not None and remaining.strip() == "0" and reset:
                 self.hold(reset)
 
-    def _wait_s(self, tokens: int) -> float:
-        now = self.clock()
-        while self._sent and self._sent[0][0] <= now - self.window_s:
-            self._sent.popleft()
-        waits = [self._held_until - now]
+    def _wait_s(
+        self, now: float, tokens: int, sent: Sequence[tuple[float, int]], held_until: float
+    ) -> float:
+        sent = [s for s in sent if s[0] > now - self.window_s]
+        waits = [held_until - now]
         rpm, tpm = self.limits.requests_per_minute, self.limits.tokens_per_minute
-        if rpm and len(self._sent) >= rpm:
-            waits.append(self._sent[len(self._sent) - rpm][0] + self.window_s - now)
-        if tpm and self._sent:
-            waits.append(self._tokens_wait(now, min(tokens, tpm), tpm))
+        if rpm and len(sent) >= rpm:
+            waits.append(sent[len(sent) - rpm][0] + self.window_s - now)
+        if tpm and sent:
+            waits.append(self._tokens_wait(sent, now, min(tokens, tpm), tpm))
         return max(waits)
 
-    def _tokens_wait(self, now: float, tokens: int, tpm: int) -> float:
+    def _tokens_wait(
+        self, sent: Sequence[tuple[float, int]], now: float, tokens: int, tpm: int
+    ) -> float:
         """Until enough of the window's tokens have aged out for ``tokens`` (≤ ``tpm``) more."""
-        excess = sum(n for _, n in self._sent) + tokens - tpm
-        for sent_at, n in self._sent:
+        excess = sum(n for _, n in sent) + tokens - tpm
+        for sent_at, n in sent:
             if excess <= 0:
                 break
             excess -= n
@@ -99,14 +174,19 @@ def _seconds(text: str) -> float:
     return hours * 3600 + minutes * 60 + seconds + millis / 1000
 
 
-_SHARED: dict[str, RateLimiter] = {}
+_SHARED: dict[tuple[str, bool], RateLimiter] = {}
 
 
-def shared_limiter(key: str, limits: RateLimits) -> RateLimiter:
-    """The process's one limiter for ``key`` (a model profile), made on first use."""
-    limiter = _SHARED.get(key)
+def shared_limiter(key: str, limits: RateLimits, store: WindowStore | None = None) -> RateLimiter:
+    """The process's one limiter for ``key`` (a model profile), made on first use; kept in
+    ``store`` for every process on it, where given."""
+    limiter = _SHARED.get((key, store is not None))
     if limiter is None or limiter.limits != limits or limiter.window_s != WINDOW_S:
-        limiter = _SHARED[key] = RateLimiter(limits, WINDOW_S)
+        if store is None:
+            limiter = RateLimiter(limits, WINDOW_S)
+        else:
+            limiter = RateLimiter(limits, WINDOW_S, clock=time.time, log=SharedLog(store, key))
+        _SHARED[(key, store is not None)] = limiter
     return limiter
 
 

@@ -46,7 +46,15 @@ from honyaku.store.library import (
 from honyaku.store.model_profiles import ModelProfiles
 from honyaku.store.plan import PlanStore
 from honyaku.store.quality_flags import FlaggedParagraph, QualityFlags
+from honyaku.store.questions import (
+    ParkedConversation,
+    QuestionStatus,
+    QuestionStore,
+    StoredQuestion,
+)
+from honyaku.store.rate_windows import RateWindows
 from honyaku.store.revisions import Migration, SchemaState
+from honyaku.store.spending import Ledger, SpendingLedger
 from honyaku.store.stores import Stores
 
 __all__ = [
@@ -79,17 +87,24 @@ __all__ = [
     "JobStore",
     "LearnedProtocols",
     "Lease",
+    "Ledger",
     "Library",
     "LocatedParagraph",
     "Migration",
     "ModelProfiles",
     "ModelRecord",
+    "ParkedConversation",
     "PlanStore",
     "PlannedChunk",
     "QualityFlags",
+    "QuestionStatus",
+    "QuestionStore",
+    "RateWindows",
     "RecordedAction",
     "SchemaState",
+    "SpendingLedger",
     "StoredEntry",
+    "StoredQuestion",
     "Stores",
     "Version",
     "database_url",

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ColumnElement, insert, select, update
+from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from honyaku.errors import ClaimLost, NotFoundError
@@ -38,9 +38,12 @@ class ChunkStatus(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    WAITING = "waiting"
+    """Parked on a question for a person (``store.questions``): no claim takes it."""
 
 
 ENDED = (ChunkStatus.DONE, ChunkStatus.FAILED)
+UNCLAIMABLE = (*ENDED, ChunkStatus.WAITING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +140,17 @@ def reopen_chunks(session: Session, job_id: str) -> None:
             row.status, row.owner, row.error = ChunkStatus.PENDING, None, None
 
 
+def chapters_to_run(session: Session, job_id: str) -> list[int]:
+    """The chapters of a job with chunks left to run, those with the most first: the job ends
+    closest to its critical path."""
+    rows = session.execute(
+        select(ChunkRow.chapter_number, func.count(ChunkRow.pk))
+        .where(ChunkRow.job_id == job_id, ChunkRow.status.not_in(UNCLAIMABLE))
+        .group_by(ChunkRow.chapter_number)
+    ).all()
+    return [chapter for chapter, _ in sorted(rows, key=lambda row: (-row[1], row[0]))]
+
+
 def hold(session: Session, token: ClaimToken) -> None:
     """Check, in the transaction of a write made under a claim, that the claim still stands,
     and keep the chunk locked until that write commits; else raise ``ClaimLost``."""
@@ -160,7 +174,8 @@ class ChunkStore:
 
     def claim(self, pk: int) -> Claim | ChunkStatus:
         """Take chunk ``pk`` for this process; or, if it cannot be taken, the status that
-        stops it: ended (``DONE``, ``FAILED``) or held by another live process (``RUNNING``)."""
+        stops it: ended (``DONE``, ``FAILED``), parked on a question (``WAITING``) or held by
+        another live process (``RUNNING``)."""
         now = utc_now()
         with self.database.transaction(exclusive=True) as session:
             book_id = session.scalar(select(ChunkRow.book_id).where(ChunkRow.pk == pk))
@@ -168,7 +183,7 @@ class ChunkStore:
                 raise NotFoundError(f"no chunk {pk}")
             session.execute(select(BookRow.id).where(BookRow.id == book_id).with_for_update())
             row = session.scalars(select(ChunkRow).where(ChunkRow.pk == pk).with_for_update()).one()
-            if row.status in ENDED or _lease(row).held_elsewhere(now):
+            if row.status in UNCLAIMABLE or _lease(row).held_elsewhere(now):
                 return ChunkStatus(row.status)
             held = _held_by_others(session, row, now)
             row.status = ChunkStatus.RUNNING
@@ -228,6 +243,19 @@ class ChunkStore:
             )
             stops = session.scalar(select(JobRow.stop_requests).where(JobRow.id == job_id))
             return Heartbeat(bool(stops and stops > stops_seen), lost)
+
+    def holders(self, job_id: str) -> tuple[str, ...]:
+        """The live processes running chunks of the job now."""
+        now = utc_now()
+        return tuple(
+            sorted(
+                {
+                    str(item.lease.owner)
+                    for item in self.items(job_id)
+                    if item.status is ChunkStatus.RUNNING and item.lease.is_live(now)
+                }
+            )
+        )
 
     def live_elsewhere(self, job_id: str) -> int:
         """Chunks of the job that another live process is running now."""

@@ -8,8 +8,8 @@ lease; a stop asked while several run it reaches every one of them (``JobRow.sto
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -38,13 +38,28 @@ from honyaku.store.schema import (
 
 
 class JobStatus(StrEnum):
+    QUEUED = "queued"
+    """In the job queue: no worker has taken any of it yet."""
     RUNNING = "running"
+    WAITING = "waiting"
+    """Queued, with nothing left to run until a person answers its questions."""
     FINISHED = "finished"
     FAILED = "failed"
     INTERRUPTED = "interrupted"
 
 
-RESUMABLE = (JobStatus.RUNNING, JobStatus.FAILED, JobStatus.INTERRUPTED)
+RESUMABLE = (
+    JobStatus.QUEUED,
+    JobStatus.RUNNING,
+    JobStatus.WAITING,
+    JobStatus.FAILED,
+    JobStatus.INTERRUPTED,
+)
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.WAITING)
+"""A job that some process runs, or will, or that waits for a person."""
+
+Opened = Callable[[Session, "Job"], None]
+"""What to do in the transaction that opens a job, once it is open (queue its work)."""
 
 
 class ActionKind(StrEnum):
@@ -149,13 +164,16 @@ class Job:
     """Stops asked so far; a run stops when the count grows past what it opened the job with."""
     paragraphs: list[str] | None = None
     """The paragraphs it works on, where it works on some only."""
+    queued: bool = False
+    """Run by workers from the job queue."""
 
     @property
     def shown_status(self) -> JobStatus:
         """The status as a person should read it: a running job whose process died was
-        interrupted, whatever the row still says."""
+        interrupted, whatever the row still says; a queued one waits in the queue for a
+        worker to take its work up again."""
         if self.status is JobStatus.RUNNING and not self.lease.is_live(utc_now()):
-            return JobStatus.INTERRUPTED
+            return JobStatus.QUEUED if self.queued else JobStatus.INTERRUPTED
         return self.status
 
 
@@ -200,10 +218,13 @@ class JobStore:
         protocol: str,
         planned: Sequence[PlannedChunk],
         resume: str | None = None,
+        queued: Opened | None = None,
     ) -> tuple[Job, bool]:
         """The unfinished job over ``scope`` reopened (``True``), or a new one with the
         chunks ``planned`` (``False``). A retranslation starts anew unless ``resume`` names
-        the job to go on with."""
+        the job to go on with. ``queued`` puts the job in the job queue, in the same
+        transaction: it is ``QUEUED`` until a worker takes it."""
+        status = JobStatus.QUEUED if queued else JobStatus.RUNNING
         with self.database.transaction(exclusive=True) as session:
             # The book's row is the lock where the database has row locks (PostgreSQL).
             session.execute(select(BookRow.id).where(BookRow.id == scope.book_id).with_for_update())
@@ -214,14 +235,64 @@ class JobStore:
             else:
                 previous = None if scope.retranslate else _resumable(session, scope)
             if previous is not None:
-                _reopen(session, previous, model=model, protocol=protocol)
+                _reopen(session, previous, status, model=model, protocol=protocol)
                 if not session.scalar(select(ChunkRow.pk).where(ChunkRow.job_id == previous.id)):
                     add_chunks(session, previous.id, scope.book_id, planned)
                 reopen_chunks(session, previous.id)
-                return _job(previous), True
-            row = _new_job(session, scope, model=model, protocol=protocol)
-            add_chunks(session, row.id, scope.book_id, planned)
-            return _job(row), False
+                row, resumed = previous, True
+            else:
+                row, resumed = (
+                    _new_job(session, scope, status, model=model, protocol=protocol),
+                    False,
+                )
+                add_chunks(session, row.id, scope.book_id, planned)
+            row.queued = queued is not None
+            job = _job(row)
+            if queued is not None:
+                queued(session, job)
+            return job, resumed
+
+    def join(self, job_id: str, stops_seen: int) -> Job | None:
+        """Join a queued job as one more process running it; ``None`` if it has ended, or was
+        stopped since its work was queued (its stops grew past ``stops_seen``): it is then
+        marked stopped, as the process that ran its last chunk may have ended before it saw
+        the stop."""
+        with self.database.transaction() as session:
+            row = session.scalars(
+                select(JobRow).where(JobRow.id == job_id).with_for_update()
+            ).first()
+            if row is None or row.status not in ACTIVE:
+                return None
+            if row.stop_requests > stops_seen:
+                # Its work was queued before the stop: the job is stopped, whoever saw it.
+                row.status, row.error, row.finished_at = JobStatus.INTERRUPTED, "stopped", utc_now()
+                return None
+            row.status = JobStatus.RUNNING
+            row.owner = this_process()
+            row.heartbeat_at = utc_now()
+            return replace(_job(row), stop_requests=stops_seen)
+
+    def settle(self, job_id: str) -> JobStatus:
+        """Once no process runs any of a queued job's chunks: finished (or failed) when every
+        chunk has ended, waiting when the rest wait for a person; else running still."""
+        with self.database.transaction() as session:
+            row = session.scalars(select(JobRow).where(JobRow.id == job_id).with_for_update()).one()
+            chunks = session.scalars(
+                select(ChunkRow)
+                .where(ChunkRow.job_id == job_id)
+                .order_by(ChunkRow.chapter_number, ChunkRow.number)
+            ).all()
+            statuses = {c.status for c in chunks}
+            if row.status not in ACTIVE:
+                return JobStatus(row.status)
+            if statuses <= set(ENDED):
+                failed = [c for c in chunks if c.status == "failed"]
+                row.status = JobStatus.FAILED if failed else JobStatus.FINISHED
+                row.error = _failed_chunks(failed)
+                row.finished_at = utc_now()
+            elif statuses <= {*ENDED, "waiting"}:
+                row.status = JobStatus.WAITING
+            return JobStatus(row.status)
 
     def get(self, job_id: str) -> Job:
         with self.database.transaction() as session:
@@ -359,8 +430,18 @@ def _resumable(session: Session, scope: JobScope) -> JobRow | None:
     return latest if latest is not None and latest.status in RESUMABLE else None
 
 
-def _reopen(session: Session, row: JobRow, *, model: str, protocol: str) -> None:
-    row.status = JobStatus.RUNNING
+def _failed_chunks(failed: Sequence[ChunkRow]) -> str | None:
+    if not failed:
+        return None
+    first = failed[0]
+    return (
+        f"{len(failed)} chunk(s) failed; first: chapter {first.chapter_number} chunk "
+        f"{first.number}: {first.error}"
+    )
+
+
+def _reopen(session: Session, row: JobRow, status: JobStatus, *, model: str, protocol: str) -> None:
+    row.status = status
     row.error = None
     row.model = model
     row.protocol = protocol
@@ -369,7 +450,9 @@ def _reopen(session: Session, row: JobRow, *, model: str, protocol: str) -> None
     session.flush()
 
 
-def _new_job(session: Session, scope: JobScope, *, model: str, protocol: str) -> JobRow:
+def _new_job(
+    session: Session, scope: JobScope, status: JobStatus, *, model: str, protocol: str
+) -> JobRow:
     row = JobRow(
         id=fresh_id(session, JobRow),
         book_id=scope.book_id,
@@ -377,13 +460,14 @@ def _new_job(session: Session, scope: JobScope, *, model: str, protocol: str) ->
         chapters=scope.chapters,
         model=model,
         protocol=protocol,
-        status=JobStatus.RUNNING,
+        status=status,
         created_at=utc_now(),
         owner=this_process(),
         heartbeat_at=utc_now(),
         retranslate=scope.retranslate,
         stop_requests=0,
         paragraphs=scope.paragraphs,
+        queued=False,
         **dict.fromkeys(JobCost.__slots__, 0),
     )
     session.add(row)
@@ -407,4 +491,5 @@ def _job(row: JobRow) -> Job:
         bool(row.retranslate),
         row.stop_requests,
         row.paragraphs,
+        bool(row.queued),
     )

@@ -230,6 +230,8 @@ class JobRow(Base):
     owner: Mapped[str | None] = mapped_column(Text)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     retranslate: Mapped[bool] = mapped_column(Boolean, default=False)
+    queued: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Run by workers from the job queue, not by the process that started it."""
     stop_requests: Mapped[int] = mapped_column(Integer, default=0)
     """How many times someone asked the job to stop: each process running it stops when the
     count grows past what it was when the process opened the job. A count, not a flag, so that
@@ -422,3 +424,75 @@ class QualityFlagRow(Base):
     message: Mapped[str] = mapped_column(Text)
     dismissed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     """When the translator dismissed the warning: no mistake, the paragraph is not flagged."""
+
+
+class QuestionRow(Base):
+    """A question a queued job's model asked, kept until a person answers it or its deadline
+    passes; its chunk waits meanwhile, its conversation kept here (``store.questions``)."""
+
+    __tablename__ = "questions"
+    __table_args__ = (Index("ix_questions_status", "status", "deadline_at"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    chunk_pk: Mapped[int] = mapped_column(ForeignKey("job_chunks.pk", ondelete="CASCADE"))
+    chapter_number: Mapped[int] = mapped_column(Integer)
+    asker: Mapped[str] = mapped_column(Text)
+    request: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """The questions as the person reads them (``agent.broker.QuestionRequest``)."""
+    conversation: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    """The chunk's messages up to the call that asked (``llm.messages``)."""
+    workflow: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """Where the chunk's workflow stood (``domain.workflow``)."""
+    status: Mapped[str] = mapped_column(String(10))
+    reply: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    deadline_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class RateLimitRow(Base):
+    """A rate limit shared by every process on the database: one row per model profile,
+    locked by whoever counts a request against it (``store.rate_windows``)."""
+
+    __tablename__ = "rate_limits"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    held_until: Mapped[float] = mapped_column(Float, default=0.0)
+    """Seconds since the epoch before which nothing is sent: the server said so."""
+
+
+class RateSendRow(Base):
+    """A request counted against a rate limit: when it was sent, and its tokens."""
+
+    __tablename__ = "rate_limit_sends"
+    __table_args__ = (Index("ix_rate_limit_sends_key", "key", "sent_at"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key: Mapped[str] = mapped_column(ForeignKey("rate_limits.key", ondelete="CASCADE"))
+    sent_at: Mapped[float] = mapped_column(Float)
+    tokens: Mapped[int] = mapped_column(Integer)
+
+
+class SpendingRow(Base):
+    """What one run of a job has spent, or may spend for a request in flight: the ledger
+    every process of the run checks before a request (``store.spending``)."""
+
+    __tablename__ = "spending"
+    __table_args__ = (Index("ix_spending_run", "run"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run: Mapped[str] = mapped_column(ForeignKey("spending_runs.run", ondelete="CASCADE"))
+    reserved: Mapped[float] = mapped_column(Float)
+    """The most the request in flight could cost; 0 once it is answered."""
+    cost: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class SpendingRunRow(Base):
+    """One run's cap, and the row its processes lock to count against it."""
+
+    __tablename__ = "spending_runs"
+
+    run: Mapped[str] = mapped_column(String(80), primary_key=True)
+    cap: Mapped[float] = mapped_column(Float)

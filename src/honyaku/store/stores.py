@@ -15,6 +15,9 @@ from honyaku.store.library import Library
 from honyaku.store.model_profiles import ModelProfiles
 from honyaku.store.plan import PlanStore
 from honyaku.store.quality_flags import QualityFlags
+from honyaku.store.questions import QuestionStore
+from honyaku.store.rate_windows import RateWindows
+from honyaku.store.spending import SpendingLedger
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +33,15 @@ class Stores:
     protocols: LearnedProtocols
     chats: ChatStore
     plans: PlanStore
+    questions: QuestionStore
+    rate_windows: RateWindows
+    spending: SpendingLedger
+
+    @property
+    def shared_windows(self) -> RateWindows | None:
+        """Where rate limits are kept for every process: a shared database (PostgreSQL);
+        ``None`` for the embedded one, whose processes each keep their own."""
+        return None if self.database.embedded else self.rate_windows
 
     @classmethod
     def over(cls, database: Database) -> Stores:
@@ -45,4 +57,7 @@ class Stores:
             LearnedProtocols(database),
             ChatStore(database),
             PlanStore(database),
+            QuestionStore(database),
+            RateWindows(database),
+            SpendingLedger(database),
         )

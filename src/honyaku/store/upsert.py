@@ -1,6 +1,6 @@
-"""Add a row, or replace the one with the same key, in one statement that SQLite and
-PostgreSQL both run atomically (``INSERT … ON CONFLICT DO UPDATE``): two processes saving the
-same key at once never both insert."""
+"""Add a row, or replace (or keep) the one with the same key, in one statement that SQLite
+and PostgreSQL both run atomically (``INSERT … ON CONFLICT``): two processes saving the same
+key at once never both insert."""
 
 from __future__ import annotations
 
@@ -23,3 +23,9 @@ def upsert(session: Session, row: type[Base], values: dict[str, Any]) -> None:
 
 def _insert(dialect: str, table: Table) -> postgresql.Insert | sqlite.Insert:
     return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
+
+
+def insert_missing(session: Session, table: Table, values: dict[str, Any]) -> None:
+    """Add the row unless one with its key is there (``INSERT … ON CONFLICT DO NOTHING``)."""
+    statement = _insert(session.get_bind().dialect.name, table).values(values)
+    session.execute(statement.on_conflict_do_nothing())

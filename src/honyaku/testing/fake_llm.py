@@ -132,6 +132,10 @@ class FakeLLMServer(Served):
     """False: no usage in any reply, as from servers that count no tokens."""
     api_key: str | None = None
     """The key it takes (``Authorization: Bearer …``); any other is refused with 401."""
+    requests_per_minute: int | None = None
+    """A provider's limit: past it in the last minute, 429 with ``Retry-After``."""
+    rate_limited: int = 0
+    """Requests refused for ``requests_per_minute``."""
     host: str = "127.0.0.1"
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
@@ -142,11 +146,14 @@ class FakeLLMServer(Served):
     """The HTTP headers of each request, in order."""
     abandoned: int = 0
     """Streams whose client went away before their end."""
+    open_streams: int = 0
+    """Streams being answered now: a client killed meanwhile is killed mid-reply."""
     cache: PromptCache = field(default_factory=PromptCache)
     """The provider's prompt cache: what each request shares with earlier ones is billed as
     cached (``prompt_tokens_details.cached_tokens``)."""
     bills: list[Bill] = field(default_factory=list)
     """What each answered request was billed, in order, as its usage reported it."""
+    _answered: list[float] = field(default_factory=list)
     _server: BackgroundServer | None = None
 
     @property
@@ -222,11 +229,28 @@ class FakeLLMServer(Served):
     def _refusal(self, body: dict[str, Any], authorization: str) -> Response | None:
         if self.api_key is not None and authorization != f"Bearer {self.api_key}":
             return _error(401, "Incorrect API key provided", "invalid_request_error")
+        if limited := self._over_limit():
+            return limited
         if body.get("tools") and self.tool_support is ToolSupport.REJECTED:
             return _error(400, "This model does not support tools", "invalid_request_error")
         if body.get("stream") and not self.streaming:
             return _error(400, "Streaming is not supported by this server", "invalid_request_error")
         return None
+
+    def _over_limit(self) -> Response | None:
+        """A 429 when the requests answered in the last minute already reach the limit."""
+        rpm = self.requests_per_minute
+        if rpm is None:
+            return None
+        now = self.arrivals[-1]
+        answered = [t for t in self._answered if t > now - 60]
+        self._answered = answered
+        if len(answered) < rpm:
+            answered.append(now)
+            return None
+        self.rate_limited += 1
+        wait = f"{answered[-rpm] + 60 - now:.1f}"
+        return _error(429, "Rate limit reached", "rate_limit_error", {"retry-after": wait})
 
     async def _sse(
         self,
@@ -237,6 +261,7 @@ class FakeLLMServer(Served):
         first_byte_at: float,
     ) -> AsyncIterator[bytes]:
         finished = False
+        self.open_streams += 1
         try:
             await asyncio.sleep(first_byte_at - time.monotonic())
             cut = fault is not None and fault.kind in (
@@ -257,6 +282,7 @@ class FakeLLMServer(Served):
             yield b"data: [DONE]\n\n"
             finished = True
         finally:
+            self.open_streams -= 1
             if not finished:
                 self.abandoned += 1
 

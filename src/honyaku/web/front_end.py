@@ -18,14 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from honyaku.agent.broker import (
-    Answer,
-    ApprovalReply,
     ApprovalRequest,
     PersonReply,
     PersonRequest,
-    QuestionReply,
-    QuestionRequest,
 )
+from honyaku.agent.replies import checked_reply, request_record
 from honyaku.errors import NoFrontEndError, UserError
 
 GRACE_S = 10.0
@@ -72,7 +69,7 @@ class WebFrontEnd:
         shown = self._shown
         if shown is None or shown.id != request_id or shown.reply.done():
             raise UserError(f"nothing with id {request_id!r} is waiting for an answer")
-        shown.reply.set_result(_reply(shown.request, reply))
+        shown.reply.set_result(checked_reply(shown.request, reply))
 
     async def watch(self) -> AsyncIterator[dict[str, Any]]:
         """What a page shows, from now on: the request on screen, then every change."""
@@ -127,45 +124,4 @@ def _describe(shown: _Shown) -> dict[str, Any]:
             "tool": request.tool,
             "arguments": dict(request.arguments),
         }
-    return {
-        "id": shown.id,
-        "kind": "question",
-        "asker": request.asker,
-        "batch": request.batch,
-        "questions": [
-            {
-                "question": q.text,
-                "suggested_answers": list(q.suggested_answers),
-                "allow_free_text": q.allow_free_text,
-            }
-            for q in request.questions
-        ],
-    }
-
-
-def _reply(request: PersonRequest, reply: dict[str, Any]) -> PersonReply:
-    if isinstance(request, ApprovalRequest):
-        return ApprovalReply(bool(reply.get("allowed")), bool(reply.get("always")))
-    answers = tuple(_answer(request, given) for given in reply.get("answers") or ())
-    if len({a.question_index for a in answers}) != len(answers):
-        raise UserError("a question is answered twice")
-    cancelled = bool(reply.get("cancelled"))
-    if not cancelled and len(answers) != len(request.questions):
-        raise UserError(f"answer all {len(request.questions)} questions, or cancel")
-    return QuestionReply(tuple(sorted(answers, key=lambda a: a.question_index)), cancelled)
-
-
-def _answer(request: QuestionRequest, given: dict[str, Any]) -> Answer:
-    index = given.get("question_index")
-    if not isinstance(index, int) or not 0 <= index < len(request.questions):
-        raise UserError(f"there is no question {index!r}")
-    question = request.questions[index]
-    picked = given.get("selected_index")
-    if picked is not None:
-        if not isinstance(picked, int) or not 0 <= picked < len(question.suggested_answers):
-            raise UserError(f"question {index} has no suggestion {picked!r}")
-        return Answer(index, question.suggested_answers[picked], picked)
-    text = str(given.get("answer") or "").strip()
-    if not text or not question.allow_free_text:
-        raise UserError(f"question {index} takes one of its suggestions")
-    return Answer(index, text)
+    return {"id": shown.id, "kind": "question", **request_record(request)}

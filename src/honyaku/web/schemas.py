@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from honyaku.application import BookSummary, ChapterProgress, Version
+from honyaku.application import BookSummary, ChapterProgress, StoredQuestion, Version
 from honyaku.domain.book import BookSettings
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.workflow import JobKind
@@ -175,6 +175,7 @@ class JobOut(BaseModel):
     eta_s: float | None
     failures: list[str]
     running_here: bool
+    workers: list[str] = Field(description="The processes running its chunks now.")
     error: str | None
 
 
@@ -186,9 +187,44 @@ class LogLineOut(BaseModel):
     reasoning: bool
 
 
+class ParkedQuestionOut(BaseModel):
+    """A question a queued job's model asked: its chunk is parked until someone answers,
+    here or in the terminal, or its book's deadline passes."""
+
+    id: int
+    kind: Literal["stored"] = "stored"
+    job_id: str
+    book_id: str
+    chapter_number: int
+    asker: str
+    batch: bool
+    questions: list[dict[str, Any]]
+    asked_at: datetime
+    deadline_at: datetime
+
+    @classmethod
+    def of(cls, question: StoredQuestion) -> ParkedQuestionOut:
+        return cls(
+            id=question.id,
+            job_id=question.job_id,
+            book_id=question.book_id,
+            chapter_number=question.chapter_number,
+            asker=question.asker,
+            batch=question.request["batch"],
+            questions=question.request["questions"],
+            asked_at=question.asked_at,
+            deadline_at=question.deadline_at,
+        )
+
+
 class Waiting(BaseModel):
     shown: dict[str, Any] | None = Field(description="The question or approval on screen.")
     queued: int = Field(description="Requests waiting behind it.")
+    stored: list[ParkedQuestionOut] = Field(
+        default_factory=list,
+        description="Questions of queued jobs waiting for a person, oldest first: each "
+        "answered at /api/questions/stored/{id}/answer.",
+    )
 
 
 class AnswerIn(BaseModel):

@@ -1,17 +1,24 @@
 // The model's questions and approval requests, as one full-screen dialog on every page
 // (seeds 002 and 003). The server shows one request at a time; the first answer, from any
-// page, closes it everywhere.
+// page, closes it everywhere. Between them, the questions of queued jobs parked for a person
+// (`stored`, from any server on the database) are shown the same way, oldest first.
 
 import { api, element, showError } from "./api.js";
 import { t } from "./i18n.js";
 
 const root = document.getElementById("person-dialog");
 let shownId = null;
+let stored = [];
 
 const events = new EventSource("/api/questions/events");
 events.addEventListener("shown", (event) => show(JSON.parse(event.data)));
 events.addEventListener("closed", (event) => {
   if (JSON.parse(event.data).id === shownId) close();
+});
+events.addEventListener("stored", (event) => {
+  stored = JSON.parse(event.data).questions.map((question) => ({ ...question, id: `stored-${question.id}` }));
+  const showingStored = shownId === null || String(shownId).startsWith("stored-");
+  if (showingStored && !stored.some((question) => question.id === shownId)) close();
 });
 
 function show(request) {
@@ -30,6 +37,12 @@ function close() {
   root.hidden = true;
   root.replaceChildren();
   document.body.classList.remove("dialog-open");
+  if (stored.length) show(stored[0]);
+}
+
+function answerPath(id) {
+  const parked = String(id).match(/^stored-(\d+)$/);
+  return parked ? `/api/questions/stored/${parked[1]}/answer` : `/api/questions/${id}/answer`;
 }
 
 // The controls stay disabled until the answer is taken: a second click cannot answer twice.
@@ -38,7 +51,8 @@ async function send(reply) {
   const enabled = [...root.querySelectorAll("button, input, textarea")].filter((c) => !c.disabled);
   enabled.forEach((control) => { control.disabled = true; });
   try {
-    await api("POST", `/api/questions/${id}/answer`, reply);
+    await api("POST", answerPath(id), reply);
+    stored = stored.filter((question) => question.id !== id);
     if (shownId === id) close();
   } catch (error) {
     enabled.forEach((control) => { control.disabled = false; });

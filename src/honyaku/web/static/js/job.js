@@ -4,7 +4,16 @@ import { api, element, showErrorAt } from "./api.js";
 import { duration, money } from "./figures.js";
 import { t } from "./i18n.js";
 
-const STATUS = { running: t("running"), finished: t("finished"), failed: t("failed"), interrupted: t("stopped") };
+const STATUS = {
+  queued: t("queued"),
+  running: t("running"),
+  waiting: t("waiting for you"),
+  finished: t("finished"),
+  failed: t("failed"),
+  interrupted: t("stopped"),
+};
+// A job run here, or by workers anywhere (honyaku worker): followed until it ends.
+const ACTIVE = ["queued", "running", "waiting"];
 
 const section = document.querySelector("[data-job]");
 const job = section.dataset.job;
@@ -54,9 +63,12 @@ function draw(progress) {
   field("stopped").hidden = !interrupted;
   const resumable = t("Resume goes on where it stopped; nothing accepted is lost.");
   if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${resumable}`;
-  document.getElementById("stop-job").hidden = !progress.running_here;
-  document.getElementById("resume-job").hidden = progress.running_here || progress.status === "finished";
-  if (!progress.running_here) {
+  field("workers").textContent = progress.workers.join(", ");
+  field("workers-line").hidden = progress.workers.length === 0;
+  const active = progress.running_here || ACTIVE.includes(progress.status);
+  document.getElementById("stop-job").hidden = !active;
+  document.getElementById("resume-job").hidden = active || progress.status === "finished";
+  if (!active) {
     events?.close();
     events = null;
   }
