@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from honyaku.domain.tokens import estimate_tokens
+from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +94,10 @@ def request_chars(request: ChatRequest) -> int:
     return sum(len(part) for part in _request_parts(request))
 
 
-def request_tokens(request: ChatRequest) -> int:
-    """Tokens a request costs by honyaku's estimate (``domain.tokens``), to set beside what the
-    provider reports."""
-    return round(sum(estimate_tokens(part) for part in _request_parts(request)))
+def request_tokens(request: ChatRequest, counter: TokenCounter = SCRIPT_RATIO) -> int:
+    """Tokens a request costs by honyaku's count (the model's tokenizer, or the per-script
+    ratio), to set beside what the provider reports."""
+    return round(sum(counter.count(part) for part in _request_parts(request)))
 
 
 def message_chars(message: Message) -> int:
@@ -105,8 +105,8 @@ def message_chars(message: Message) -> int:
     return len(_message_text(message))
 
 
-def message_tokens(message: Message) -> int:
-    return round(estimate_tokens(_message_text(message)))
+def message_tokens(message: Message, counter: TokenCounter = SCRIPT_RATIO) -> int:
+    return round(counter.count(_message_text(message)))
 
 
 def _request_parts(request: ChatRequest) -> list[str]:

@@ -23,6 +23,7 @@ from typing import Any
 import httpx2
 import openai
 
+from honyaku.domain.tokens import TokenCounter
 from honyaku.errors import (
     CutStreamError,
     FatalProviderError,
@@ -50,6 +51,7 @@ from honyaku.llm.timeouts import (
     IDLE_TIMEOUT_S,
     ReplyClock,
 )
+from honyaku.llm.tokenizers import token_counter
 
 MAX_STREAM_FAILURES = 2
 
@@ -74,6 +76,8 @@ class OpenAICompatibleProvider:
     ) -> None:
         """``read_timeout_s``, where given, is both the first-byte and the idle bound."""
         self.model = model
+        self.tokens = token_counter(model)
+        """Counts the tokens of what is sent, to set beside what the server reports."""
         self.service_tier = service_tier
         """Sent with every request where set (OpenAI's ``flex``, ``priority``…)."""
         self.on_headers = on_headers
@@ -127,7 +131,9 @@ class OpenAICompatibleProvider:
         for delta in assembler.finish():
             yield delta
         message = assembler.message(request.turn)
-        yield Response(message, assembler.finish_reason, _usage(request, message, assembler.usage))
+        yield Response(
+            message, assembler.finish_reason, _usage(request, message, assembler.usage, self.tokens)
+        )
 
     def _streaming_refused(self, exc: FatalProviderError) -> bool:
         return self.streaming and exc.status_code in (400, 422) and "stream" in str(exc).lower()
@@ -214,7 +220,9 @@ def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str,
     return body
 
 
-def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage:
+def _usage(
+    request: ChatRequest, message: AssistantMessage, usage: Any, tokens: TokenCounter
+) -> Usage:
     return Usage(
         input_chars=request_chars(request),
         output_chars=message_chars(message),
@@ -222,8 +230,8 @@ def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage
         output_tokens=field_of(usage, "completion_tokens"),
         cached_tokens=field_of(field_of(usage, "prompt_tokens_details"), "cached_tokens"),
         reasoning_tokens=field_of(field_of(usage, "completion_tokens_details"), "reasoning_tokens"),
-        estimated_input_tokens=request_tokens(request),
-        estimated_output_tokens=message_tokens(message),
+        estimated_input_tokens=request_tokens(request, tokens),
+        estimated_output_tokens=message_tokens(message, tokens),
     )
 
 

@@ -45,6 +45,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
 from honyaku.llm.demo import (
     FakeCall,
     FakeTranslator,
@@ -56,7 +57,7 @@ from honyaku.llm.demo import (
     render_xml_call,
     reply_text,
 )
-from honyaku.testing.billing import Bill, PromptCache, bill_for
+from honyaku.testing.billing import Bill, Exchange, PromptCache, bill_for, request_parts
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-translator"
@@ -136,12 +137,19 @@ class FakeLLMServer(Served):
     """The HTTP headers of each request, in order."""
     abandoned: int = 0
     """Streams whose client went away before their end."""
-    cache: PromptCache = field(default_factory=PromptCache)
+    tokens: TokenCounter = SCRIPT_RATIO
+    """How the server counts tokens, for its bills and its context window."""
+    cache: PromptCache = field(init=False)
     """The provider's prompt cache: what each request shares with earlier ones is billed as
     cached (``prompt_tokens_details.cached_tokens``)."""
     bills: list[Bill] = field(default_factory=list)
     """What each answered request was billed, in order, as its usage reported it."""
+    exchanges: list[Exchange] = field(default_factory=list)
+    """Each answered request and its reply as text, to bill again in another tokenizer."""
     _server: BackgroundServer | None = None
+
+    def __post_init__(self) -> None:
+        self.cache = PromptCache(self.tokens)
 
     @property
     def url(self) -> str:
@@ -196,7 +204,11 @@ class FakeLLMServer(Served):
             reply = _looping(reply)
         unclosed = fault is not None and fault.kind is FaultKind.UNCLOSED_THINKING
         written = _written(reply, self.thinking, xml=not body.get("tools"), unclosed=unclosed)
-        bill = bill_for(self.cache, body, written.output, written.reasoning + written.thought)
+        exchange = Exchange(
+            request_parts(body), written.output, written.reasoning + written.thought
+        )
+        bill = bill_for(self.cache, exchange)
+        self.exchanges.append(exchange)
         self.bills.append(bill)
         chunks = _chunks(written, body, bill.usage(), delta_chars=self.delta_chars)
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:

@@ -120,6 +120,8 @@ class _State:
     title_done: bool = False
     replies: int = 0
     nudged: bool = False
+    title_told: bool = False
+    """A result said the chapter title is still missing."""
     warned: set[str] = field(default_factory=set)
     """Paragraphs whose last submission got a quality warning."""
     answers: dict[str, str] = field(default_factory=dict)
@@ -136,12 +138,27 @@ class FakeTranslator:
     """Questions for the translator, asked alone in every chunk's first reply."""
     batch_size: int | None = None
     """Paragraphs per ``add_translation_batch`` call; ``None``: every missing one at once."""
+    batch_sizes: tuple[int, int] | None = None
+    """Paragraphs per call between these two, varying from call to call (over ``batch_size``)."""
+    title_after_review: bool = False
+    """Try ``review`` before translating the title, unless a result said it is missing."""
     proposals: tuple[dict[str, str], ...] = ()
     """Glossary terms proposed with the first batch of every translation chunk."""
     fixes_warnings: bool = True
     """After a careless draft, fix what the quality warnings name (or leave it)."""
     assistant: FakeAssistant = field(default_factory=FakeAssistant)
     """Who answers the assistant's chats, which the same model serves."""
+
+    @classmethod
+    def stepwise(cls, **more: Any) -> FakeTranslator:
+        """One tool call a reply, each batch with every missing paragraph."""
+        return cls(calls_per_reply=1, **more)
+
+    @classmethod
+    def careful(cls, **more: Any) -> FakeTranslator:
+        """As real models often work: one call a reply, 3 to 12 paragraphs a batch, and
+        ``review`` tried before the chapter title."""
+        return cls(calls_per_reply=1, batch_sizes=(3, 12), title_after_review=True, **more)
 
     def reply(self, system: str, turns: list[Turn], offered: tuple[str, ...] = ()) -> Reply:
         """The next reply; ``offered`` names the tools the request declares natively."""
@@ -173,7 +190,8 @@ class FakeTranslator:
             state,
             sloppy=sloppy,
             fixes=sloppy and self.fixes_warnings,
-            batch_size=self.batch_size,
+            batch_size=self._batch_size(chunk, state),
+            title_last=self.title_after_review and not state.title_told,
         )
         if first and self.proposals and chunk.kind == "translation":
             calls.insert(1, FakeCall("add_glossary_terms", {"terms": list(self.proposals)}))
@@ -187,6 +205,13 @@ class FakeTranslator:
             calls = calls[: self.calls_per_reply]
         text = "Working on it." if first else ""
         return Reply(text, tuple(calls))
+
+    def _batch_size(self, chunk: _Chunk, state: _State) -> int | None:
+        missing = [line for line in chunk.lines if line.paragraph_id not in state.accepted]
+        if self.batch_sizes is None or not missing:
+            return self.batch_size
+        low, high = self.batch_sizes
+        return low + int(missing[0].paragraph_id, 16) % (high - low + 1)
 
     def _first_reply_mistake(self, chunk: _Chunk) -> Reply | None:
         if Mistake.JSON_AS_TEXT in self.mistakes:
@@ -302,6 +327,9 @@ def _replay(turns: list[Turn]) -> _State:
 
 
 def _apply(state: _State, call: FakeCall, result: dict[str, Any]) -> None:
+    state.title_told |= "title_missing" in result or (
+        result.get("error_code") == "WORK_INCOMPLETE" and "title" in result.get("error", "")
+    )
     if not result.get("success"):
         return
     if call.name == "update_task_status":
@@ -346,6 +374,7 @@ def _next_calls(
     sloppy: bool = False,
     fixes: bool = False,
     batch_size: int | None = None,
+    title_last: bool = False,
 ) -> list[FakeCall]:
     translation = chunk.kind == "translation"
     missing = [line for line in _work(chunk) if line.paragraph_id not in state.accepted]
@@ -357,16 +386,12 @@ def _next_calls(
         state.status == "review" and (missing or needs_title or to_fix)
     ):
         calls.append(_status("working"))
-    if needs_title:
-        calls.append(
-            FakeCall(
-                "update_chapter_title",
-                {
-                    "chapter_id": chunk.chapter_id,
-                    "translated_title": pseudo_translation(chunk.title or ""),
-                },
-            )
-        )
+    title = FakeCall(
+        "update_chapter_title",
+        {"chapter_id": chunk.chapter_id, "translated_title": pseudo_translation(chunk.title or "")},
+    )
+    if needs_title and not title_last:
+        calls.append(title)
     if missing and sloppy and translation:
         texts = {line.paragraph_id: line.text for line in missing}
         draft = sloppy_draft(texts, chunk.glossary) if drafting else None
@@ -377,6 +402,8 @@ def _next_calls(
         calls.append(_texts_batch(to_fix, _clean(to_fix, chunk.glossary)))
     if translation and (state.status != "review" or calls):
         calls.append(_status("review"))
+    if needs_title and title_last:
+        calls.append(title)
     if not drafting:  # a careless draft waits for its warnings before it ends
         calls.append(_status("end"))
     return calls
