@@ -20,7 +20,8 @@ request is counted as cached. Figures are per source character (the work paragra
 requests (per thousand), prompt characters, uncached and cached prompt tokens, output tokens,
 and a billed-equivalent figure, uncached + 0.25 × cached + 4 × output tokens (the ratios of
 current price lists; ``--cached-ratio`` and ``--output-ratio`` change them). Alignment is
-checked: every paragraph must hold its own pseudo-translation.
+checked: every paragraph must hold its own pseudo-translation, one that reads as Chinese to
+honyaku's quality checks (``hanzi_translation``), as a good model's would: none warns.
 
 Each run is made twice: first with a model honyaku has never seen, then over a copy of the
 book once that model has one earlier job (``seen``). Before each, ``--dry-run``'s estimate is
@@ -60,7 +61,7 @@ from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
 from honyaku.llm.tokenizers import DEEPSEEK, O200K, counter_for_family
 from honyaku.store import Database, Library
-from honyaku.testing import FakeLLMServer, FakeTranslator, pseudo_translation
+from honyaku.testing import FakeLLMServer, FakeTranslator, hanzi_translation
 from honyaku.testing.billing import (
     HISTORY,
     MESSAGE,
@@ -76,9 +77,9 @@ MODEL = "gpt-4o"
 """The model honyaku believes it talks to: it counts in o200k, as the server does."""
 TOKENIZERS = (O200K, DEEPSEEK)
 BEHAVIOURS: dict[str, Callable[[], FakeTranslator]] = {
-    "eager": FakeTranslator,
-    "stepwise": FakeTranslator.stepwise,
-    "careful": FakeTranslator.careful,
+    "eager": lambda: FakeTranslator(translate=hanzi_translation),
+    "stepwise": lambda: FakeTranslator.stepwise(translate=hanzi_translation),
+    "careful": lambda: FakeTranslator.careful(translate=hanzi_translation),
 }
 PARTS = (PREFIX, MESSAGE, HISTORY)
 
@@ -251,7 +252,7 @@ def _alignment(library: Library, book_id: str) -> str:
         1
         for chapter in library.get_book(book_id).chapters
         for p in chapter.work_paragraphs
-        if p.translation != pseudo_translation(p.text)
+        if p.translation != hanzi_translation(p.text)
     )
     return "exact" if not wrong else f"{wrong} WRONG"
 
@@ -262,7 +263,7 @@ def run_bbm(bbm: str, folder: Path, draft: BookDraft) -> list[Exchange]:
     book = folder / "book.txt"
     lines = [line for c in draft.chapters for line in (c.title, *c.paragraphs)]
     book.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with FakeLLMServer() as server:
+    with FakeLLMServer(FakeTranslator(translate=hanzi_translation)) as server:
         command = [
             bbm,
             "--book_name",

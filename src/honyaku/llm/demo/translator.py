@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -70,20 +71,27 @@ def pseudo_translation(text: str) -> str:
     return f"〈译〉{text}"
 
 
+_KANA = re.compile(r"[ぁ-ゖァ-ヺー]")
+
+
+def hanzi_translation(text: str) -> str:
+    """A pseudo-translation that reads as Chinese to the quality checks: its kana become 之,
+    so a model that translates well gets no warnings (a benchmark's model, for one)."""
+    return pseudo_translation(_KANA.sub("之", text))
+
+
 def arguments_json(value: object) -> str:
     """Call arguments as models write them: compact JSON, every character as it is."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def plain_translation(prompt: str) -> str:
+def plain_translation(prompt: str, translate: Callable[[str], str] = pseudo_translation) -> str:
     """The answer to a plain "translate this" prompt without tools (another translator's):
     the text it quotes between backticks, or else the whole prompt, translated line by
     line."""
     first, last = prompt.find("`"), prompt.rfind("`")
     text = prompt[first + 1 : last] if first < last else prompt
-    return "\n".join(
-        pseudo_translation(line) if line.strip() else line for line in text.split("\n")
-    )
+    return "\n".join(translate(line) if line.strip() else line for line in text.split("\n"))
 
 
 def pseudo_revision(translation: str, kind: str) -> str:
@@ -148,6 +156,8 @@ class FakeTranslator:
     """After a careless draft, fix what the quality warnings name (or leave it)."""
     assistant: FakeAssistant = field(default_factory=FakeAssistant)
     """Who answers the assistant's chats, which the same model serves."""
+    translate: Callable[[str], str] = pseudo_translation
+    """How it renders a paragraph or a title."""
 
     @classmethod
     def stepwise(cls, **more: Any) -> FakeTranslator:
@@ -171,9 +181,9 @@ class FakeTranslator:
             if offered == (PROBE_TOOL.name,) and len(turns) == 1:
                 return Reply(calls=(FakeCall(PROBE_TOOL.name, {"ready": True}),))
             if not offered and "<tool_use>" not in system:
-                return Reply(plain_translation(turns[-1].text))
+                return Reply(plain_translation(turns[-1].text, self.translate))
             return Reply("I see nothing to translate here.")
-        state = _replay(turns)
+        state = _replay(turns, chunk)
         if Mistake.NEVER_FINISH in self.mistakes:
             return Reply("I would rather chat about the weather.")
         if chunk.kind == "extraction":
@@ -191,6 +201,7 @@ class FakeTranslator:
             sloppy=sloppy,
             fixes=sloppy and self.fixes_warnings,
             batch_size=self._batch_size(chunk, state),
+            translate=self.translate,
             title_last=self.title_after_review and not state.title_told,
         )
         if first and self.proposals and chunk.kind == "translation":
@@ -308,7 +319,7 @@ def _kind(system: str) -> str:
     return "translation"
 
 
-def _replay(turns: list[Turn]) -> _State:
+def _replay(turns: list[Turn], chunk: _Chunk) -> _State:
     """Where the task stands, read from the calls made and the results they got."""
     state = _State()
     pending: tuple[FakeCall, ...] = ()
@@ -319,14 +330,14 @@ def _replay(turns: list[Turn]) -> _State:
             state.proposed |= any(c.name == "add_glossary_terms" for c in turn.calls)
         elif turn.results:
             for call, result in zip(pending, turn.results, strict=False):
-                _apply(state, call, result)
+                _apply(state, call, result, chunk)
             pending = ()
         elif turn.role == "user":
             state.nudged = True
     return state
 
 
-def _apply(state: _State, call: FakeCall, result: dict[str, Any]) -> None:
+def _apply(state: _State, call: FakeCall, result: dict[str, Any], chunk: _Chunk) -> None:
     state.title_told |= "title_missing" in result or (
         result.get("error_code") == "WORK_INCOMPLETE" and "title" in result.get("error", "")
     )
@@ -335,7 +346,7 @@ def _apply(state: _State, call: FakeCall, result: dict[str, Any]) -> None:
     if call.name == "update_task_status":
         state.status = result.get("status", state.status)
     elif call.name == "add_translation_batch":
-        submitted = {item["paragraph_id"] for item in call.arguments["paragraphs"]}
+        submitted = _submitted(call.arguments["paragraphs"], chunk)
         state.accepted |= submitted
         state.warned = (state.warned - submitted) | {
             w["paragraph_id"] for w in result.get("warnings", ())
@@ -347,6 +358,21 @@ def _apply(state: _State, call: FakeCall, result: dict[str, Any]) -> None:
         for answer in result.get("answers", ()):
             name = asked_name(questions[answer["question_index"]]["question"])
             state.answers[name] = answer["answer"]
+
+
+def _submitted(paragraphs: list[dict[str, str]] | str, chunk: _Chunk) -> set[str]:
+    """The ids a batch call named: its items, or, sent back shortened, its runs of ids
+    (``saved: 1a2b3c4d to 9f8e7d6c, 5a6b7c8d (…)``)."""
+    if not isinstance(paragraphs, str):
+        return {item["paragraph_id"] for item in paragraphs}
+    order = [line.paragraph_id for line in chunk.lines]
+    runs = paragraphs.removeprefix("saved: ").split(" (", 1)[0]
+    ids: set[str] = set()
+    for run in runs.split(", "):
+        first, _, last = run.partition(" to ")
+        start = order.index(first)
+        ids.update(order[start : order.index(last or first) + 1])
+    return ids
 
 
 def _extraction_reply(chunk: _Chunk, state: _State, *, can_ask: bool) -> Reply:
@@ -375,6 +401,7 @@ def _next_calls(
     fixes: bool = False,
     batch_size: int | None = None,
     title_last: bool = False,
+    translate: Callable[[str], str] = pseudo_translation,
 ) -> list[FakeCall]:
     translation = chunk.kind == "translation"
     missing = [line for line in _work(chunk) if line.paragraph_id not in state.accepted]
@@ -388,7 +415,7 @@ def _next_calls(
         calls.append(_status("working"))
     title = FakeCall(
         "update_chapter_title",
-        {"chapter_id": chunk.chapter_id, "translated_title": pseudo_translation(chunk.title or "")},
+        {"chapter_id": chunk.chapter_id, "translated_title": translate(chunk.title or "")},
     )
     if needs_title and not title_last:
         calls.append(title)
@@ -397,7 +424,7 @@ def _next_calls(
         draft = sloppy_draft(texts, chunk.glossary) if drafting else None
         calls.append(_texts_batch(missing, draft or _clean(missing, chunk.glossary)))
     elif missing:
-        calls.append(_batch(missing[:batch_size], chunk.kind))
+        calls.append(_batch(missing[:batch_size], chunk.kind, translate))
     elif to_fix:
         calls.append(_texts_batch(to_fix, _clean(to_fix, chunk.glossary)))
     if translation and (state.status != "review" or calls):
@@ -430,11 +457,11 @@ def _work(chunk: _Chunk) -> list[WorkLine]:
     return chunk.lines
 
 
-def _batch(lines: list[WorkLine], kind: str) -> FakeCall:
+def _batch(lines: list[WorkLine], kind: str, translate: Callable[[str], str]) -> FakeCall:
     items = [
         {
             "paragraph_id": line.paragraph_id,
-            "translated_text": pseudo_translation(line.text)
+            "translated_text": translate(line.text)
             if kind == "translation"
             else pseudo_revision(line.translation or "", kind),
         }
