@@ -2,7 +2,8 @@
 
 Each chunk is a fresh conversation: the job's system prompt (the same bytes for every chunk,
 so provider caches serve it) and the chunk's message, followed by the glossary entries that
-occur in the chunk, then the loop until the workflow ends.
+occur in the chunk, then the loop until the workflow ends. Batches saved are sent back
+without their texts (``tools.saved_text_left_out``).
 A chunk that cannot finish (caps reached, retries exhausted) ends with an error in its
 ``ChunkFinished``; an error no retry can mend (a refused key, a server nobody answers at) is
 raised and ends the job, said once.
@@ -21,7 +22,7 @@ from honyaku.errors import FatalProviderError, LoopError, ProviderError, Unreach
 from honyaku.jobs.events import ChunkEvent, ChunkFinished, ChunkStarted, JobEvent, ParagraphsDone
 from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.prompts import chunk_message
-from honyaku.jobs.tools import ChunkContext
+from honyaku.jobs.tools import ChunkContext, saved_text_left_out
 from honyaku.llm.events import ChatProvider
 from honyaku.llm.messages import Message, SystemMessage, UserMessage
 
@@ -52,7 +53,13 @@ async def run_chunk(
     accepted_before = 0
     try:
         async for event in run_loop(
-            talk.provider, history, talk.registry, context, workflow, limits
+            talk.provider,
+            history,
+            talk.registry,
+            context,
+            workflow,
+            limits,
+            saved_text_left_out(context),
         ):
             yield ChunkEvent(where, event)
             if isinstance(event, ToolStarted):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
@@ -55,6 +55,30 @@ class AssistantMessage:
     reasoning: str | None = None
     replay: Mapping[str, Any] = field(default_factory=dict)
     """Provider data that must go back unchanged next turn (raw XML text, thought signatures)."""
+
+
+AS_WRITTEN = "as_written"
+"""``AssistantMessage.replay`` key for the reply exactly as the model wrote it, calls and all
+(the XML protocol's text): sent back as it is, until its calls are rewritten."""
+
+
+def with_arguments(
+    message: AssistantMessage, arguments: Mapping[str, Mapping[str, Any]]
+) -> AssistantMessage:
+    """``message`` with the calls ``arguments`` names (by id) holding those arguments instead:
+    what is sent back of them from now on. A reply kept as written is sent as its calls."""
+    calls = tuple(
+        replace(call, arguments=arguments[call.id], raw_arguments=_compact(arguments[call.id]))
+        if call.id in arguments
+        else call
+        for call in message.tool_calls
+    )
+    replay = {key: value for key, value in message.replay.items() if key != AS_WRITTEN}
+    return replace(message, tool_calls=calls, replay=replay)
+
+
+def _compact(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
