@@ -64,8 +64,8 @@ class ChunkContext(ToolContext):
         return self.glossary
 
 
-ParagraphId = Annotated[str, Field(description="An id from an [ID: …] marker.")]
-Count = Annotated[int, Field(ge=1, le=MAX_CONTEXT_PARAGRAPHS, description="How many paragraphs.")]
+ParagraphId = Annotated[str, Field(description="From an [ID: …] marker.")]
+Count = Annotated[int, Field(ge=1, le=MAX_CONTEXT_PARAGRAPHS)]
 
 
 @tool()
@@ -73,8 +73,8 @@ def update_task_status(
     context: ChunkContext,
     status: Annotated[str, Field(json_schema_extra={"enum": [s.value for s in TaskStatus]})],
 ) -> dict[str, Any]:
-    """Move the task on. Translation: planning → working → review → end, review → working to
-    revise. Polish, proofreading: planning → working → end."""
+    """Move the task on: planning → working → review → end, review → working to revise.
+    Polish and proofreading have no review."""
     return context.workflow.move(status)
 
 
@@ -98,8 +98,8 @@ def add_translation_batch(
         list[BatchItem], Field(json_schema_extra={"minItems": 1, "maxItems": MAX_BATCH_ITEMS})
     ],
 ) -> dict[str, Any]:
-    """Submit paragraphs' new text, all in one call if you can (in working). Checked whole: if
-    an item is wrong, nothing is saved and the error names its paragraph_id."""
+    """Submit paragraphs' new text (in working). Checked whole: one wrong item saves nothing,
+    and the error names it."""
     workflow = context.workflow
     workflow.check_batch(paragraphs, _in_book(context, paragraphs))
     texts = _new_texts(workflow, paragraphs)
@@ -194,7 +194,7 @@ def get_paragraph_position(
     include_next: bool = False,
     count: Count = 3,
 ) -> dict[str, Any]:
-    """Context: a paragraph's chapter and index, optionally with the paragraphs around it."""
+    """Context: a paragraph's chapter and index, optionally with its neighbours."""
     located = _anchor(context, paragraph_id)
     result: dict[str, Any] = {
         **_context(located),
