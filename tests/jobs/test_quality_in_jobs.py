@@ -12,7 +12,7 @@ import pytest
 from honyaku.agent.broker import Broker
 from honyaku.agent.registry import ToolRegistry
 from honyaku.books import flagged_paragraphs, sample_book
-from honyaku.domain import ChunkWorkflow, JobKind, TaskStatus, split_into_chunks
+from honyaku.domain import CHUNK_CHARS, ChunkWorkflow, JobKind, TaskStatus, split_into_chunks
 from honyaku.domain.glossary import GlossaryEntry
 from honyaku.glossary import add_entry
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
@@ -35,6 +35,7 @@ CHECKS = {
 
 @pytest.fixture
 def rashomon(library) -> str:
+    """The story in one chunk, as these tests run it (``chunk_chars=CHUNK_CHARS``)."""
     book_id = sample_book(library)
     add_entry(library, book_id, GlossaryEntry("下人", "仆人", kind="character"))
     return book_id
@@ -49,7 +50,7 @@ def test_a_careless_draft_is_flagged_and_the_fixes_made_in_review_clear_it(
 ):
     fake_model.translator.mistakes = {Mistake.SLOPPY_DRAFT}
 
-    outcome, _ = run_job(fake_model, rashomon)
+    outcome, _ = run_job(fake_model, rashomon, chunk_chars=CHUNK_CHARS)
 
     assert outcome.ok
     draft, fixes = batch_results(jobs, rashomon)
@@ -70,7 +71,7 @@ def test_warnings_left_unfixed_stay_flagged_on_the_paragraphs(
     fake_model.translator.mistakes = {Mistake.SLOPPY_DRAFT}
     fake_model.translator.fixes_warnings = False
 
-    outcome, _ = run_job(fake_model, rashomon)
+    outcome, _ = run_job(fake_model, rashomon, chunk_chars=CHUNK_CHARS)
 
     assert outcome.ok  # warnings never refuse anything
     flagged = {
@@ -88,11 +89,11 @@ def test_warnings_left_unfixed_stay_flagged_on_the_paragraphs(
 def test_a_later_version_that_passes_clears_the_flag(run_job, library, fake_model, rashomon):
     fake_model.translator.mistakes = {Mistake.SLOPPY_DRAFT}
     fake_model.translator.fixes_warnings = False
-    run_job(fake_model, rashomon)
+    run_job(fake_model, rashomon, chunk_chars=CHUNK_CHARS)
     assert len(flagged_paragraphs(library, rashomon)) == 5
 
     fake_model.translator.fixes_warnings = True
-    outcome, _ = run_job(fake_model, rashomon, retranslate=True)
+    outcome, _ = run_job(fake_model, rashomon, retranslate=True, chunk_chars=CHUNK_CHARS)
 
     assert outcome.ok
     assert flagged_paragraphs(library, rashomon) == []

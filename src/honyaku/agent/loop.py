@@ -12,7 +12,7 @@ conversation that reaches one raises ``LoopError`` with the reason.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -101,7 +101,7 @@ async def run_loop(
     goal: Goal,
     limits: LoopLimits = LoopLimits(),
     shortening: Shortening | None = None,
-) -> AsyncIterator[LoopEvent]:
+) -> AsyncGenerator[LoopEvent, None]:
     """Drive one conversation to its goal, appending every message to ``history``."""
     nudges = 0
     for _turn in range(limits.max_turns):

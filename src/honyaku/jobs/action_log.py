@@ -2,7 +2,8 @@
 
 Every call and result, the model's text and, apart from it, its reasoning, questions with
 their outcomes, nudges, retries and failures become actions; every response adds to the job's
-cost. What a turn did is written together, off the event loop, so the other chapters keep
+cost, and to how the model works (the replies that carried batches, the paragraphs saved).
+What a turn did is written together, off the event loop, so the other chapters keep
 streaming meanwhile.
 """
 
@@ -15,6 +16,8 @@ from honyaku.agent.questions import QUESTION_TOOL_NAMES, question_summary
 from honyaku.jobs.events import ChunkEvent, ChunkFinished, JobEvent, ParagraphsBusy, Where
 from honyaku.llm.events import Response, Retry, Usage
 from honyaku.store.jobs import Action, ActionKind, JobCost, JobStore
+
+BATCH_TOOL = "add_translation_batch"
 
 
 class ActionLog:
@@ -40,6 +43,8 @@ class ActionLog:
         match event:
             case Response(message=message, usage=usage):
                 self._cost += _cost_of(usage)
+                if any(call.name == BATCH_TOOL for call in message.tool_calls):
+                    self._cost += JobCost(batch_replies=1)
                 if message.reasoning and message.reasoning.strip():
                     self._add(where, ActionKind.REASONING, None, {"text": message.reasoning})
                 if message.text.strip():
@@ -55,6 +60,8 @@ class ActionLog:
                 self._add(where, ActionKind.TOOL_CALL, call.name, payload)
             case ToolFinished(call=call, result=result):
                 self._add(where, ActionKind.TOOL_RESULT, call.name, {"id": call.id, **result})
+                if call.name == BATCH_TOOL and result.get("success"):
+                    self._cost += JobCost(batched_paragraphs=int(result.get("accepted", 0)))
                 if call.name in QUESTION_TOOL_NAMES:
                     summary = question_summary(call.name, call.arguments, result)
                     self._add(where, ActionKind.QUESTION, call.name, summary)

@@ -8,29 +8,39 @@ written as they come, so a job that dies (crash, SIGKILL, Ctrl-C) resumes where 
 
 A heartbeat renews this process's leases while the job runs, and stops the run when someone
 asked the job to stop (``JobService.stop``, from this or another process).
+
+Chunks are planned at the size that bills the model least and fits its context window
+(``sizing``). As chunks end, the job learns how the model works; when that moves the best
+size by more than a quarter, the chunks not started yet are planned again. A chunk whose
+conversation did not fit the window hands its rest over, and its chapter's rest (and every
+other chapter's) is planned again in chunks that fit. A resumed job plans its chunks not
+started again when the size changed since.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import groupby
 
 from honyaku.agent.broker import ApprovalPolicy, Broker
-from honyaku.agent.loop import LoopLimits
-from honyaku.agent.questions import QUESTION_TOOL_NAMES, QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS
+from honyaku.agent.loop import LoopLimits, ToolFinished
 from honyaku.agent.registry import ToolRegistry
-from honyaku.domain.book import Book, BookSettings, Chapter, Paragraph
+from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.domain.chunk_sizing import Weights
 from honyaku.domain.chunking import Chunk
+from honyaku.domain.tokens import TokenRatio
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
 from honyaku.errors import SpendingCapReached
-from honyaku.jobs.action_log import ActionLog
+from honyaku.jobs.action_log import BATCH_TOOL, ActionLog
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
 from honyaku.jobs.events import (
+    ChunkEvent,
     ChunkFailure,
     ChunkFinished,
+    HandOver,
     JobEvent,
     JobFinished,
     JobOutcome,
@@ -39,21 +49,24 @@ from honyaku.jobs.events import (
     ParagraphsDone,
     Where,
 )
-from honyaku.jobs.glossary_prompts import extraction_prompt
-from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
-from honyaku.jobs.planning import is_done, plan_chunks, still_to_do, title_wanted
-from honyaku.jobs.prompts import system_prompt
+from honyaku.jobs.instructions import job_prompt, job_registry
+from honyaku.jobs.planning import is_done, plan_chunks, replanner, still_to_do, title_wanted
 from honyaku.jobs.scheduler import merged
+from honyaku.jobs.sizing import ChunkSizing, chunk_sizing
 from honyaku.jobs.spending import CappedProvider, Spending, check_cap, reply_bound
-from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
-from honyaku.llm.models import ConnectedModel
-from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim
+from honyaku.jobs.tools import ChunkContext
+from honyaku.llm.events import Response
+from honyaku.llm.models import ConnectedModel, ToolProtocol
+from honyaku.llm.tokenizers import token_counter
+from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, HandedBack
 from honyaku.store.glossary import BookGlossary, GlossaryStore
 from honyaku.store.jobs import ActionKind, Job, JobScope, JobStatus, JobStore, RecordedAction
 from honyaku.store.library import Library
 
 CONCURRENCY = 4
 HEARTBEAT_S = 10.0
+RESIZE_CHANGE = 0.25
+"""How far the best chunk size must move before the chunks not started are planned again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +83,9 @@ class JobRequest:
     """The unfinished job to go on with; by default the one over the same scope, if any."""
     max_cost: float | None = None
     """What this run may spend at the model's prices; by default the book's ``max_cost``."""
+    chunk_chars: int | None = None
+    """Plan chunks of this size, not the one the model is best served by (a context window
+    too small for it still makes them smaller)."""
 
 
 class JobService:
@@ -87,7 +103,15 @@ class JobService:
         book = self.library.get_book(request.book_id, chapter_numbers=request.chapters)
         spending = _spending(request, book, model)
         scope = JobScope(book.id, request.kind, request.chapters, request.retranslate)
-        planned = plan_chunks(book, request.kind, retranslate=request.retranslate, written=set())
+        sizing = await asyncio.to_thread(self._sizing, book, request.kind, model)
+        chunk_chars = request.chunk_chars or sizing.chunk_chars()
+        planned = plan_chunks(
+            book,
+            request.kind,
+            retranslate=request.retranslate,
+            written=set(),
+            chunk_chars=chunk_chars,
+        )
         job, resumed = await asyncio.to_thread(
             self.store.open,
             scope,
@@ -95,18 +119,35 @@ class JobService:
             protocol=model.protocol.value,
             planned=planned,
             resume=request.resume,
+            chunk_chars=chunk_chars,
         )
-        run = _Run(self, job, book, request, model, spending)
-        lanes = run.lanes(self.chunks.items(job.id))
-        yield JobStarted(
-            job, run.total, run.total - len(run.to_do), sum(len(lane) for lane in lanes), resumed
-        )
+        run = _Run(self, job, book, request, model, spending, sizing)
+        if resumed and job.chunk_chars != chunk_chars:
+            await run.replan(chunk_chars)
+        items = self.chunks.items(job.id)
+        lanes = run.lanes(items)
+        left = sum(1 for item in items if item.status is not ChunkStatus.DONE)
+        yield JobStarted(job, run.total, run.total - len(run.to_do), left, resumed)
         async for event in self._running_job(run, lanes):
             yield event
 
-    async def _running_job(
-        self, run: _Run, lanes: list[list[ChunkItem]]
-    ) -> AsyncIterator[JobEvent]:
+    def _sizing(self, book: Book, kind: JobKind, model: ConnectedModel) -> ChunkSizing:
+        name = model.provider.model
+        record = self.store.model_record(name, kind)
+        factor = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, 1)
+        xml = model.protocol is ToolProtocol.XML
+        return chunk_sizing(
+            book,
+            kind,
+            token_counter(name),
+            record=record,
+            weights=Weights.of(model.prices),
+            factor=factor.factor,
+            window=model.window.tokens,
+            xml_language=book.target_lang if xml else None,
+        )
+
+    async def _running_job(self, run: _Run, lanes: list[int]) -> AsyncIterator[JobEvent]:
         job = run.job
         log = ActionLog(self.store, job.id)
         task = asyncio.current_task()
@@ -196,9 +237,14 @@ class _Run:
         request: JobRequest,
         model: ConnectedModel,
         spending: Spending | None,
+        sizing: ChunkSizing,
     ) -> None:
         self.service, self.job, self.book, self.request = service, job, book, request
         self.spending = spending
+        self.model = model
+        self.sizing = sizing
+        self.chunk_chars = job.chunk_chars or sizing.chunk_chars()
+        """The size the chunks not started are planned with."""
         self.capped: SpendingCapReached | None = None
         """Why the run stopped taking chunks: the next request could pass its cap."""
         written = service.store.paragraphs_done(job.id)
@@ -210,7 +256,12 @@ class _Run:
         self.total = len(paragraphs)
         self.glossary = BookGlossary(GlossaryStore(service.library.database), book.id)
         self.talk = ChunkTalk(
-            model.provider, self._registry(), job_prompt(book, job.kind), request.limits
+            model.provider,
+            self._registry(),
+            job_prompt(book, job.kind),
+            request.limits,
+            model.window,
+            token_counter(model.provider.model),
         )
         self.failures: list[ChunkFailure] = []
         self.done = 0
@@ -241,12 +292,19 @@ class _Run:
         if tool not in allowed:
             library.update_settings(self.book.id, always_allow=[*allowed, tool])
 
-    def lanes(self, items: list[ChunkItem]) -> list[list[ChunkItem]]:
-        """The chunks left to run, one lane per chapter, longest chapters first: the job ends
-        closest to its critical path."""
-        left = [i for i in items if i.status is not ChunkStatus.DONE]
-        by_chapter = [list(g) for _, g in groupby(left, key=lambda i: i.planned.chapter_number)]
-        return sorted(by_chapter, key=len, reverse=True)
+    def lanes(self, items: list[ChunkItem]) -> list[int]:
+        """The chapters with chunks left to run, one lane each, those with the most chunks
+        first: the job ends closest to its critical path."""
+        left = Counter(i.planned.chapter_number for i in items if i.status is not ChunkStatus.DONE)
+        return sorted(left, key=lambda number: (-left[number], number))
+
+    async def replan(self, chunk_chars: int, handed_back: HandedBack | None = None) -> None:
+        """Plan the chunks not started (and what ``handed_back`` gives) at ``chunk_chars``."""
+        chunks, job_id = self.service.chunks, self.job.id
+        split = replanner(self.book, chunk_chars)
+        await asyncio.to_thread(chunks.replan, job_id, split, handed_back=handed_back)
+        await asyncio.to_thread(self.service.store.planned_with, job_id, chunk_chars)
+        self.chunk_chars = chunk_chars
 
     def tally(self, event: JobEvent) -> None:
         match event:
@@ -257,12 +315,16 @@ class _Run:
             case ChunkFinished(where=where, error=str() as error):
                 self.failures.append(ChunkFailure(where, error))
 
-    async def chapter(self, items: Sequence[ChunkItem]) -> AsyncIterator[JobEvent]:
-        """A chapter's chunks in order; a chunk another process holds leaves it the chapter."""
-        chunks = self.service.chunks
-        for item in items:
-            if self.capped is not None:
+    async def chapter(self, number: int) -> AsyncIterator[JobEvent]:
+        """A chapter's chunks in order, each read as it stands when its turn comes (the rest
+        may have been planned again meanwhile); a chunk another process holds leaves it the
+        chapter."""
+        chunks, after = self.service.chunks, 0
+        while self.capped is None:
+            item = await asyncio.to_thread(chunks.next_item, self.job.id, number, after)
+            if item is None:
                 return
+            after = item.planned.number
             claim = await asyncio.to_thread(chunks.claim, item.pk)
             if claim is ChunkStatus.RUNNING:
                 return
@@ -288,17 +350,53 @@ class _Run:
             and not claim.busy
             and title_wanted(chapter, self.job.kind, retranslate=self.job.retranslate)
         )
-        error = None
+        finished: ChunkFinished | None = None
+        seen = _Seen()
         if work or shows_title:
             context = self._context(Chunk(chapter, planned.number, tuple(work), shows_title))
             async for event in run_chunk(
                 context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
             ):
+                seen.follow(event)
                 if isinstance(event, ChunkFinished):
-                    error = event.error
+                    finished = event
                 yield event
+        error = finished.error if finished else None
+        if finished and finished.handed_over:
+            error = await self._hand_over(claim, work, finished.handed_over)
         status = ChunkStatus.FAILED if error else ChunkStatus.DONE
         await asyncio.to_thread(self.service.chunks.finish, claim.item.pk, status, error)
+        if finished and not finished.handed_over and not error:
+            await self._learn(len(work), seen)
+
+    async def _learn(self, paragraphs: int, seen: _Seen) -> None:
+        """Count the chunk's ways; plan again if they move the best size far enough."""
+        self.sizing.tally.add_chunk(paragraphs, seen.replies, seen.batch_replies, seen.batched)
+        if self.request.chunk_chars:
+            return
+        best = self.sizing.chunk_chars()
+        if abs(best - self.chunk_chars) > RESIZE_CHANGE * self.chunk_chars:
+            await self.replan(best)
+
+    async def _hand_over(self, claim: Claim, work: list[Paragraph], over: HandOver) -> str | None:
+        """Plan what a chunk handed over in chunks that fit the window as now known; an error
+        when no chunk can be smaller than the one that did not fit."""
+        window = self.model.window
+        self.sizing.window = window.tokens
+        if window.count_factor > 1.0:
+            self.sizing.rescale(window.count_factor)
+            window.count_factor = 1.0
+        best = min(self.sizing.chunk_chars(), self.request.chunk_chars or self.chunk_chars)
+        done = len(work) - len(over.paragraph_ids)
+        if not done and best >= sum(len(p.text) for p in work):
+            return (
+                f"the model's context window ({window.tokens or '?'} tokens) cannot hold "
+                f"honyaku's instructions and this chunk, and it cannot be smaller: {over.reason}"
+            )
+        kept = tuple(p.id for p in work if p.id not in set(over.paragraph_ids))
+        pk = claim.item.pk
+        await self.replan(best, HandedBack(pk, kept, over.paragraph_ids, over.title))
+        return None
 
     def _work(self, claim: Claim) -> tuple[Chapter, list[Paragraph], int]:
         """The chunk's chapter, its paragraphs still to do, and how many of those it was planned
@@ -348,6 +446,25 @@ class _Run:
         )
 
 
+@dataclass
+class _Seen:
+    """How a chunk's conversation went: its replies, those with a batch, the paragraphs
+    batches saved."""
+
+    replies: int = 0
+    batch_replies: int = 0
+    batched: int = 0
+
+    def follow(self, event: JobEvent) -> None:
+        match event:
+            case ChunkEvent(event=Response(message=message)):
+                self.replies += 1
+                self.batch_replies += any(c.name == BATCH_TOOL for c in message.tool_calls)
+            case ChunkEvent(event=ToolFinished(call=call, result=result)):
+                if call.name == BATCH_TOOL and result.get("success"):
+                    self.batched += int(result.get("accepted", 0))
+
+
 def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spending | None:
     """What the run may spend, where it has a cap; a cap needs the model's prices."""
     cap = request.max_cost if request.max_cost is not None else book.settings.max_cost
@@ -355,26 +472,6 @@ def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spendin
     if cap is None or model.prices is None:
         return None
     return Spending(cap, model.prices)
-
-
-def job_registry(
-    kind: JobKind, settings: BookSettings, approval: ApprovalPolicy | None = None
-) -> ToolRegistry[ChunkContext]:
-    """The tools a job of ``kind`` offers its model on a book with ``settings``."""
-    hidden: tuple[str, ...] = ()
-    questions = QUESTION_TOOLS
-    if settings.skip_ask_user:
-        questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
-    tools = EXTRACTION_TOOLS if kind is JobKind.EXTRACTION else TASK_TOOLS + GLOSSARY_TOOLS
-    return ToolRegistry(tools + questions, ChunkContext, hidden=hidden, approval=approval)
-
-
-def job_prompt(book: Book, kind: JobKind) -> str:
-    """The system prompt every chunk of a job of ``kind`` over ``book`` starts with."""
-    questions = not book.settings.skip_ask_user
-    if kind is JobKind.EXTRACTION:
-        return extraction_prompt(book.source_lang, book.target_lang, questions=questions)
-    return system_prompt(kind, book.source_lang, book.target_lang, questions=questions)
 
 
 def _failure_text(failures: list[ChunkFailure], left: list[ChunkItem]) -> str | None:

@@ -31,7 +31,7 @@ from honyaku.errors import (
     TransientProviderError,
 )
 from honyaku.llm.events import Response, StreamEvent, Usage
-from honyaku.llm.http_errors import error_for_status, unreachable_error
+from honyaku.llm.http_errors import context_overflow, error_for_status, unreachable_error
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
@@ -202,7 +202,10 @@ def _json(text: str) -> Any:
 def _chunk(data: str) -> Any:
     chunk = _json(data)
     if isinstance(error := field_of(chunk, "error"), dict):
-        raise TransientProviderError(f"the server failed mid-reply: {error.get('message', error)}")
+        message = str(error.get("message", error))
+        if overflow := context_overflow(400, message, error):
+            raise overflow
+        raise TransientProviderError(f"the server failed mid-reply: {message}")
     return chunk
 
 
@@ -241,6 +244,7 @@ def _status_error(exc: openai.APIStatusError, model: str) -> ProviderError:
         _brief(exc),
         model=model,
         retry_after_s=retry_after_s(exc.response.headers),
+        body=field_of(exc, "body"),
     )
 
 
