@@ -67,12 +67,13 @@ class Behaviour:
     chunks_seen: int = 0
     """Chunks it was learned from; 0 for an assumption."""
 
-    def batches(self, paragraphs: int) -> int:
+    def batches(self, paragraphs: int) -> float:
+        """Replies with a batch, on average: a model's last batch of a chunk is often short."""
         if not paragraphs:
-            return 0
+            return 0.0
         if self.batch_paragraphs is None:
-            return 1
-        return math.ceil(paragraphs / max(1.0, self.batch_paragraphs))
+            return 1.0
+        return max(1.0, paragraphs / max(1.0, self.batch_paragraphs))
 
     def replies(self, paragraphs: int) -> float:
         return max(1.0, self.other_replies + self.batches(paragraphs))
@@ -124,8 +125,11 @@ class TextCost:
     """Tokens the model writes per source character of the text it renders."""
     written_per_paragraph: float
     """The JSON item around each rendered paragraph."""
-    per_reply: float
-    """What each reply adds to the conversation: its calls as sent back, and their results."""
+    per_batch_reply: float
+    """What a reply with a batch adds to the conversation: the batch as sent back (without
+    its texts), and its result."""
+    per_other_reply: float
+    """What a reply with a status move adds: the call and its result."""
     per_call: float
     """A call's name and the JSON around arguments without text (a status move)."""
     moves: int
@@ -172,9 +176,10 @@ def chunk_bill(
     title of ``title`` tokens to translate (0 for none) and ``shown`` more tokens in its
     message (its glossary entries); ``cached_prefix``: an earlier chunk sent the prefix."""
     replies = behaviour.replies(paragraphs)
+    growth = _growth(cost, behaviour, paragraphs, replies)
     first = _first_request(cost, chars, paragraphs, title + shown)
-    last = first + cost.per_reply * (replies - 1)
-    sent = replies * first + cost.per_reply * replies * (replies - 1) / 2
+    last = first + growth * (replies - 1)
+    sent = replies * first + growth * replies * (replies - 1) / 2
     uncached = last - (cost.prefix if cached_prefix else 0.0)
     work = chars * cost.written_per_char + paragraphs * cost.written_per_paragraph
     if title:
@@ -187,10 +192,17 @@ def largest_context(cost: TextCost, behaviour: Behaviour, chars: int, paragraphs
     """The most tokens the chunk's conversation holds at once: its last request and the
     longest reply."""
     replies = behaviour.replies(paragraphs)
-    last = _first_request(cost, chars, paragraphs, 0.0) + cost.per_reply * (replies - 1)
+    growth = _growth(cost, behaviour, paragraphs, replies)
+    last = _first_request(cost, chars, paragraphs, 0.0) + growth * (replies - 1)
     share = behaviour.reply_paragraphs(paragraphs) / paragraphs if paragraphs else 0.0
     reply = share * (chars * cost.written_per_char + paragraphs * cost.written_per_paragraph)
     return last + reply + cost.per_call * cost.moves
+
+
+def _growth(cost: TextCost, behaviour: Behaviour, paragraphs: int, replies: float) -> float:
+    """What a reply adds to the conversation, on average over the chunk's replies."""
+    batches = behaviour.batches(paragraphs)
+    return (batches * cost.per_batch_reply + (replies - batches) * cost.per_other_reply) / replies
 
 
 def _first_request(cost: TextCost, chars: int, paragraphs: int, title: float) -> float:

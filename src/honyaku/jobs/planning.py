@@ -2,7 +2,7 @@
 
 The plan is made when the job is created, at the size its model is best served by
 (``sizing``), and kept as rows (``store.chunks``); a resumed job runs what is left of the
-same plan. Chunks not started yet are planned again (``replanner``) when that size changes:
+same plan. Chunks waiting to run are planned again (``replanner``) when that size changes:
 the job learned how its model works, or a request did not fit the model's context.
 
 A paragraph counts as done for a translation once it has a selected translation (unless the
@@ -73,7 +73,7 @@ def plan_chunks(
 
 
 def replanner(book: Book, chunk_chars: int) -> Replan:
-    """How the chunks of ``book`` not started yet are planned again at ``chunk_chars``."""
+    """How the chunks of ``book`` waiting to run are planned again at ``chunk_chars``."""
     chapters = {chapter.id: chapter for chapter in book.chapters}
 
     def split(

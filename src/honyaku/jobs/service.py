@@ -11,7 +11,7 @@ asked the job to stop (``JobService.stop``, from this or another process).
 
 Chunks are planned at the size that bills the model least and fits its context window
 (``sizing``). As chunks end, the job learns how the model works; when that moves the best
-size by more than a quarter, the chunks not started yet are planned again. A chunk whose
+size by more than a quarter, the chunks waiting to run are planned again. A chunk whose
 conversation did not fit the window hands its rest over, and its chapter's rest (and every
 other chapter's) is planned again in chunks that fit. A resumed job plans its chunks not
 started again when the size changed since.
@@ -66,7 +66,7 @@ from honyaku.store.library import Library
 CONCURRENCY = 4
 HEARTBEAT_S = 10.0
 RESIZE_CHANGE = 0.25
-"""How far the best chunk size must move before the chunks not started are planned again."""
+"""How far the best chunk size must move before the chunks waiting to run are planned again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +244,7 @@ class _Run:
         self.model = model
         self.sizing = sizing
         self.chunk_chars = job.chunk_chars or sizing.chunk_chars()
-        """The size the chunks not started are planned with."""
+        """The size the chunks waiting to run are planned with."""
         self.capped: SpendingCapReached | None = None
         """Why the run stopped taking chunks: the next request could pass its cap."""
         written = service.store.paragraphs_done(job.id)
@@ -299,7 +299,7 @@ class _Run:
         return sorted(left, key=lambda number: (-left[number], number))
 
     async def replan(self, chunk_chars: int, handed_back: HandedBack | None = None) -> None:
-        """Plan the chunks not started (and what ``handed_back`` gives) at ``chunk_chars``."""
+        """Plan the chunks waiting to run (and what ``handed_back`` gives) at ``chunk_chars``."""
         chunks, job_id = self.service.chunks, self.job.id
         split = replanner(self.book, chunk_chars)
         await asyncio.to_thread(chunks.replan, job_id, split, handed_back=handed_back)

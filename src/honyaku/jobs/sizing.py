@@ -133,7 +133,8 @@ _TOKEN_FIELDS = (
     "per_paragraph",
     "written_per_char",
     "written_per_paragraph",
-    "per_reply",
+    "per_batch_reply",
+    "per_other_reply",
     "per_call",
 )
 
@@ -206,7 +207,8 @@ def text_cost(
         per_paragraph=fmean(markers),
         written_per_char=written / chars,
         written_per_paragraph=count(ITEM_JSON),
-        per_reply=_reply_growth(tokens),
+        per_batch_reply=_batch_reply(tokens),
+        per_other_reply=_move_reply(tokens),
         per_call=count(MOVE_CALL),
         moves=3 if kind is JobKind.TRANSLATION else 2,
     )
@@ -226,16 +228,28 @@ def _prefix(book: Book, kind: JobKind, tokens: TokenCounter, xml_language: str |
     return prompt + tokens.count(json.dumps(schemas, ensure_ascii=False, separators=(",", ":")))
 
 
-def _reply_growth(tokens: TokenCounter) -> float:
-    """A careful reply as it comes back: a batch sent back without its texts, its result."""
-    ids = [f"{n:08x}" for n in range(40)]
-    workflow = ChunkWorkflow(
-        JobKind.TRANSLATION, {pid: Paragraph(pid, n, "") for n, pid in enumerate(ids)}, "", False
-    )
+def _batch_reply(tokens: TokenCounter) -> float:
+    """A batch as it comes back, without its texts, and its result."""
+    workflow = _workflow()
     workflow.move("working")
+    ids = list(workflow.assigned)
     result = {"success": True, "accepted": 8, **workflow.accept(ids[:8])}
     call = (
-        'add_translation_batch{"paragraphs":"saved: 00000000 to 00000007 (8 paragraph(s); '
+        f'add_translation_batch{{"paragraphs":"saved: {ids[0]} to {ids[7]} (8 paragraph(s); '
         'text left out here)"}'
     )
     return tokens.count(f"assistant\n{call}\ntool\n{result_json(result)}\n")
+
+
+def _move_reply(tokens: TokenCounter) -> float:
+    """A status move and its result."""
+    result = {"success": True, **_workflow().move("working")}
+    call = 'update_task_status{"status":"working"}'
+    return tokens.count(f"assistant\n{call}\ntool\n{result_json(result)}\n")
+
+
+def _workflow() -> ChunkWorkflow:
+    """A chunk's workflow halfway: 40 paragraphs of hex ids, as real ones are."""
+    ids = [f"{n * 2654435761 % 2**32:08x}" for n in range(40)]
+    assigned = {pid: Paragraph(pid, n, "") for n, pid in enumerate(ids)}
+    return ChunkWorkflow(JobKind.TRANSLATION, assigned, "", needs_title=False)

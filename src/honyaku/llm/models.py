@@ -296,7 +296,8 @@ async def _context_window(
 
     window = ContextWindow(remember=remember)
     if kind.name == "openai" and choice.endpoint:
-        info = await ask_server(choice.endpoint, model, headers=choice.header_map)
+        key = {"Authorization": f"Bearer {choice.api_key}"} if choice.api_key else {}
+        info = await ask_server(choice.endpoint, model, headers={**key, **choice.header_map})
         if info.context_window:
             window.learn(info.context_window, info.server or "the server")
             return window

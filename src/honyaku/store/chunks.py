@@ -4,9 +4,10 @@ The rows are written when the job is planned, so resume, progress, the web app a
 process read the same plan. A chunk is claimed, not a whole job: a process takes the next
 chunk of a chapter whose earlier chunks have ended, under a lease (owner and heartbeat).
 
-Chunks not started yet may be planned again (``ChunkStore.replan``): the chapter's last run
-of them is replaced, in the same transaction, by chunks of another size, numbered after the
-chunks that started; a running chunk may hand its unfinished paragraphs over to them.
+Chunks waiting to run (never started, or given back by a run that stopped or failed) may be
+planned again (``ChunkStore.replan``): the chapter's last run of them is replaced, in the
+same transaction, by chunks of another size, numbered after the others; a running chunk may
+hand its unfinished paragraphs over to them.
 
 No paragraph is worked on by two conversations at once: a claim leaves out the paragraphs
 that a live chunk of any job on the same book holds, and the claimer is told which. Claims
@@ -201,7 +202,7 @@ class ChunkStore:
         handed_back: HandedBack | None = None,
     ) -> None:
         """Plan again, with ``split``, each chapter's (or ``chapter_id``'s) last run of chunks
-        not started yet, after the paragraphs ``handed_back`` by a running chunk, if any."""
+        waiting to run, after the paragraphs ``handed_back`` by a running chunk, if any."""
         with self.database.transaction(exclusive=True) as session:
             query = select(ChunkRow).where(ChunkRow.job_id == job_id)
             if chapter_id is not None:
@@ -267,11 +268,7 @@ def _replan_chapter(
 ) -> None:
     tail: list[ChunkRow] = []
     for row in reversed(rows):
-        if (
-            row.status != ChunkStatus.PENDING
-            or row.attempts
-            or row.pk == getattr(handed_back, "pk", None)
-        ):
+        if row.status != ChunkStatus.PENDING or row.pk == getattr(handed_back, "pk", None):
             break
         tail.insert(0, row)
     ids = list(handed_back.paragraph_ids if handed_back else ()) + [

@@ -132,7 +132,7 @@ class Job:
     retranslate: bool = False
     stop_requested: bool = False
     chunk_chars: int | None = None
-    """The size its chunks not yet started were last planned with."""
+    """The size its chunks waiting to run were last planned with."""
 
     @property
     def shown_status(self) -> JobStatus:
@@ -231,7 +231,7 @@ class JobStore:
             )
 
     def planned_with(self, job_id: str, chunk_chars: int) -> None:
-        """Note the size the job's chunks not yet started are now planned with."""
+        """Note the size the job's chunks waiting to run are now planned with."""
         with self.database.transaction() as session:
             session.execute(
                 update(JobRow).where(JobRow.id == job_id).values(chunk_chars=chunk_chars)

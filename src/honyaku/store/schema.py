@@ -177,7 +177,7 @@ class JobRow(Base):
     works through a chunk, for the chunk size of its next jobs."""
     batched_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
     chunk_chars: Mapped[int | None] = mapped_column(Integer)
-    """The size the job's chunks not yet started were last planned with."""
+    """The size the job's chunks waiting to run were last planned with."""
     owner: Mapped[str | None] = mapped_column(Text)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     retranslate: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -42,7 +42,8 @@ TRANSLATION_LINE = "    → "
 
 
 class Mistake(StrEnum):
-    """Scripted misbehaviour, each made once per conversation, in its first reply."""
+    """Scripted misbehaviour, each made once per conversation: in its first reply, or, for
+    a mistake in a batch, its first batch."""
 
     WRONG_STATUS_MOVE = "wrong_status_move"
     INDEX_INSTEAD_OF_ID = "index_instead_of_id"
@@ -130,6 +131,8 @@ class _State:
     nudged: bool = False
     title_told: bool = False
     """A result said the chapter title is still missing."""
+    batched: bool = False
+    """A batch was sent, whatever became of it."""
     warned: set[str] = field(default_factory=set)
     """Paragraphs whose last submission got a quality warning."""
     answers: dict[str, str] = field(default_factory=dict)
@@ -212,6 +215,8 @@ class FakeTranslator:
                 return Reply("The chunk is done.")
         if first:
             calls = self._with_mistakes(calls)
+        if not state.batched:
+            calls = [_spoil(call, self.mistakes) for call in calls]
         if self.calls_per_reply is not None:
             calls = calls[: self.calls_per_reply]
         text = "Working on it." if first else ""
@@ -245,7 +250,7 @@ class FakeTranslator:
             ]
         if Mistake.SKIP_TITLE in self.mistakes:
             calls = [call for call in calls if call.name != "update_chapter_title"]
-        return [_spoil(call, self.mistakes) for call in calls]
+        return calls
 
 
 def drafted_calls(calls: tuple[FakeCall, ...]) -> tuple[FakeCall, ...]:
@@ -327,6 +332,7 @@ def _replay(turns: list[Turn], chunk: _Chunk) -> _State:
         if turn.role == "assistant":
             state.replies += 1
             pending = turn.calls
+            state.batched |= any(c.name == "add_translation_batch" for c in turn.calls)
             state.proposed |= any(c.name == "add_glossary_terms" for c in turn.calls)
         elif turn.results:
             for call, result in zip(pending, turn.results, strict=False):

@@ -1,6 +1,6 @@
 """What honyaku learns about a model as it works: on jobs, the replies that carried batches
 and the paragraphs they saved (how the model works through a chunk), and the chunk size the
-job's chunks not yet started are planned with; on model profiles and on what was learned
+job's chunks waiting to run are planned with; on model profiles and on what was learned
 about a model on a server, its context window in tokens.
 
 Revision ID: 0011
