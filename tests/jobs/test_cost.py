@@ -82,7 +82,7 @@ def estimated_units(estimate: Estimate) -> float:
     )
 
 
-@pytest.mark.parametrize("behaviour", list(BEHAVIOURS))
+@pytest.mark.parametrize("behaviour", ["stepwise", "careful"])
 def test_an_estimate_sends_nothing_and_is_within_a_quarter_of_the_bill_of_a_model_never_seen(
     library, fake_model, behaviour
 ):
@@ -101,6 +101,18 @@ def test_an_estimate_sends_nothing_and_is_within_a_quarter_of_the_bill_of_a_mode
     assert_near(estimated_units(estimate), billed_units(totals(fake_model.bills)))
     assert estimate.cost is not None
     assert_near(estimate.cost, billed(fake_model.bills, PRICES))
+
+
+def test_for_a_model_never_seen_that_submits_whole_chunks_the_estimate_is_an_upper_bound(
+    library, fake_model
+):
+    book_id = a_long_book(library)
+    fake_model.translator = BEHAVIOURS["eager"]()
+
+    estimate = estimate_job(library, book_id, JobKind.TRANSLATION, model="fake", prices=PRICES)
+    translate(library, fake_model, book_id)
+
+    assert estimated_units(estimate) >= billed_units(totals(fake_model.bills))
 
 
 @pytest.mark.parametrize("behaviour", list(BEHAVIOURS))

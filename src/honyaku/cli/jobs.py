@@ -34,7 +34,7 @@ from honyaku.formats import ExportFormat
 from honyaku.jobs import CONCURRENCY, JobFinished, JobOutcome, JobRequest, JobService
 from honyaku.jobs.estimate import Estimate, estimate_job
 from honyaku.jobs.spending import check_cap
-from honyaku.llm.models import DEMO_MODEL, ModelChoice, open_model
+from honyaku.llm.models import DEMO_MODEL, ModelChoice, ToolProtocol, open_model
 from honyaku.store import LearnedProtocols, Library, resolve_home
 
 Chapters = Annotated[
@@ -164,6 +164,8 @@ def print_estimate(library: Library, choice: ModelChoice, request: JobRequest) -
         retranslate=request.retranslate,
         model=choice.model,
         prices=choice.prices,
+        window=choice.context_window,
+        xml=choice.protocol is ToolProtocol.XML,
     )
     out.print(f"Dry run of {request.kind.value} with {escape(choice.describe())}: nothing sent.")
     for label, value in estimate_lines(estimate):
@@ -174,7 +176,7 @@ def estimate_lines(estimate: Estimate) -> list[tuple[str, str]]:
     learned = (
         f"learned from {estimate.learned_from} earlier job(s) with this model"
         if estimate.learned_from
-        else "one tool call a reply, as a cautious model works"
+        else "a model never seen, assumed to work a few paragraphs a reply"
     )
     cost = (
         "give the model profile prices (honyaku models add --input-price --output-price)"
@@ -182,13 +184,18 @@ def estimate_lines(estimate: Estimate) -> list[tuple[str, str]]:
         else f"{estimate.cost:.4g} at the profile's prices"
     )
     return [
-        ("chunks", f"{estimate.chunks} ({estimate.paragraphs} paragraphs)"),
+        (
+            "chunks",
+            f"{estimate.chunks} ({estimate.paragraphs} paragraphs, at most "
+            f"{estimate.chunk_chars:,} characters each)",
+        ),
         (
             "requests",
             f"{estimate.requests:.0f} ({estimate.replies_per_chunk:.1f} a chunk: {learned})",
         ),
         ("input tokens", f"{estimate.input_tokens:,} ({estimate.cached_tokens:,} of them cached)"),
         ("output tokens", f"{estimate.output_tokens:,}"),
+        ("counted with", f"{estimate.counted_with} tokens"),
         ("cost", cost),
     ]
 

@@ -3,6 +3,8 @@ chunk by chunk, through tools.
 
 service.py      JobService: open a job, run it (an async stream of events), stop it
 planning.py     a job's plan: chapters split into chunks, and what counts as done
+sizing.py       the chunk size that bills the model least and fits its context window
+instructions.py the system prompt and the tools every chunk of a job starts with
 scheduler.py    chapters in parallel, each chapter's chunks in order, events merged
 chunk_run.py    one chunk's conversation with the model, as events
 estimate.py     what a job will send and cost, before anything is sent
@@ -22,6 +24,7 @@ from honyaku.jobs.events import (
     ChunkFailure,
     ChunkFinished,
     ChunkStarted,
+    HandOver,
     JobEvent,
     JobFinished,
     JobOutcome,
@@ -43,6 +46,7 @@ __all__ = [
     "ChunkFailure",
     "ChunkFinished",
     "ChunkStarted",
+    "HandOver",
     "JobEvent",
     "JobFinished",
     "JobOutcome",

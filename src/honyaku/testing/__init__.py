@@ -13,6 +13,7 @@ from honyaku.llm.demo import (
     pseudo_revision,
     pseudo_translation,
 )
+from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
 from honyaku.testing.fake_gemini import FakeGeminiServer
 from honyaku.testing.fake_llm import (
     MODEL_NAME,
@@ -28,6 +29,7 @@ from honyaku.testing.silent_server import Silence, SilentServer
 __all__ = [
     "DRAFT_MARK",
     "MODEL_NAME",
+    "ContextLimit",
     "FakeAssistant",
     "FakeCall",
     "FakeGeminiServer",
@@ -35,7 +37,9 @@ __all__ = [
     "FakeTranslator",
     "Fault",
     "FaultKind",
+    "Introspection",
     "Mistake",
+    "Refusal",
     "Reply",
     "Silence",
     "SilentServer",

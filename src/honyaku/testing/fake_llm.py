@@ -488,8 +488,18 @@ def main() -> None:
     parser.add_argument(
         "--thinking", choices=[p.value for p in ThoughtPlace], help="think before each reply"
     )
+    parser.add_argument(
+        "--behaviour",
+        choices=["eager", "stepwise", "careful"],
+        default="eager",
+        help="every call of a step in one reply, one call a reply, or one call a reply with a "
+        "few paragraphs a batch",
+    )
+    parser.add_argument("--context-window", type=int, help="tokens its context holds")
     args = parser.parse_args()
-    translator = FakeTranslator(mistakes={Mistake(m) for m in args.mistake})
+    mistakes = {Mistake(m) for m in args.mistake}
+    make = {"eager": FakeTranslator, "stepwise": FakeTranslator.stepwise}
+    translator = make.get(args.behaviour, FakeTranslator.careful)(mistakes=mistakes)
     thinking = Thinking(ThoughtPlace(args.thinking)) if args.thinking else None
     server = FakeLLMServer(
         translator,
@@ -497,6 +507,7 @@ def main() -> None:
         latency_s=args.latency,
         delta_chars=args.delta_chars,
         port=args.port,
+        context=ContextLimit(args.context_window) if args.context_window else None,
     )
     with server:
         print(f"fake model {MODEL_NAME!r} at {server.url}  (Ctrl-C stops)", flush=True)

@@ -145,6 +145,7 @@ def get_estimate(
         chapters=numbers,
         model=choice.model if choice else None,
         prices=choice.prices if choice else None,
+        window=choice.context_window if choice else None,
     )
 
 
