@@ -39,7 +39,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -498,8 +498,12 @@ def main() -> None:
     parser.add_argument("--context-window", type=int, help="tokens its context holds")
     args = parser.parse_args()
     mistakes = {Mistake(m) for m in args.mistake}
-    make = {"eager": FakeTranslator, "stepwise": FakeTranslator.stepwise}
-    translator = make.get(args.behaviour, FakeTranslator.careful)(mistakes=mistakes)
+    make: dict[str, Callable[..., FakeTranslator]] = {
+        "eager": FakeTranslator,
+        "stepwise": FakeTranslator.stepwise,
+        "careful": FakeTranslator.careful,
+    }
+    translator = make[args.behaviour](mistakes=mistakes)
     thinking = Thinking(ThoughtPlace(args.thinking)) if args.thinking else None
     server = FakeLLMServer(
         translator,
