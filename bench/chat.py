@@ -17,13 +17,12 @@ import tempfile
 from pathlib import Path
 
 from honyaku.agent.broker import Broker
+from honyaku.application import Honyaku
 from honyaku.assistant import ChatService
 from honyaku.assistant.service import CONTEXT_CHARS
-from honyaku.books import sample_book
-from honyaku.jobs import JobService
-from honyaku.jobs.runs import JobRuns
+from honyaku.jobs import InProcessLauncher, JobService
 from honyaku.llm.models import ModelChoice, ToolProtocol
-from honyaku.store import Database, Library
+from honyaku.store import Database, Stores
 from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
 
 TURNS = 50
@@ -34,11 +33,12 @@ def reading(turns: object) -> Reply:
     return Reply("", (FakeCall("read_paragraphs", {"chapter": 1, "count": PARAGRAPHS}),))
 
 
-async def chat(library: Library, book_id: str, server: FakeLLMServer, budget: int) -> None:
-    runs = JobRuns(JobService(library, Broker()))
-    service = ChatService(library, Broker(), runs, context_chars=budget)
+async def chat(stores: Stores, book_id: str, server: FakeLLMServer, budget: int) -> None:
+    broker = Broker()
+    launcher = InProcessLauncher(JobService(stores, broker), stores.protocols)
+    service = ChatService(stores, broker, launcher, context_chars=budget)
     choice = ModelChoice("fake", server.url, protocol=ToolProtocol.NATIVE)
-    model = await service.model(choice, "fake", language="zh-CN")
+    model = await service.model(choice, language="zh-CN")
     session = service.session(None, book_id, "Let us read the book")
     for turn in range(TURNS):
         async for _event in service.reply(session, f"Read on, please ({turn})", model):
@@ -48,13 +48,12 @@ async def chat(library: Library, book_id: str, server: FakeLLMServer, budget: in
 
 def measure(budget: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as home:
-        database = Database.open(Path(home))
-        library = Library(database)
-        book_id = sample_book(library)
+        stores = Stores.over(Database.open(Path(home)))
+        book_id = asyncio.run(Honyaku(stores).books.import_sample())
         script = {"Read on": [reading, Reply("Read; the gate is quiet and the rain goes on.")]}
         with FakeLLMServer(FakeTranslator(assistant=FakeAssistant(script))) as server:
-            asyncio.run(chat(library, book_id, server, budget))
-        database.close()
+            asyncio.run(chat(stores, book_id, server, budget))
+        stores.database.close()
         bills = server.bills
     prompt = sum(b.prompt.tokens for b in bills)
     cached = sum(b.prompt.cached_tokens for b in bills)

@@ -60,7 +60,7 @@ from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
 from honyaku.llm.tokenizers import DEEPSEEK, O200K, counter_for_family
-from honyaku.store import Database, Library
+from honyaku.store import Database, Library, Stores
 from honyaku.testing import FakeLLMServer, FakeTranslator, hanzi_translation
 from honyaku.testing.billing import (
     HISTORY,
@@ -227,7 +227,9 @@ def run_honyaku(
     book_id = library.add_book(draft, source_lang="ja", target_lang="zh-CN")
     if chunk_chars:
         library.update_settings(book_id, chunk_chars=chunk_chars)
-    estimate = estimate_job(library, book_id, JobKind.TRANSLATION, model=MODEL)
+    estimate = estimate_job(
+        Stores.over(library.database), book_id, JobKind.TRANSLATION, model=MODEL
+    )
     tokens = counter_for_family(O200K)
     with FakeLLMServer(BEHAVIOURS[behaviour](), tokens=tokens) as server:
         asyncio.run(_job(library, server.url, book_id))
@@ -240,7 +242,9 @@ async def _job(library: Library, url: str, book_id: str) -> None:
     provider = RetryingProvider(OpenAICompatibleProvider(model=MODEL, base_url=url))
     model = ConnectedModel(provider, ToolProtocol.NATIVE)
     try:
-        async for event in JobService(library).run(JobRequest(book_id, JobKind.TRANSLATION), model):
+        async for event in JobService(Stores.over(library.database)).run(
+            JobRequest(book_id, JobKind.TRANSLATION), model
+        ):
             if isinstance(event, JobFinished) and not event.outcome.ok:
                 raise SystemExit(f"the job failed: {event.outcome.failures[0]}")
     finally:
@@ -343,9 +347,7 @@ def main() -> None:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False))
 
 
-def _print(
-    name: str, chars: int, rows: BookRows, accuracy: dict[str, dict[str, float]]
-) -> None:
+def _print(name: str, chars: int, rows: BookRows, accuracy: dict[str, dict[str, float]]) -> None:
     for family, figures in rows.items():
         bbm = figures.get("bbm (TXT route)")
         print(f"{name}: {chars} source characters, {family} tokens; per source character:")

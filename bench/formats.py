@@ -13,6 +13,7 @@ exported in place, next to the same book rebuilt from its paragraphs.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import sys
 import tempfile
@@ -20,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from honyaku.books import export_book, import_book
+from honyaku.application import Honyaku
 from honyaku.domain.book import Book, BookDraft, Chapter, ChapterDraft, Paragraph, TranslationKind
 from honyaku.domain.ids import new_id
 from honyaku.formats import ExportFormat, read_book, write_book
@@ -200,12 +201,12 @@ def in_place_export(work: Path, name: str, path: Path) -> str:
 
 def whole_import_and_export(work: Path, name: str, path: Path) -> str:
     """What ``honyaku import`` and ``honyaku export`` do: read and store; load and write."""
-    library = Library(Database.open(work / f"home-{path.stem}"))
+    honyaku = Honyaku.open(work / f"home-{path.stem}")
     started = time.perf_counter()
-    book_id = import_book(library, path, source_lang="ja").id
+    book_id = asyncio.run(honyaku.books.import_file(path, source_lang="ja")).id
     imported = time.perf_counter() - started
     started = time.perf_counter()
-    export_book(library, book_id, work / "whole.epub", ExportFormat.EPUB)
+    asyncio.run(honyaku.books.export(book_id, work / "whole.epub", ExportFormat.EPUB))
     exported = time.perf_counter() - started
     short = name.split(" (")[0]
     return "\n".join(

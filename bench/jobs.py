@@ -35,7 +35,7 @@ from honyaku.llm.events import Response
 from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
-from honyaku.store import Database, Library
+from honyaku.store import Database, Library, Stores
 from honyaku.testing import FakeLLMServer
 from honyaku.testing.billing import common_prefix
 
@@ -116,7 +116,7 @@ async def _run(
     request = JobRequest(book_id, JobKind.TRANSLATION, concurrency=concurrency)
     started = time.perf_counter()
     try:
-        async for event in JobService(library).run(request, model):
+        async for event in JobService(Stores.over(library.database)).run(request, model):
             report(event)
             if isinstance(event, JobFinished):
                 assert event.outcome.ok, event.outcome.failures

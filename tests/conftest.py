@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft
-from honyaku.store import Database, JobStore, Library
+from honyaku.store import Database, JobStore, Library, Stores
 from honyaku.testing import FakeGeminiServer, FakeLLMServer
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -39,13 +40,24 @@ def database(home: Path) -> Iterator[Database]:
 
 
 @pytest.fixture
-def library(database: Database) -> Library:
-    return Library(database)
+def stores(database: Database) -> Stores:
+    return Stores.over(database)
 
 
 @pytest.fixture
-def jobs(database: Database) -> JobStore:
-    return JobStore(database)
+def library(stores: Stores) -> Library:
+    return stores.library
+
+
+@pytest.fixture
+def jobs(stores: Stores) -> JobStore:
+    return stores.jobs
+
+
+@pytest.fixture
+def honyaku(stores: Stores) -> Honyaku:
+    """The application over the test's library, as every front end uses it."""
+    return Honyaku(stores)
 
 
 @pytest.fixture

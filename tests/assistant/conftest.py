@@ -20,11 +20,10 @@ from honyaku.agent.broker import (
 )
 from honyaku.assistant import ChatEvent, ChatModel, ChatService
 from honyaku.domain import BookDraft, ChapterDraft
-from honyaku.jobs import JobService
-from honyaku.jobs.runs import JobRuns
+from honyaku.jobs import InProcessLauncher, JobService
 from honyaku.llm.demo import Step
 from honyaku.llm.models import ModelChoice, ToolProtocol
-from honyaku.store import Library
+from honyaku.store import Library, Stores
 from honyaku.store.chats import ChatSession
 from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator
 
@@ -53,16 +52,18 @@ def book_id(library: Library) -> str:
 
 @dataclass
 class Person:
-    """The translator at the other end: approves or not, answers with the first suggestion."""
+    """The translator at the other end: approves (always, if ``always``) or not, answers with
+    the first suggestion."""
 
     allows: bool = True
+    always: bool = False
     dialogs: list[PersonRequest] = field(default_factory=list)
 
     async def ask(self, request: PersonRequest) -> PersonReply:
         self.dialogs.append(request)
         await asyncio.sleep(0)
         if isinstance(request, ApprovalRequest):
-            return ApprovalReply(self.allows)
+            return ApprovalReply(self.allows, self.always)
         return QuestionReply(
             tuple(Answer(n, q.suggested_answers[0], 0) for n, q in enumerate(request.questions))
         )
@@ -100,10 +101,11 @@ def chat_with(library: Library, book_id: str, protocol: str):
             person = Person(allows)
             broker = Broker()
             with broker.attached(person):
-                runs = JobRuns(JobService(library, broker))
-                service = ChatService(library, broker, runs)
+                stores = Stores.over(library.database)
+                launcher = InProcessLauncher(JobService(stores, broker), stores.protocols)
+                service = ChatService(stores, broker, launcher)
                 choice = ModelChoice("fake", fake.url, protocol=ToolProtocol(protocol))
-                model = ChatModel(connected(fake, protocol), choice, "fake")
+                model = ChatModel(connected(fake, protocol), choice)
                 yield Chat(service, model, fake, person, book_id)
 
     return open_chat

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from honyaku.agent import Broker
 from honyaku.domain.book import TranslationKind
+from honyaku.jobs.approvals import book_approvals
 from honyaku.testing import FakeCall, Reply
 
 pytestmark = pytest.mark.anyio
@@ -69,3 +71,27 @@ async def test_given_an_approved_rewrite_when_versions_are_read_then_both_are_ke
     assert [p["translation"] for p in found["data"]["paragraphs"]] == ["某日傍晚。"]
     selected = [v for v in library.versions(book_id, paragraph.id) if v.selected]
     assert [v.text for v in selected] == ["那是某日的傍晚。"]
+
+
+async def test_always_allow_given_in_a_chat_is_saved_on_the_book_and_seen_by_its_jobs(
+    chat_with, library, book_id
+):
+    # Given a chat about the book whose assistant writes a version, which needs approval
+    first, second = library.get_book(book_id).chapters[0].paragraphs
+    script = calls(FakeCall("write_version", {"paragraph_id": first.id, "text": "某日傍晚。"}))
+    with chat_with({"rewrite": script}) as chat:
+        # When the translator answers "always allow"
+        chat.person.always = True
+        await chat.say("Please rewrite the first line")
+        # Then a later chat about the book writes without asking
+        chat.server.translator.assistant.scripts = {
+            "second": calls(FakeCall("write_version", {"paragraph_id": second.id, "text": "一人"}))
+        }
+        await chat.say("And the second line")
+
+    assert [d.tool for d in chat.person.dialogs] == ["write_version"]
+    assert [v.text for v in library.versions(book_id, second.id)] == ["一人"]
+    # And it is in the book's settings, which its jobs' approvals read
+    assert library.settings(book_id).always_allow == ["write_version"]
+    job_policy = book_approvals(Broker(), library, book_id)
+    assert not job_policy.needs_approval("write_version", marked=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import zipfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -179,8 +180,7 @@ def test_the_package_takes_the_target_language_and_the_translated_title(
     tmp_path: Path, library: Library
 ) -> None:
     book, sources = _import(library, KUSAMAKURA)
-    library.set_book_title(book.id, "草枕（中文）")
-    book = library.get_book(book.id)
+    book = replace(book, translated_title="草枕（中文）")
 
     exported, _ = _export(book, sources, tmp_path / "out.epub")
     package = _xml(exported, "OPS/package.opf")

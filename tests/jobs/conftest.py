@@ -17,7 +17,7 @@ from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
 from honyaku.llm.xml import XmlToolProtocol
-from honyaku.store import ActionKind, JobStore, Library
+from honyaku.store import ActionKind, JobStore, Library, Stores
 from honyaku.testing import FakeLLMServer, pseudo_translation
 
 RunJob = Callable[..., tuple[JobOutcome, list[JobEvent]]]
@@ -79,7 +79,7 @@ def run_job(library: Library, protocol: str) -> RunJob:
         **request: object,
     ) -> tuple[JobOutcome, list[JobEvent]]:
         model = connected(server, protocol, read_timeout_s=read_timeout_s)
-        service = JobService(library, broker)
+        service = JobService(Stores.over(library.database), broker)
         return asyncio.run(run_to_end(service, JobRequest(book_id, kind, **request), model))
 
     return run

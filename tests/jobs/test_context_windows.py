@@ -12,12 +12,12 @@ from dataclasses import replace
 
 import pytest
 
-from honyaku.books import sample_book
+from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.jobs import ChunkFinished, JobRequest, JobService, JobStarted
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol, open_model
-from honyaku.store import ChunkStatus, LearnedProtocols, Library, ModelProfiles
+from honyaku.store import ChunkStatus, LearnedProtocols, Library, ModelProfiles, Stores
 from honyaku.store.chunks import ChunkStore
 from honyaku.testing import MODEL_NAME, FakeLLMServer, pseudo_translation
 from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
@@ -31,9 +31,10 @@ LOCAL_MODEL_COUNT = 1.6
 
 
 @pytest.fixture
-def japanese(library: Library) -> str:
+def japanese(library: Library, honyaku: Honyaku) -> str:
     """One chapter of 6,000 characters of Akutagawa's Japanese: one chunk of the default size."""
-    story = library.get_book(sample_book(library)).chapters[0].work_paragraphs
+    sample = asyncio.run(honyaku.books.import_sample())
+    story = library.get_book(sample).chapters[0].work_paragraphs
     lines, size = [], 0
     for paragraph in (p for _ in range(2) for p in story):
         lines.append(paragraph.text[: CHUNK_CHARS - size])
@@ -45,7 +46,7 @@ def japanese(library: Library) -> str:
 
 
 def translate(library: Library, model: ConnectedModel, book_id: str, **request: object):
-    service = JobService(library)
+    service = JobService(Stores.over(library.database))
     job = JobRequest(book_id, JobKind.TRANSLATION, **request)
     return asyncio.run(run_to_end(service, job, model))
 
@@ -118,7 +119,8 @@ def test_a_server_that_says_its_window_is_only_sent_requests_that_fit(
             replace(choice, protocol=ToolProtocol.NATIVE), memory, language="zh-CN"
         ) as model:
             assert model.window.tokens == WINDOW
-            await run_to_end(JobService(library), JobRequest(japanese, JobKind.TRANSLATION), model)
+            service = JobService(Stores.over(library.database))
+            await run_to_end(service, JobRequest(japanese, JobKind.TRANSLATION), model)
 
     asyncio.run(job())
 
@@ -131,12 +133,12 @@ def test_a_server_that_says_its_window_is_only_sent_requests_that_fit(
 
 
 def test_a_resumed_job_plans_its_chunks_waiting_to_run_again_when_the_size_changed(
-    library, fake_model, japanese
+    library, jobs, fake_model, japanese
 ):
     # Given a job stopped after its first chunk of 2,000 characters (its second may have been
     # claimed, then given back)
     library.update_settings(japanese, chunk_chars=2000)
-    service = JobService(library)
+    service = JobService(Stores.over(library.database))
     request = JobRequest(japanese, JobKind.TRANSLATION, concurrency=1, chunk_chars=2000)
 
     async def first_chunk_only() -> None:
@@ -149,7 +151,7 @@ def test_a_resumed_job_plans_its_chunks_waiting_to_run_again_when_the_size_chang
             await model.provider.aclose()
 
     asyncio.run(first_chunk_only())
-    [job] = service.jobs(japanese)
+    [job] = jobs.for_book(japanese)
     before = ChunkStore(library.database).items(job.id)
 
     # When it is resumed with chunks of 600 characters

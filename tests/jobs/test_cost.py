@@ -15,7 +15,7 @@ from honyaku.jobs import JobRequest, JobService
 from honyaku.jobs.estimate import Estimate, estimate_job
 from honyaku.jobs.spending import usage_cost
 from honyaku.llm.events import Usage
-from honyaku.store import JobStatus, JobStore, Library
+from honyaku.store import JobStatus, JobStore, Library, Stores
 from honyaku.testing import FakeLLMServer, FakeTranslator, hanzi_translation, pseudo_translation
 from honyaku.testing.billing import Bill
 
@@ -49,7 +49,7 @@ def billed(bills: list[Bill], prices: Prices) -> float:
 
 def translate(library: Library, server: FakeLLMServer, book_id: str, **request: object) -> None:
     model = connected(server, "native", prices=PRICES)
-    service = JobService(library)
+    service = JobService(Stores.over(library.database))
     asyncio.run(run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION, **request), model))
 
 
@@ -84,14 +84,14 @@ def estimated_units(estimate: Estimate) -> float:
 
 @pytest.mark.parametrize("behaviour", ["stepwise", "careful"])
 def test_an_estimate_sends_nothing_and_is_within_a_quarter_of_the_bill_of_a_model_never_seen(
-    library, fake_model, behaviour
+    library, stores, fake_model, behaviour
 ):
     # Given a long book and a model honyaku has never seen
     book_id = a_long_book(library)
     fake_model.translator = BEHAVIOURS[behaviour]()
 
     # When the job is estimated, then run
-    estimate = estimate_job(library, book_id, JobKind.TRANSLATION, model="fake", prices=PRICES)
+    estimate = estimate_job(stores, book_id, JobKind.TRANSLATION, model="fake", prices=PRICES)
     sent_by_estimate = len(fake_model.requests)
     translate(library, fake_model, book_id)
 
@@ -104,12 +104,12 @@ def test_an_estimate_sends_nothing_and_is_within_a_quarter_of_the_bill_of_a_mode
 
 
 def test_for_a_model_never_seen_that_submits_whole_chunks_the_estimate_is_an_upper_bound(
-    library, fake_model
+    library, stores, fake_model
 ):
     book_id = a_long_book(library)
     fake_model.translator = BEHAVIOURS["eager"]()
 
-    estimate = estimate_job(library, book_id, JobKind.TRANSLATION, model="fake", prices=PRICES)
+    estimate = estimate_job(stores, book_id, JobKind.TRANSLATION, model="fake", prices=PRICES)
     translate(library, fake_model, book_id)
 
     assert estimated_units(estimate) >= billed_units(totals(fake_model.bills))
@@ -117,7 +117,7 @@ def test_for_a_model_never_seen_that_submits_whole_chunks_the_estimate_is_an_upp
 
 @pytest.mark.parametrize("behaviour", list(BEHAVIOURS))
 def test_once_the_model_has_a_job_behind_it_the_estimate_is_within_a_tenth_of_the_bill(
-    library, fake_model, behaviour
+    library, stores, fake_model, behaviour
 ):
     # Given a model that translated a book once
     fake_model.translator = BEHAVIOURS[behaviour]()
@@ -127,7 +127,7 @@ def test_once_the_model_has_a_job_behind_it_the_estimate_is_within_a_tenth_of_th
     second = a_long_book(library)
 
     # When a second book is estimated with the same model, then translated
-    estimate = estimate_job(library, second, JobKind.TRANSLATION, model="fake", prices=PRICES)
+    estimate = estimate_job(stores, second, JobKind.TRANSLATION, model="fake", prices=PRICES)
     translate(library, fake_model, second)
 
     # Then it learned how the model works, and is within 10% of the bill
@@ -137,13 +137,13 @@ def test_once_the_model_has_a_job_behind_it_the_estimate_is_within_a_tenth_of_th
     assert_near(estimate.requests, real["requests"])
 
 
-def test_an_estimate_without_prices_has_no_cost_and_a_flex_tier_halves_it(library):
+def test_an_estimate_without_prices_has_no_cost_and_a_flex_tier_halves_it(library, stores):
     book_id = a_long_book(library)
 
-    plain = estimate_job(library, book_id, JobKind.TRANSLATION)
-    standard = estimate_job(library, book_id, JobKind.TRANSLATION, prices=PRICES)
+    plain = estimate_job(stores, book_id, JobKind.TRANSLATION)
+    standard = estimate_job(stores, book_id, JobKind.TRANSLATION, prices=PRICES)
     flex = estimate_job(
-        library, book_id, JobKind.TRANSLATION, prices=Prices(2.0, 8.0, 0.5, service_tier="flex")
+        stores, book_id, JobKind.TRANSLATION, prices=Prices(2.0, 8.0, 0.5, service_tier="flex")
     )
 
     assert plain.cost is None
@@ -168,7 +168,7 @@ def test_a_cap_stops_the_job_before_the_request_that_would_pass_it_and_it_resume
 
     # When the book is translated with a cap of half that
     model = connected(fake_model, protocol, prices=PRICES)
-    service = JobService(library)
+    service = JobService(Stores.over(library.database))
     with pytest.raises(SpendingCapReached) as stopped:
         asyncio.run(
             run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION, max_cost=cap), model)
@@ -211,7 +211,9 @@ def test_a_cap_without_prices_is_refused_before_anything_is_sent(library, fake_m
     with pytest.raises(ConfigError, match="prices"):
         asyncio.run(
             run_to_end(
-                JobService(library), JobRequest(book_id, JobKind.TRANSLATION, max_cost=1.0), model
+                JobService(Stores.over(library.database)),
+                JobRequest(book_id, JobKind.TRANSLATION, max_cost=1.0),
+                model,
             )
         )
 

@@ -11,13 +11,11 @@ from pathlib import Path
 import pytest
 
 from honyaku.agent.broker import Answer, Broker, PersonRequest, QuestionReply, QuestionRequest
-from honyaku.books import import_book
 from honyaku.domain import JobKind
 from honyaku.domain.glossary import EntryStatus, GlossaryEntry
-from honyaku.glossary import add_entry, glossary_entries
 from honyaku.jobs import ChunkFinished, JobRequest, JobService, JobStarted
 from honyaku.jobs.glossary_prompts import GLOSSARY_HEADER, KNOWN_HEADER
-from honyaku.store import ActionKind, GlossaryStore
+from honyaku.store import ActionKind, GlossaryStore, Stores
 
 from .conftest import connected, run_to_end, tool_results
 
@@ -43,16 +41,16 @@ ENTRIES = [
 
 
 @pytest.fixture
-def novel_id(library, tmp_path: Path) -> str:
+def novel_id(library, honyaku, tmp_path: Path) -> str:
     path = tmp_path / "novel.txt"
     path.write_text(NOVEL, encoding="utf-8")
-    return import_book(library, path, source_lang="ja").id
+    return asyncio.run(honyaku.books.import_file(path, source_lang="ja")).id
 
 
 @pytest.fixture
-def with_glossary(library, novel_id) -> str:
+def with_glossary(library, honyaku, novel_id) -> str:
     for entry in ENTRIES:
-        add_entry(library, novel_id, entry)
+        asyncio.run(honyaku.glossary.add(novel_id, entry))
     return novel_id
 
 
@@ -72,9 +70,11 @@ def section(message: str, header: str = GLOSSARY_HEADER) -> list[str]:
 
 
 def test_each_chunk_lists_exactly_the_accepted_entries_in_its_text(
-    run_job, library, fake_model, with_glossary
+    run_job, library, honyaku, fake_model, with_glossary
 ):
-    add_entry(library, with_glossary, GlossaryEntry("マーリン", "梅林"), series="legends")
+    asyncio.run(
+        honyaku.glossary.add(with_glossary, GlossaryEntry("マーリン", "梅林"), series="legends")
+    )
     store = GlossaryStore(library.database)
     waiting = GlossaryEntry("受付", "前台", status=EntryStatus.PROPOSED)
     store.add(store.book_glossary(with_glossary), [waiting], origin="job")
@@ -114,7 +114,7 @@ def test_the_system_prompt_and_tools_stay_the_same_bytes_across_chunks(
 
 
 def test_a_proposal_contradicting_an_accepted_entry_is_refused_with_the_entry(
-    run_job, library, jobs, fake_model, with_glossary
+    run_job, library, honyaku, jobs, fake_model, with_glossary
 ):
     fake_model.translator.proposals = (
         {"source": "アリス", "target": "艾莉丝"},
@@ -132,17 +132,19 @@ def test_a_proposal_contradicting_an_accepted_entry_is_refused_with_the_entry(
     assert conflict["existing"]["target"] == "爱丽丝"
     assert conflict["existing"]["status"] == "accepted"
     # Refused whole: the other proposal was not saved either.
-    assert "夜" not in {s.entry.source for s in glossary_entries(library, with_glossary)}
+    assert "夜" not in {
+        s.entry.source for s in asyncio.run(honyaku.glossary.entries(with_glossary))
+    }
 
 
 def test_proposals_wait_for_the_translator_and_accepted_ones_reach_later_chunks(
-    run_job, library, jobs, fake_model, novel_id
+    run_job, library, honyaku, jobs, fake_model, novel_id
 ):
     fake_model.translator.proposals = ({"source": "アリス", "target": "爱丽丝", "note": "girl"},)
 
     run_job(fake_model, novel_id, chapters=[1])
 
-    [stored] = glossary_entries(library, novel_id)
+    [stored] = asyncio.run(honyaku.glossary.entries(novel_id))
     assert (stored.entry.status, stored.origin.startswith("job ")) == (EntryStatus.PROPOSED, True)
     assert all(GLOSSARY_HEADER not in m for m in first_messages(fake_model))
 
@@ -151,7 +153,7 @@ def test_proposals_wait_for_the_translator_and_accepted_ones_reach_later_chunks(
     fake_model.requests.clear()
     run_job(fake_model, novel_id, chapters=[2])
 
-    accepted = glossary_entries(library, novel_id, status=EntryStatus.ACCEPTED)
+    accepted = asyncio.run(honyaku.glossary.entries(novel_id, status=EntryStatus.ACCEPTED))
     assert [s.entry.source for s in accepted] == ["ギルド"]
     [result] = tool_results(jobs, novel_id, "add_glossary_terms")[-1:]
     assert result["status"] == "accepted"
@@ -169,7 +171,9 @@ def test_the_model_looks_entries_up_with_get_glossary(run_job, library, fake_mod
     chapter = book.chapters[0]
     [chunk] = split_into_chunks(chapter, chapter.work_paragraphs, max_chars=8000)
     workflow = ChunkWorkflow(JobKind.TRANSLATION, {}, chapter.id, False)
-    context = ChunkContext(Broker(), "a test", library, book, "job00000", "m", chunk, workflow)
+    context = ChunkContext(
+        Broker(), "a test", Stores.over(library.database), book, "job00000", "m", chunk, workflow
+    )
     registry = ToolRegistry(GLOSSARY_TOOLS, ChunkContext)
 
     result = asyncio.run(registry.run(ToolCall("c", "get_glossary", {"query": "爱丽"}), context))
@@ -197,9 +201,9 @@ class Person:
 
 
 def test_extraction_asks_how_to_render_names_and_proposes_them_with_readings(
-    run_job, library, jobs, fake_model, novel_id
+    run_job, library, honyaku, jobs, fake_model, novel_id
 ):
-    add_entry(library, novel_id, GlossaryEntry("ギルド", "公会"))
+    asyncio.run(honyaku.glossary.add(novel_id, GlossaryEntry("ギルド", "公会")))
     person = Person()
     broker = Broker()
 
@@ -215,7 +219,7 @@ def test_extraction_asks_how_to_render_names_and_proposes_them_with_readings(
     assert [q.text for q in second.questions] == ["「マーリン」はどう訳しますか？"]
     proposed = {
         s.entry.source: s.entry
-        for s in glossary_entries(library, novel_id, status=EntryStatus.PROPOSED)
+        for s in asyncio.run(honyaku.glossary.entries(novel_id, status=EntryStatus.PROPOSED))
     }
     assert proposed["アリス"].target == "〈意〉アリス"  # the translator's answer
     assert proposed["アリス"].reading == "ありす"
@@ -228,19 +232,21 @@ def test_extraction_asks_how_to_render_names_and_proposes_them_with_readings(
 
 
 def test_extraction_without_a_translator_proposes_its_own_renderings(
-    run_job, library, fake_model, novel_id
+    run_job, library, honyaku, fake_model, novel_id
 ):
     outcome, _ = run_job(fake_model, novel_id, JobKind.EXTRACTION)
 
     assert outcome.ok
-    proposed = {s.entry.source: s.entry.target for s in glossary_entries(library, novel_id)}
+    proposed = {
+        s.entry.source: s.entry.target for s in asyncio.run(honyaku.glossary.entries(novel_id))
+    }
     assert proposed["アリス"] == "〈音〉アリス"
 
 
 def test_an_interrupted_extraction_resumes_with_the_chapters_left(
     library, fake_model, novel_id, protocol
 ):
-    service = JobService(library)
+    service = JobService(Stores.over(library.database))
     request = JobRequest(novel_id, JobKind.EXTRACTION, concurrency=1)
 
     async def first_chunk_only() -> None:

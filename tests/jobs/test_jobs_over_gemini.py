@@ -14,7 +14,7 @@ import pytest
 from honyaku.domain import JobKind
 from honyaku.jobs import JobEvent, JobOutcome, JobRequest, JobService
 from honyaku.llm.gemini import GeminiProvider
-from honyaku.store import JobStore, Library
+from honyaku.store import JobStore, Library, Stores
 from honyaku.testing import (
     Fault,
     FaultKind,
@@ -47,7 +47,9 @@ def run(
         model="gemini-fake", api_key="test-key", base_url=server.url, read_timeout_s=read_timeout_s
     )
     job = run_to_end(
-        JobService(library), JobRequest(book_id, kind, **request), with_retries(provider)
+        JobService(Stores.over(library.database)),
+        JobRequest(book_id, kind, **request),
+        with_retries(provider),
     )
     return asyncio.run(job)
 

@@ -23,7 +23,7 @@ from honyaku.domain import CHUNK_CHARS, JobKind
 from honyaku.jobs import JobRequest, JobService, ParagraphsBusy
 from honyaku.jobs.planning import plan_chunks
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
-from honyaku.store import ActionKind, JobScope, JobStore
+from honyaku.store import ActionKind, JobScope, JobStore, Stores
 from honyaku.store.schema import ChunkRow
 from honyaku.testing import (
     Fault,
@@ -354,7 +354,9 @@ def test_a_rejected_key_fails_the_job_at_once_with_a_readable_reason(library, jo
             model="m", base_url=f"{server.origin}/v1", api_key="sk-secret-key"
         )
         job = run_to_end(
-            JobService(library), JobRequest(book_id, JobKind.TRANSLATION), with_retries(provider)
+            JobService(Stores.over(library.database)),
+            JobRequest(book_id, JobKind.TRANSLATION),
+            with_retries(provider),
         )
 
         with pytest.raises(FatalProviderError, match="refused the API key") as caught:

@@ -9,6 +9,7 @@ from honyaku.agent.registry import ToolRegistry
 from honyaku.domain import ChunkWorkflow, JobKind, TaskStatus, split_into_chunks
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.messages import ToolCall
+from honyaku.store import Stores
 
 REGISTRY = ToolRegistry(TASK_TOOLS, ChunkContext)
 
@@ -26,7 +27,9 @@ def task_for(library, book, chunk, status=TaskStatus.PLANNING) -> ChunkContext:
     workflow = ChunkWorkflow(
         JobKind.TRANSLATION, assigned, chunk.chapter.id, chunk.shows_title, status=status
     )
-    return ChunkContext(Broker(), "a test", library, book, "job00000", "fake", chunk, workflow)
+    return ChunkContext(
+        Broker(), "a test", Stores.over(library.database), book, "job00000", "fake", chunk, workflow
+    )
 
 
 async def call(task: ChunkContext, name: str, **arguments) -> dict:

@@ -11,13 +11,11 @@ import pytest
 
 from honyaku.agent.broker import Broker
 from honyaku.agent.registry import ToolRegistry
-from honyaku.books import flagged_paragraphs, sample_book
 from honyaku.domain import CHUNK_CHARS, ChunkWorkflow, JobKind, TaskStatus, split_into_chunks
 from honyaku.domain.glossary import GlossaryEntry
-from honyaku.glossary import add_entry
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.messages import ToolCall
-from honyaku.store import ActionKind
+from honyaku.store import ActionKind, Stores
 from honyaku.testing import Fault, FaultKind, Mistake
 from honyaku.testing.fake_llm import LOOP_REPEATS, LOOP_SENTENCE
 
@@ -34,10 +32,10 @@ CHECKS = {
 
 
 @pytest.fixture
-def rashomon(library) -> str:
+def rashomon(library, honyaku) -> str:
     """The story in one chunk, as these tests run it (``chunk_chars=CHUNK_CHARS``)."""
-    book_id = sample_book(library)
-    add_entry(library, book_id, GlossaryEntry("下人", "仆人", kind="character"))
+    book_id = asyncio.run(honyaku.books.import_sample())
+    asyncio.run(honyaku.glossary.add(book_id, GlossaryEntry("下人", "仆人", kind="character")))
     return book_id
 
 
@@ -46,7 +44,7 @@ def batch_results(jobs, book_id) -> list[dict]:
 
 
 def test_a_careless_draft_is_flagged_and_the_fixes_made_in_review_clear_it(
-    run_job, library, jobs, fake_model, rashomon
+    run_job, library, honyaku, jobs, fake_model, rashomon
 ):
     fake_model.translator.mistakes = {Mistake.SLOPPY_DRAFT}
 
@@ -60,13 +58,13 @@ def test_a_careless_draft_is_flagged_and_the_fixes_made_in_review_clear_it(
     assert "review" in draft["warnings_hint"]
     assert fixes["accepted"] == 5
     assert "warnings" not in fixes
-    assert flagged_paragraphs(library, rashomon) == []
+    assert asyncio.run(honyaku.books.flagged(rashomon)) == []
     for pid in warned:
         assert len(library.versions(rashomon, pid)) == 2
 
 
 def test_warnings_left_unfixed_stay_flagged_on_the_paragraphs(
-    run_job, library, jobs, fake_model, rashomon
+    run_job, library, honyaku, jobs, fake_model, rashomon
 ):
     fake_model.translator.mistakes = {Mistake.SLOPPY_DRAFT}
     fake_model.translator.fixes_warnings = False
@@ -75,28 +73,33 @@ def test_warnings_left_unfixed_stay_flagged_on_the_paragraphs(
 
     assert outcome.ok  # warnings never refuse anything
     flagged = {
-        p.paragraph_id: {w.code for w in p.warnings} for p in flagged_paragraphs(library, rashomon)
+        p.paragraph_id: {w.code for w in p.warnings}
+        for p in asyncio.run(honyaku.books.flagged(rashomon))
     }
     [draft] = batch_results(jobs, rashomon)
     expected: dict[str, set[str]] = {}
     for warning in draft["warnings"]:
         expected.setdefault(warning["paragraph_id"], set()).add(warning["code"])
     assert flagged == expected
-    quoted = next(p for p in flagged_paragraphs(library, rashomon) if p.text.startswith("「"))
+    quoted = next(
+        p for p in asyncio.run(honyaku.books.flagged(rashomon)) if p.text.startswith("「")
+    )
     assert [w.code for w in quoted.warnings] == ["QUOTE_LOST"]
 
 
-def test_a_later_version_that_passes_clears_the_flag(run_job, library, fake_model, rashomon):
+def test_a_later_version_that_passes_clears_the_flag(
+    run_job, library, honyaku, fake_model, rashomon
+):
     fake_model.translator.mistakes = {Mistake.SLOPPY_DRAFT}
     fake_model.translator.fixes_warnings = False
     run_job(fake_model, rashomon, chunk_chars=CHUNK_CHARS)
-    assert len(flagged_paragraphs(library, rashomon)) == 5
+    assert len(asyncio.run(honyaku.books.flagged(rashomon))) == 5
 
     fake_model.translator.fixes_warnings = True
     outcome, _ = run_job(fake_model, rashomon, retranslate=True, chunk_chars=CHUNK_CHARS)
 
     assert outcome.ok
-    assert flagged_paragraphs(library, rashomon) == []
+    assert asyncio.run(honyaku.books.flagged(rashomon)) == []
 
 
 # -- degeneration ----------------------------------------------------------------------------
@@ -137,7 +140,9 @@ def test_a_miscopied_id_is_refused_with_did_you_mean(library, book_id):
         False,
         status=TaskStatus.WORKING,
     )
-    context = ChunkContext(Broker(), "a test", library, book, "job00000", "m", chunk, workflow)
+    context = ChunkContext(
+        Broker(), "a test", Stores.over(library.database), book, "job00000", "m", chunk, workflow
+    )
     registry = ToolRegistry(TASK_TOOLS, ChunkContext)
     miscopied = first.id[:-1] + ("0" if first.id[-1] != "0" else "1")
 

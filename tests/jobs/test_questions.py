@@ -20,7 +20,7 @@ from honyaku.agent.broker import (
 )
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.jobs import JobRequest, JobService
-from honyaku.store import ActionKind
+from honyaku.store import ActionKind, Stores
 from honyaku.testing import FakeCall, FakeLLMServer, pseudo_translation
 
 from .conftest import connected, run_to_end
@@ -240,7 +240,7 @@ def test_two_concurrent_jobs_queue_their_questions_one_dialog_at_a_time(library,
         server.translator.asks = (NAME_QUESTION,)
 
         async def both() -> list:
-            service = JobService(library, broker)
+            service = JobService(Stores.over(library.database), broker)
             return await asyncio.gather(
                 *(
                     run_to_end(

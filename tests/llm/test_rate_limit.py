@@ -25,9 +25,21 @@ class Clock:
         await asyncio.sleep(0)
 
 
-def limiter(limits: RateLimits) -> tuple[RateLimiter, Clock]:
+class Limiter(RateLimiter):
+    """A limiter on its own clock that notes when it let each request through."""
+
+    def __init__(self, limits: RateLimits, clock: Clock) -> None:
+        super().__init__(limits, clock=clock, sleep=clock.sleep)
+        self.granted: list[float] = []
+
+    async def acquire(self, tokens: int) -> None:
+        await super().acquire(tokens)
+        self.granted.append(self.clock())
+
+
+def limiter(limits: RateLimits) -> tuple[Limiter, Clock]:
     clock = Clock()
-    return RateLimiter(limits, clock=clock, sleep=clock.sleep), clock
+    return Limiter(limits, clock), clock
 
 
 def in_any_minute(times: list[float]) -> int:

@@ -42,15 +42,6 @@ def test_a_text_book_has_no_original_to_translate_in_place(library: Library) -> 
     assert library.sources(book_id) is None
 
 
-def test_the_translated_book_title_is_stored_with_the_book(library: Library) -> None:
-    book_id = library.add_book(read_book(KUSAMAKURA), source_lang="ja", target_lang="zh-CN")
-
-    library.set_book_title(book_id, "草枕（中文版）")
-
-    assert library.get_book(book_id).translated_title == "草枕（中文版）"
-    assert library.book(book_id).translated_title == "草枕（中文版）"
-
-
 def _database_at_revision_0004(home: Path) -> Path:
     """A library as honyaku left it at 0004, long before sources were kept, with one book."""
     home.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,12 @@ import httpx2
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from honyaku.application import Honyaku
 from honyaku.testing import FakeLLMServer
+from honyaku.testing.server import BackgroundServer
+from honyaku.web import Workbench as WorkbenchState
+from honyaku.web import create_app
+from honyaku.web.front_end import WebFrontEnd
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -85,6 +91,17 @@ class Workbench:
                 return found
             time.sleep(0.1)
         raise AssertionError(f"job {job} did not reach {wanted}: {found}")
+
+
+@contextmanager
+def served_here(honyaku: Honyaku) -> Iterator[tuple[str, WorkbenchState]]:
+    """The workbench over ``honyaku`` served on loopback in this process: its address and
+    state, for tests of the API that need no browser."""
+    hosts: set[str] = set()
+    bench = WorkbenchState(honyaku, WebFrontEnd(grace_s=float(GRACE_S)))
+    with BackgroundServer(create_app(bench, hosts=hosts)) as server:
+        hosts.update({f"127.0.0.1:{server.port}", f"localhost:{server.port}"})
+        yield server.origin, bench
 
 
 def serve(home: Path, *options: str) -> tuple[subprocess.Popen[str], str]:

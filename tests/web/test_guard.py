@@ -8,21 +8,17 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
-from honyaku.store import Library
-from honyaku.testing.server import BackgroundServer
-from honyaku.web import Workbench, create_app
+from honyaku.application import Honyaku
+from honyaku.web import Workbench
 
-from .conftest import serve, stop
+from .conftest import serve, served_here, stop
 
 
 @pytest.fixture
-def local(library: Library) -> Iterator[tuple[str, Workbench]]:
+def local(honyaku: Honyaku) -> Iterator[tuple[str, Workbench]]:
     """The workbench served on loopback in this process, its address and state."""
-    hosts: set[str] = set()
-    bench = Workbench.open(library, grace_s=1)
-    with BackgroundServer(create_app(bench, hosts=hosts)) as server:
-        hosts.update({f"127.0.0.1:{server.port}", f"localhost:{server.port}"})
-        yield server.origin, bench
+    with served_here(honyaku) as served:
+        yield served
 
 
 def test_a_request_for_another_host_name_is_refused(local):

@@ -122,7 +122,8 @@ class Broker:
 class ApprovalPolicy:
     """Which calls need the person's yes before they run, and asking for it.
 
-    ``remember_always`` keeps an "always allow" beyond this run (the book's settings).
+    ``remember_always`` keeps an "always allow" beyond this run (the book's settings); it may
+    block, and runs in a worker thread.
     """
 
     broker: Broker
@@ -142,7 +143,7 @@ class ApprovalPolicy:
         assert isinstance(reply, ApprovalReply)
         if reply.always:
             self.always_allowed.add(tool)
-            self.remember_always(tool)
+            await asyncio.to_thread(self.remember_always, tool)
         if reply.allowed:
             return None
         return f"the translator did not allow this {tool} call: {_brief(arguments)}"

@@ -21,8 +21,10 @@ from honyaku.assistant.service import (
     ToolOutcome,
     friendly_error,
 )
+from honyaku.assistant.tools import ASSISTANT_TOOLS
 
 __all__ = [
+    "ASSISTANT_TOOLS",
     "ChatDone",
     "ChatEvent",
     "ChatFailed",

@@ -14,6 +14,7 @@ the model first, every question and its answer kept in the summary (seed 003).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -43,13 +44,13 @@ from honyaku.errors import (
     ProviderError,
     UnreachableError,
 )
-from honyaku.jobs.runs import JobRuns
+from honyaku.jobs.approvals import book_approvals
+from honyaku.jobs.launcher import JobLauncher
 from honyaku.llm.events import CallStreaming, Response, Retry, TextDelta, Usage, closed_after
 from honyaku.llm.messages import AssistantMessage, ChatRequest, Message
 from honyaku.llm.models import ConnectedModel, ModelChoice, open_model
-from honyaku.store import LearnedProtocols, Library
-from honyaku.store.chats import ChatSession, ChatStore
-from honyaku.store.plan import PlanStore
+from honyaku.store.chats import ChatEntry, ChatSession, ChatStore
+from honyaku.store.stores import Stores
 
 MAX_TURNS = 12
 CONTEXT_CHARS = 60_000
@@ -68,7 +69,6 @@ class ChatModel:
 
     connected: ConnectedModel
     choice: ModelChoice
-    name: str
 
 
 # -- what a front end is told ----------------------------------------------------------------
@@ -152,32 +152,32 @@ class _ChatGoal:
 class ChatService:
     def __init__(
         self,
-        library: Library,
+        stores: Stores,
         broker: Broker,
-        runs: JobRuns,
+        launcher: JobLauncher,
         *,
         context_chars: int = CONTEXT_CHARS,
     ) -> None:
-        self.library = library
+        self.stores = stores
+        self.library = stores.library
+        self.chats = stores.chats
         self.broker = broker
-        self.runs = runs
-        self.chats = ChatStore(library.database)
-        self.plans = PlanStore(library.database)
+        self.launcher = launcher
         self.context_chars = context_chars
-        self._always_allowed: set[str] = set()
+        self._always_in_session: dict[str, set[str]] = {}
+        """What the person always allowed in chats about no book, by session."""
         self._models: dict[tuple[ModelChoice, str], ConnectedModel] = {}
         self._open = AsyncExitStack()
 
-    async def model(self, choice: ModelChoice, name: str, *, language: str) -> ChatModel:
-        """The model ``choice`` (saved as ``name``), opened once and kept for later replies:
-        its connections are reused, and it has learned how its replies begin, so they
-        stream from the first character (``llm.reasoning``)."""
+    async def model(self, choice: ModelChoice, *, language: str) -> ChatModel:
+        """The model ``choice``, opened once and kept for later replies: its connections are
+        reused, and it has learned how its replies begin, so they stream from the first
+        character (``llm.reasoning``)."""
         key = (choice, language)
         if key not in self._models:
-            memory = LearnedProtocols(self.library.database)
-            opened = open_model(choice, memory, language=language)
+            opened = open_model(choice, self.stores.protocols, language=language)
             self._models[key] = await self._open.enter_async_context(opened)
-        return ChatModel(self._models[key], choice, name)
+        return ChatModel(self._models[key], choice)
 
     async def aclose(self) -> None:
         """Close the models opened for chats."""
@@ -198,18 +198,19 @@ class ChatService:
         self, session: ChatSession, message: str, model: ChatModel
     ) -> AsyncIterator[ChatEvent]:
         """The assistant's reply to ``message`` in ``session``, as events."""
-        book = self.library.book(session.book_id) if session.book_id else None
+        book, approval = await asyncio.to_thread(self._book_and_approvals, session)
         prompt = assistant_prompt(book, date.today())
         await Summariser(self.chats, model.connected.provider, self.context_chars).fit(
             session.id, prompt
         )
-        self.chats.append(session.id, [transcript.user_entry(message)])
-        history = transcript.messages(prompt, self.chats.entries(session.id))
+        entries = await asyncio.to_thread(self._said, session.id, message)
+        history = transcript.messages(prompt, entries)
         turn = _Turn(self.chats, session.id)
         try:
             try:
-                async with closed_after(self._converse(history, book, model, turn)) as conversation:
-                    async for event in conversation:
+                conversation = self._converse(history, book, approval, model, turn)
+                async with closed_after(conversation) as events:
+                    async for event in events:
                         yield event
             except _NoTools:
                 yield ChatNotice(PLAIN_CHAT_NOTICE)
@@ -217,22 +218,42 @@ class ChatService:
                 plain = model.connected.provider.stream(ChatRequest(tuple(history)))
                 async with closed_after(plain) as stream:
                     async for streamed in stream:
-                        if shown := turn.follow(streamed):
+                        shown = turn.follow(streamed)
+                        await turn.flush()
+                        if shown:
                             yield shown
         except (ProviderError, LoopError) as exc:
             yield ChatFailed(friendly_error(exc))
             turn.record(transcript.notice_entry(f"The reply failed: {friendly_error(exc)}"))
+            await turn.flush()
             return
         except BaseException:
             turn.stopped()
             raise
+        await turn.flush()
         yield ChatDone(session.id, turn.usage)
 
+    def _book_and_approvals(self, session: ChatSession) -> tuple[Book | None, ApprovalPolicy]:
+        if session.book_id is None:
+            remembered = self._always_in_session.setdefault(session.id, set())
+            return None, ApprovalPolicy(self.broker, always_allowed=remembered)
+        book = self.library.book(session.book_id)
+        return book, book_approvals(self.broker, self.library, book.id)
+
+    def _said(self, session_id: str, message: str) -> list[ChatEntry]:
+        """The person's message stored; the session's entries after it."""
+        self.chats.append(session_id, [transcript.user_entry(message)])
+        return self.chats.entries(session_id)
+
     async def _converse(
-        self, history: list[Message], book: Book | None, model: ChatModel, turn: _Turn
+        self,
+        history: list[Message],
+        book: Book | None,
+        approval: ApprovalPolicy,
+        model: ChatModel,
+        turn: _Turn,
     ) -> AsyncIterator[ChatEvent]:
         questions = not (book and book.settings.skip_ask_user)
-        approval = ApprovalPolicy(self.broker, always_allowed=self._always_allowed)
         registry = ToolRegistry(
             assistant_tools(questions=questions),
             ChatContext,
@@ -243,10 +264,9 @@ class ChatService:
             self.broker,
             f"the assistant ({book.title})" if book else "the assistant",
             self.library,
-            self.plans,
-            self.runs,
+            self.stores.plans,
+            self.launcher,
             model.choice,
-            model.name,
             book.id if book else None,
         )
         loop = run_loop(
@@ -260,7 +280,9 @@ class ChatService:
         try:
             async with closed_after(loop) as events:
                 async for event in events:
-                    if shown := turn.follow(event):
+                    shown = turn.follow(event)
+                    await turn.flush()
+                    if shown:
                         yield shown
         except FatalProviderError as exc:
             if turn.replies == 0 and _refuses_tools(exc):
@@ -288,6 +310,7 @@ class _Turn:
     )
     _text: str = ""
     _cards: dict[str, str] = field(default_factory=dict)
+    _pending: list[transcript.Entry] = field(default_factory=list)
 
     def follow(self, event: object) -> ChatEvent | None:
         match event:
@@ -315,13 +338,22 @@ class _Turn:
         return None
 
     def record(self, entry: transcript.Entry) -> None:
-        self.chats.append(self.session_id, [entry])
+        self._pending.append(entry)
+
+    async def flush(self) -> None:
+        """Store what the reply has said so far, off the event loop."""
+        if self._pending:
+            pending, self._pending = self._pending, []
+            await asyncio.to_thread(self.chats.append, self.session_id, pending)
 
     def stopped(self) -> None:
-        """The reply was stopped: keep what it had said, and say it was stopped."""
+        """The reply was stopped: keep what it had said, and say it was stopped. Written at
+        once, on the loop: a stopped task cannot wait for a thread, and it is one short write."""
         if self._text:
             self.record(transcript.assistant_entry(AssistantMessage(self._text), stopped=True))
         self.record(transcript.notice_entry("The reply was stopped."))
+        pending, self._pending = self._pending, []
+        self.chats.append(self.session_id, pending)
 
     def _replied(self, message: AssistantMessage, usage: Usage) -> None:
         self._cards = {call.id: self._card(n) for n, call in enumerate(message.tool_calls)}

@@ -8,6 +8,7 @@ chat never stops because it grew long.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 
@@ -31,7 +32,7 @@ class Summariser:
 
     async def fit(self, session_id: str, system_prompt: str) -> None:
         """Summarise the session's older turns if what it sends has outgrown the context."""
-        entries = self.chats.entries(session_id)
+        entries = await asyncio.to_thread(self.chats.entries, session_id)
         sent = transcript.messages(system_prompt, entries)
         if sum(message_chars(m) for m in sent) <= self.context_chars:
             return
@@ -43,7 +44,8 @@ class Summariser:
         questions = transcript.questions_in_short(older)
         if questions:
             text += "\nQuestions asked and their answers:\n" + "\n".join(questions)
-        self.chats.append(session_id, [transcript.summary_entry(text, covers)])
+        summary = transcript.summary_entry(text, covers)
+        await asyncio.to_thread(self.chats.append, session_id, [summary])
 
     async def _summary(self, older: Sequence[ChatEntry]) -> str:
         told = "\n".join(_told(older))

@@ -7,6 +7,7 @@ Writing a version, deleting a plan task and starting a job need the person's app
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any, Literal
@@ -14,13 +15,13 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from honyaku.agent import QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS, Result, Tool, ToolContext, tool
-from honyaku.domain.book import Book, Chapter, Paragraph, TranslationKind
+from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.plan import PlanTask, parse_date, parse_view_context
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import ToolError, UserError
 from honyaku.jobs import JobRequest
-from honyaku.jobs.runs import JobRuns
+from honyaku.jobs.launcher import JobLauncher
 from honyaku.llm.models import ModelChoice
 from honyaku.store import Library
 from honyaku.store.plan import PlanStore
@@ -42,10 +43,9 @@ Chapters = Annotated[
 class ChatContext(ToolContext):
     library: Library
     plans: PlanStore
-    runs: JobRuns
+    launcher: JobLauncher
     model: ModelChoice
     """The model jobs started from the chat run with."""
-    model_name: str
     book_id: str | None = None
 
     def book(self, book_id: str | None) -> str:
@@ -169,13 +169,11 @@ def select_version(
 def write_version(
     context: ChatContext,
     paragraph_id: str,
-    text: Annotated[str, Field(min_length=1)],
+    text: Annotated[str, Field(min_length=1, description="The paragraph's text, on one line.")],
     book_id: BookId = None,
 ) -> Result:
     """Write a new translation of a paragraph, as a manual version; nothing is overwritten."""
-    context.library.add_translations(
-        context.book(book_id), {paragraph_id: text}, kind=TranslationKind.MANUAL, model=None
-    )
+    context.library.add_manual_version(context.book(book_id), paragraph_id, text)
     return _done(f"paragraph {paragraph_id} has a new manual version, now selected")
 
 
@@ -286,18 +284,22 @@ async def start_job(
     context: ChatContext, kind: JobKindName, chapters: Chapters = None, book_id: BookId = None
 ) -> Result:
     """Start a translation, polish or proofreading job over chapters, in the background."""
-    book = context.book(book_id)
-    request = JobRequest(book, JobKind(kind), _chapter_numbers(context, book, chapters))
-    job_id = await context.runs.start(request, context.model, model=context.model_name)
+
+    def request() -> JobRequest:
+        book = context.book(book_id)
+        return JobRequest(book, JobKind(kind), _chapter_numbers(context, book, chapters))
+
+    job_id = await context.launcher.start(await asyncio.to_thread(request), context.model)
     return _done(f"{kind} job {job_id} started", {"job_id": job_id})
 
 
 @tool()
-def job_progress(context: ChatContext, job_id: str) -> Result:
-    """A job's status and how many of its paragraphs are done."""
-    progress = context.runs.progress(job_id)
+async def job_progress(context: ChatContext, job_id: str) -> Result:
+    """A job's status, its paragraphs done, requests, tokens and spending."""
+    progress = await context.launcher.progress(job_id)
     done, total = progress.paragraphs_done, progress.paragraphs_total
-    return _done(f"job {job_id} is {progress.status}: {done}/{total} paragraphs", asdict(progress))
+    message = f"job {job_id} is {progress.status}: {done}/{total} paragraphs"
+    return _done(message, progress.figures())
 
 
 BOOK_TOOLS = (
@@ -311,9 +313,11 @@ BOOK_TOOLS = (
 )
 PLAN_TOOLS = (create_task, read_tasks, update_task, create_schedule, delete_task)
 WORK_TOOLS = (start_job, job_progress)
+ASSISTANT_TOOLS = BOOK_TOOLS + PLAN_TOOLS + WORK_TOOLS + QUESTION_TOOLS
 
 
 def assistant_tools(*, questions: bool) -> tuple[Tool, ...]:
     """The assistant's tools; ``questions`` off, ``ask_user`` is answered without asking."""
-    asking = QUESTION_TOOLS if questions else SKIPPED_QUESTION_TOOLS
-    return BOOK_TOOLS + PLAN_TOOLS + WORK_TOOLS + asking
+    if questions:
+        return ASSISTANT_TOOLS
+    return BOOK_TOOLS + PLAN_TOOLS + WORK_TOOLS + SKIPPED_QUESTION_TOOLS

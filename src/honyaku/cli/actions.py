@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
+from honyaku.application import RecordedAction
 from honyaku.jobs.log_lines import log_lines
-from honyaku.store import RecordedAction
 
 
 def print_actions(console: Console, recorded: list[RecordedAction]) -> None:

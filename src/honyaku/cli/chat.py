@@ -19,13 +19,13 @@ import typer
 from rich.markup import escape
 
 from honyaku.agent.broker import Broker
+from honyaku.application import Chats, ChatSession, Honyaku, ModelChoice
 from honyaku.assistant import (
     ChatDone,
     ChatEvent,
     ChatFailed,
     ChatNotice,
     ChatRetry,
-    ChatService,
     ChatText,
     QuestionWaiting,
     ToolOutcome,
@@ -33,13 +33,8 @@ from honyaku.assistant import (
 from honyaku.cli.console import out
 from honyaku.cli.dialog import TerminalFrontEnd, TerminalInput
 from honyaku.cli.models import ApiKeyEnv, BaseUrl, Model, Protocol, Provider, chosen_model
-from honyaku.cli.options import Home, open_library
+from honyaku.cli.options import Home, open_honyaku, run
 from honyaku.errors import NotFoundError
-from honyaku.jobs import JobService
-from honyaku.jobs.runs import JobRuns
-from honyaku.llm.models import ModelChoice
-from honyaku.store import Library
-from honyaku.store.chats import ChatSession
 
 ReadLine = Callable[[], Awaitable[str | None]]
 HELP = (
@@ -60,24 +55,20 @@ def chat(
     home: Home = None,
 ) -> None:
     """Chat with the assistant: it reads the book, keeps your plan and starts jobs."""
-    library = open_library(home)
-    book_id = library.resolve(book) if book else None
-    choice = chosen_model(library, model, base_url, api_key_env, protocol, provider)
+    honyaku = open_honyaku(home)
+    book_id = run(honyaku.books.resolve(book)) if book else None
+    choice = chosen_model(honyaku, model, base_url, api_key_env, protocol, provider)
     choice.check()
     out.print(f"Model: {escape(choice.describe())}\n[dim]{HELP}[/]")
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_converse(library, choice, model or "", book_id))
+        asyncio.run(_converse(honyaku, choice, book_id))
 
 
-async def _converse(library: Library, choice: ModelChoice, name: str, book_id: str | None) -> None:
-    broker = Broker()
-    runs = JobRuns(JobService(library, broker))
-    chats = ChatService(library, broker, runs)
-    target = library.book(book_id).target_lang if book_id else "en"
+async def _converse(honyaku: Honyaku, choice: ModelChoice, book_id: str | None) -> None:
+    chats = honyaku.chats
     read_line = _reader()
     try:
-        with _person(broker):
-            model = await chats.model(choice, name, language=target)
+        with _person(honyaku.broker):
             session: ChatSession | None = None
             while (line := await read_line()) is not None:
                 text = line.strip()
@@ -85,36 +76,35 @@ async def _converse(library: Library, choice: ModelChoice, name: str, book_id: s
                     break
                 if text.startswith("/"):
                     try:
-                        session = _command(chats, text, book_id, session)
+                        session = await _command(chats, text, book_id, session)
                     except NotFoundError as exc:
                         out.print(f"[red]{escape(str(exc))}[/]")
                 elif text:
-                    session = session or chats.session(None, book_id, text)
-                    await _reply(chats.reply(session, text, model))
+                    session = session or await chats.open(None, book_id, text)
+                    await _reply(chats.reply(session, text, choice))
     finally:
-        await runs.stop_all()
-        await chats.aclose()
+        await honyaku.aclose()
 
 
-def _command(
-    chats: ChatService, text: str, book_id: str | None, session: ChatSession | None
+async def _command(
+    chats: Chats, text: str, book_id: str | None, session: ChatSession | None
 ) -> ChatSession | None:
     command, _, argument = text.partition(" ")
     if command == "/new":
         out.print("[dim]A new chat.[/]")
         return None
     if command == "/sessions":
-        for found in chats.chats.sessions(book_id):
+        for found in await chats.sessions(book_id):
             mark = "*" if session and found.id == session.id else " "
             out.print(f"{mark} {found.id}  {escape(found.title)}")
         return session
     if command == "/open" and argument:
-        opened = chats.chats.get(argument.strip())
+        opened = await chats.get(argument.strip())
         out.print(f"[dim]Back in 「{escape(opened.title)}」.[/]")
         return opened
     if command == "/delete" and argument:
-        doomed = chats.chats.get(argument.strip())
-        chats.chats.delete(doomed.id)
+        doomed = await chats.get(argument.strip())
+        await chats.delete(doomed.id)
         out.print(f"[dim]Deleted 「{escape(doomed.title)}」.[/]")
         return None if session and session.id == doomed.id else session
     out.print(f"[dim]{HELP}[/]")

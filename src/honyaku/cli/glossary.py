@@ -10,10 +10,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from honyaku import glossary
-from honyaku.books import flagged_paragraphs
 from honyaku.cli.console import EXIT_FAILURE, out
-from honyaku.cli.jobs import Chapters, Concurrency, run_job
+from honyaku.cli.jobs import Chapters, Concurrency, chosen_chapters, run_job
 from honyaku.cli.models import (
     ApiKeyEnv,
     BaseUrl,
@@ -24,9 +22,8 @@ from honyaku.cli.models import (
     ReplayReasoning,
     chosen_model,
 )
-from honyaku.cli.options import BookRef, Home, open_library
+from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.domain.glossary import CHARACTER, DEFAULT_KIND, EntryStatus, GlossaryEntry
-from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs import CONCURRENCY, JobRequest
 
@@ -59,10 +56,10 @@ def list_(
     home: Home = None,
 ) -> None:
     """List the entries the book sees: its own, then those of the series it is attached to."""
-    library = open_library(home)
-    book_id = library.resolve(book)
+    honyaku = open_honyaku(home)
+    book_id = run(honyaku.books.resolve(book))
     status = EntryStatus.PROPOSED if proposed else None
-    entries = glossary.glossary_entries(library, book_id, series=series, status=status)
+    entries = run(honyaku.glossary.entries(book_id, series=series, status=status))
     if not entries:
         out.print("The glossary is empty." if not proposed else "No proposed entries.")
         return
@@ -100,9 +97,10 @@ def add(
     home: Home = None,
 ) -> None:
     """Add an entry, or change the one for the same source (the old one stays a version)."""
-    library = open_library(home)
+    honyaku = open_honyaku(home)
     entry = GlossaryEntry(source, target, note, kind, tuple(alias or ()), gender, reading)
-    change = glossary.add_entry(library, library.resolve(book), entry, series=series)
+    book_id = run(honyaku.books.resolve(book))
+    change = run(honyaku.glossary.add(book_id, entry, series=series))
     if change.previous is None:
         out.print(f"Added {escape(change.entry.source)} → {escape(change.entry.target)}")
     elif change.changed:
@@ -117,8 +115,9 @@ def add(
 @glossary_app.command()
 def remove(book: BookRef, source: Source, series: Series = None, home: Home = None) -> None:
     """Remove an entry; it stays in the entry's history."""
-    library = open_library(home)
-    removed = glossary.remove_entry(library, library.resolve(book), source, series=series)
+    honyaku = open_honyaku(home)
+    book_id = run(honyaku.books.resolve(book))
+    removed = run(honyaku.glossary.remove(book_id, source, series=series))
     out.print(f"Removed {escape(removed.source)} → {escape(removed.target)}")
 
 
@@ -133,17 +132,18 @@ def accept(
     home: Home = None,
 ) -> None:
     """Accept entries a model proposed; accepted entries are injected into later chunks."""
-    library = open_library(home)
-    book_id = library.resolve(book)
-    accepted = glossary.accept_entries(library, book_id, sources or (), series=series)
+    honyaku = open_honyaku(home)
+    book_id = run(honyaku.books.resolve(book))
+    accepted = run(honyaku.glossary.accept(book_id, sources or (), series=series))
     out.print(f"Accepted {len(accepted)} entr{'y' if len(accepted) == 1 else 'ies'}")
 
 
 @glossary_app.command()
 def history(book: BookRef, source: Source, series: Series = None, home: Home = None) -> None:
     """Every version of an entry, oldest first."""
-    library = open_library(home)
-    versions = glossary.entry_history(library, library.resolve(book), source, series=series)
+    honyaku = open_honyaku(home)
+    book_id = run(honyaku.books.resolve(book))
+    versions = run(honyaku.glossary.history(book_id, source, series=series))
     if not versions:
         out.print(f"No entry for {escape(source)}.")
         return
@@ -173,8 +173,9 @@ def import_(
     home: Home = None,
 ) -> None:
     """Import entries from a file, accepted; a source already there gets a new version."""
-    library = open_library(home)
-    summary = glossary.import_glossary(library, library.resolve(book), path, series=series)
+    honyaku = open_honyaku(home)
+    book_id = run(honyaku.books.resolve(book))
+    summary = run(honyaku.glossary.import_file(book_id, path, series=series))
     out.print(
         f"Imported {path.name}: {summary.added} added, {summary.changed} changed, "
         f"{summary.unchanged} unchanged"
@@ -191,8 +192,9 @@ def export(
     home: Home = None,
 ) -> None:
     """Export the entries the book sees (or a shared glossary's) to a file."""
-    library = open_library(home)
-    count = glossary.export_glossary(library, library.resolve(book), path, series=series)
+    honyaku = open_honyaku(home)
+    book_id = run(honyaku.books.resolve(book))
+    count = run(honyaku.glossary.export_file(book_id, path, series=series))
     out.print(f"Wrote {count} entries to {path}")
 
 
@@ -203,8 +205,8 @@ def attach(
     home: Home = None,
 ) -> None:
     """Attach a shared glossary to a book: its accepted entries are the book's too."""
-    library = open_library(home)
-    attached = glossary.attach_series(library, library.resolve(book), series)
+    honyaku = open_honyaku(home)
+    attached = run(honyaku.glossary.attach(run(honyaku.books.resolve(book)), series))
     out.print(f"Attached {escape(series)}" if attached else f"{escape(series)} was attached")
 
 
@@ -215,8 +217,8 @@ def detach(
     home: Home = None,
 ) -> None:
     """Detach a shared glossary from a book; the glossary itself is kept."""
-    library = open_library(home)
-    detached = glossary.detach_series(library, library.resolve(book), series)
+    honyaku = open_honyaku(home)
+    detached = run(honyaku.glossary.detach(run(honyaku.books.resolve(book)), series))
     out.print(f"Detached {escape(series)}" if detached else f"{escape(series)} was not attached")
 
 
@@ -237,12 +239,11 @@ def extract(
     """Have a model read chapters and propose names and terms with readings and renderings;
     it may ask you how to render names. Proposals wait for `honyaku glossary accept`.
     Running it again continues where it stopped."""
-    library = open_library(home)
-    book_id = library.resolve(book)
-    numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))
+    honyaku = open_honyaku(home)
+    book_id, numbers = chosen_chapters(honyaku, book, chapters)
     request = JobRequest(book_id, JobKind.EXTRACTION, numbers, concurrency)
     choice = chosen_model(
-        library,
+        honyaku,
         model,
         base_url,
         api_key_env,
@@ -251,8 +252,8 @@ def extract(
         tuple(header or ()),
         replay_reasoning,
     )
-    outcome = run_job(library, choice, request)
-    proposed = glossary.glossary_entries(library, book_id, status=EntryStatus.PROPOSED)
+    outcome = run_job(honyaku, choice, request)
+    proposed = run(honyaku.glossary.entries(book_id, status=EntryStatus.PROPOSED))
     out.print(
         f"{len(proposed)} proposed entries wait for you: `honyaku glossary list {book_id} "
         f"--proposed`, then `honyaku glossary accept {book_id}`"
@@ -265,10 +266,9 @@ def check(book: BookRef, chapters: Chapters = None, home: Home = None) -> None:
     """List the paragraphs whose translation the quality checks flagged: kana left in a
     Chinese translation, a translation equal to its source, an unusual length, brackets or
     quotation marks lost, a glossary rendering missing."""
-    library = open_library(home)
-    book_id = library.resolve(book)
-    numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))
-    flagged = flagged_paragraphs(library, book_id, chapters=numbers)
+    honyaku = open_honyaku(home)
+    book_id, numbers = chosen_chapters(honyaku, book, chapters)
+    flagged = run(honyaku.books.flagged(book_id, chapters=numbers))
     if not flagged:
         out.print("No flagged paragraphs.")
         return

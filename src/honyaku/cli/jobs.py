@@ -11,8 +11,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from honyaku.agent.broker import Broker
-from honyaku.books import export_book, sample_book
+from honyaku.application import DEMO_MODEL, Honyaku, ModelChoice, resolve_home
 from honyaku.cli.console import EXIT_FAILURE, EXIT_INTERRUPTED, err, out
 from honyaku.cli.dialog import TerminalFrontEnd
 from honyaku.cli.models import (
@@ -25,17 +24,14 @@ from honyaku.cli.models import (
     ReplayReasoning,
     chosen_model,
 )
-from honyaku.cli.options import BookRef, Home, open_library
+from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.cli.progress import JobProgressView, print_summary
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import HonyakuError, SpendingCapReached
 from honyaku.formats import ExportFormat
-from honyaku.jobs import CONCURRENCY, JobFinished, JobOutcome, JobRequest, JobService
-from honyaku.jobs.estimate import Estimate, estimate_job
-from honyaku.jobs.spending import check_cap
-from honyaku.llm.models import DEMO_MODEL, ModelChoice, ToolProtocol, open_model
-from honyaku.store import LearnedProtocols, Library, resolve_home
+from honyaku.jobs import CONCURRENCY, JobFinished, JobOutcome, JobRequest
+from honyaku.jobs.estimate import Estimate
 
 Chapters = Annotated[
     str | None,
@@ -84,12 +80,11 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         max_cost: MaxCost = None,
         home: Home = None,
     ) -> None:
-        library = open_library(home)
-        book_id = library.resolve(book)
-        numbers = parse_chapter_numbers(chapters, library.chapter_count(book_id))
+        honyaku = open_honyaku(home)
+        book_id, numbers = chosen_chapters(honyaku, book, chapters)
         request = JobRequest(book_id, kind, numbers, concurrency, retranslate, max_cost=max_cost)
         choice = chosen_model(
-            library,
+            honyaku,
             model,
             base_url,
             api_key_env,
@@ -99,10 +94,9 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
             replay_reasoning,
         )
         if dry_run:
-            print_estimate(library, choice, request)
+            print_estimate(honyaku, choice, request)
             return
-        check_cap(max_cost or library.settings(book_id).max_cost, choice.prices)
-        outcome = run_job(library, choice, request)
+        outcome = run_job(honyaku, choice, request)
         if not outcome.ok:
             raise typer.Exit(EXIT_FAILURE)
 
@@ -124,23 +118,33 @@ proofread = _job_command(
 )
 
 
-def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOutcome:
+def chosen_chapters(
+    honyaku: Honyaku, book: str, chapters: str | None
+) -> tuple[str, list[int] | None]:
+    """The book a command names, and the chapters of it ``--chapters`` names (``None``: all)."""
+
+    async def chosen() -> tuple[str, list[int] | None]:
+        book_id = await honyaku.books.resolve(book)
+        return book_id, parse_chapter_numbers(chapters, await honyaku.books.chapter_count(book_id))
+
+    return run(chosen())
+
+
+def run_job(honyaku: Honyaku, choice: ModelChoice, request: JobRequest) -> JobOutcome:
     choice.check()
     out.print(f"Model: {escape(choice.describe())}")
-    target = library.book(request.book_id).target_lang
 
     async def job() -> JobOutcome | None:
         outcome = None
-        async with open_model(choice, LearnedProtocols(library.database), language=target) as model:
-            with JobProgressView(out, err, request.kind.value) as view, _front_end(view) as broker:
-                async for event in JobService(library, broker).run(request, model):
-                    view(event)
-                    if isinstance(event, JobFinished):
-                        outcome = event.outcome
+        with JobProgressView(out, err, request.kind.value) as view, _front_end(honyaku, view):
+            async for event in honyaku.jobs.run(request, choice):
+                view(event)
+                if isinstance(event, JobFinished):
+                    outcome = event.outcome
         return outcome
 
     try:
-        outcome = asyncio.run(job())
+        outcome = run(job())
     except SpendingCapReached as exc:
         err.print(f"[yellow]{escape(str(exc))}[/]: accepted work is saved; run again to go on")
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -154,19 +158,9 @@ def run_job(library: Library, choice: ModelChoice, request: JobRequest) -> JobOu
     return outcome
 
 
-def print_estimate(library: Library, choice: ModelChoice, request: JobRequest) -> None:
+def print_estimate(honyaku: Honyaku, choice: ModelChoice, request: JobRequest) -> None:
     """The job's estimate, for a dry run: nothing is sent."""
-    estimate = estimate_job(
-        library,
-        request.book_id,
-        request.kind,
-        chapters=request.chapters,
-        retranslate=request.retranslate,
-        model=choice.model,
-        prices=choice.prices,
-        window=choice.context_window,
-        xml=choice.protocol is ToolProtocol.XML,
-    )
+    estimate = run(honyaku.jobs.estimate(request, choice))
     out.print(f"Dry run of {request.kind.value} with {escape(choice.describe())}: nothing sent.")
     for label, value in estimate_lines(estimate):
         out.print(f"  {label:<14} {value}")
@@ -201,15 +195,14 @@ def estimate_lines(estimate: Estimate) -> list[tuple[str, str]]:
 
 
 @contextmanager
-def _front_end(view: JobProgressView) -> Iterator[Broker]:
-    """A broker that asks the person on this terminal, if there is one: without a terminal
+def _front_end(honyaku: Honyaku, view: JobProgressView) -> Iterator[None]:
+    """Questions and approvals asked on this terminal, if there is one: without a terminal
     (CI, a pipe) nothing waits for a person."""
-    broker = Broker()
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        yield broker
+        yield
         return
-    with broker.attached(TerminalFrontEnd(out, view.paused)):
-        yield broker
+    with honyaku.broker.attached(TerminalFrontEnd(out, view.paused)):
+        yield
 
 
 def demo(
@@ -222,15 +215,15 @@ def demo(
 ) -> None:
     """Import a sample book (Akutagawa's Rashōmon), translate it into Chinese with the
     built-in demo model (or the model you name), and export the result."""
-    library = open_library(home)
-    book_id = sample_book(library)
-    choice = chosen_model(library, model or DEMO_MODEL, base_url, api_key_env, protocol, provider)
-    outcome = run_job(library, choice, JobRequest(book_id, JobKind.TRANSLATION))
+    honyaku = open_honyaku(home)
+    book_id = run(honyaku.books.import_sample())
+    choice = chosen_model(honyaku, model or DEMO_MODEL, base_url, api_key_env, protocol, provider)
+    outcome = run_job(honyaku, choice, JobRequest(book_id, JobKind.TRANSLATION))
     folder = resolve_home(home) / "exports"
     folder.mkdir(parents=True, exist_ok=True)
     epub, markdown = folder / "rashomon.zh-CN.epub", folder / "rashomon.zh-CN.md"
-    export_book(library, book_id, epub, ExportFormat.EPUB)
-    export_book(library, book_id, markdown, ExportFormat.MD, bilingual=True)
+    run(honyaku.books.export(book_id, epub, ExportFormat.EPUB))
+    run(honyaku.books.export(book_id, markdown, ExportFormat.MD, bilingual=True))
     out.print(f"\nThe translation is in [bold]{epub}[/] and, side by side, [bold]{markdown}[/].")
     out.print(f"See the book with [bold]honyaku show {book_id}[/].")
     if not outcome.ok:

@@ -10,14 +10,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from honyaku.books import export_book, import_book
+from honyaku.application import ActionKind, JobProgress
 from honyaku.cli.actions import print_actions
 from honyaku.cli.console import out
-from honyaku.cli.options import BookRef, Home, open_library
+from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.formats import ExportFormat, RubyMode, WritingMode
-from honyaku.jobs import change_settings
 from honyaku.jobs.log_lines import NOTABLE_ACTIONS
-from honyaku.store import ActionKind, Job, JobStore
 
 
 def import_(
@@ -41,14 +39,15 @@ def import_(
     home: Home = None,
 ) -> None:
     """Import a book. Prints the new book id alone on the last line."""
-    book = import_book(
-        open_library(home),
-        path,
-        title=title,
-        source_lang=source_lang,
-        target_lang=target_lang,
-        chapter_pattern=chapter_pattern,
-        encoding=encoding,
+    book = run(
+        open_honyaku(home).books.import_file(
+            path,
+            title=title,
+            source_lang=source_lang,
+            target_lang=target_lang,
+            chapter_pattern=chapter_pattern,
+            encoding=encoding,
+        )
     )
     out.print(
         f"Imported [bold]{escape(book.title)}[/]: {book.chapters} chapters, "
@@ -59,7 +58,7 @@ def import_(
 
 def books(home: Home = None) -> None:
     """List the books in the library."""
-    summaries = open_library(home).list_books()
+    summaries = run(open_honyaku(home).books.all())
     if not summaries:
         out.print("No books yet. Import one with [bold]honyaku import PATH[/].")
         return
@@ -91,17 +90,18 @@ def show(
     home: Home = None,
 ) -> None:
     """Show a book's chapters with paragraph counts and translation progress."""
-    library = open_library(home)
-    book_id = library.resolve(book)
+    honyaku = open_honyaku(home)
+    book_id = run(honyaku.books.resolve(book))
     if actions:
         kinds = [k for k in NOTABLE_ACTIONS if not (hide_reasoning and k is ActionKind.REASONING)]
-        print_actions(out, JobStore(library.database).actions(book_id, kinds=kinds))
+        print_actions(out, run(honyaku.books.actions(book_id, kinds)))
         return
-    meta = library.book(book_id)
+    detail = run(honyaku.books.detail(book_id))
+    meta = detail.book
     out.print(f"[bold]{escape(meta.title)}[/] {escape(meta.author or '')}  [dim]{meta.id}[/]")
     out.print(f"{meta.source_lang} → {meta.target_lang}")
     table = Table("#", "chapter", "id", "paragraphs", "translated")
-    for chapter in library.progress(book_id):
+    for chapter in detail.chapters:
         title = escape(chapter.title)
         if chapter.translated_title:
             title += f" [dim]/ {escape(chapter.translated_title)}[/]"
@@ -113,31 +113,26 @@ def show(
             _ratio(chapter.translated, chapter.work_paragraphs),
         )
     out.print(table)
-    _print_jobs(JobStore(library.database).for_book(book_id))
+    _print_jobs(list(reversed(run(honyaku.jobs.all(book_id)))))
 
 
-def _print_jobs(jobs: list[Job]) -> None:
+def _print_jobs(jobs: list[JobProgress]) -> None:
     if not jobs:
         return
-    table = Table("job", "kind", "model", "status", "requests", "in / out")
+    table = Table("job", "kind", "model", "status", "requests", "in / out tokens")
     for job in jobs:
         cost = job.cost
         retries = f" +{cost.retries} retries" if cost.retries else ""
+        estimated = " (estimated)" if cost.tokens_estimated else ""
         table.add_row(
-            job.id,
+            job.job_id,
             job.kind.value,
-            f"{escape(job.model)} ({job.protocol})",
-            job.shown_status,
+            escape(job.model),
+            job.status.value,
             f"{cost.requests}{retries}",
-            f"{_amount(cost.input_tokens, cost.input_chars)} / "
-            f"{_amount(cost.output_tokens, cost.output_chars)}",
+            f"{cost.billed_input_tokens} / {cost.billed_output_tokens}{estimated}",
         )
     out.print(table)
-
-
-def _amount(tokens: int, chars: int) -> str:
-    """Tokens where the server reported them, characters otherwise."""
-    return f"{tokens} tok" if tokens else f"{chars} chars"
 
 
 def export(
@@ -170,17 +165,20 @@ def export(
 
     A book imported from an EPUB exports as that EPUB translated in place.
     """
-    library = open_library(home)
-    export_book(
-        library,
-        library.resolve(book),
-        output,
-        fmt,
-        bilingual=bilingual,
-        rebuild=rebuild,
-        writing_mode=writing_mode,
-        ruby=ruby,
-    )
+    books = open_honyaku(home).books
+
+    async def export() -> None:
+        await books.export(
+            await books.resolve(book),
+            output,
+            fmt,
+            bilingual=bilingual,
+            rebuild=rebuild,
+            writing_mode=writing_mode,
+            ruby=ruby,
+        )
+
+    run(export())
     out.print(f"Wrote {output}")
 
 
@@ -224,8 +222,7 @@ def settings(
     home: Home = None,
 ) -> None:
     """Print a book's settings, changing those given first."""
-    library = open_library(home)
-    book_id = library.resolve(book)
+    honyaku = open_honyaku(home)
     changes: dict[str, object] = {}
     if chunk_chars is not None:
         changes["chunk_chars"] = chunk_chars
@@ -239,7 +236,8 @@ def settings(
         changes["auto_accept_terms"] = auto_accept_terms is Switch.ON
     if max_cost is not None:
         changes["max_cost"] = max_cost or None
-    current = change_settings(library, book_id, **changes)
+    book_id = run(honyaku.books.resolve(book))
+    current = run(honyaku.settings.change(book_id, **changes))
     for name, value in current.model_dump().items():
         out.print(f"{name} = {value}")
 

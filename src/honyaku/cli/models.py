@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -11,12 +10,11 @@ from pydantic import ValidationError
 from rich.markup import escape
 from rich.table import Table
 
+from honyaku.application import DEMO_MODEL, PROVIDER_KINDS, Honyaku, ModelChoice, ToolProtocol
 from honyaku.cli.console import out
-from honyaku.cli.options import Home, open_library
+from honyaku.cli.options import Home, open_honyaku, run
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.errors import ConfigError
-from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ToolProtocol
-from honyaku.store import Library, ModelProfiles
 
 Model = Annotated[
     str | None,
@@ -86,7 +84,7 @@ ReplayReasoning = Annotated[
 
 
 def chosen_model(
-    library: Library,
+    honyaku: Honyaku,
     model: str | None,
     base_url: str | None = None,
     api_key_env: str | None = None,
@@ -97,26 +95,16 @@ def chosen_model(
 ) -> ModelChoice:
     """The model the options name: a saved profile, with any option given overriding it; or a
     model by its own name."""
-    profile = ModelProfiles(library.database).get(model) if model else None
-    if profile is None:
-        return ModelChoice(
+    return run(
+        honyaku.models.choose(
             model,
-            base_url,
-            api_key_env,
-            protocol or ToolProtocol.AUTO,
-            provider,
-            headers,
-            replay_reasoning,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            protocol=protocol,
+            provider=provider,
+            headers=headers,
+            replay_reasoning=replay_reasoning,
         )
-    saved = ModelChoice.from_profile(profile)
-    return replace(
-        saved,
-        base_url=base_url or saved.base_url,
-        api_key_env=api_key_env or saved.api_key_env,
-        protocol=protocol or saved.protocol,
-        provider=provider or saved.provider,
-        headers=headers,
-        replay_reasoning=replay_reasoning or saved.replay_reasoning,
     )
 
 
@@ -192,8 +180,6 @@ def add_model(
 ) -> None:
     """Save a model under a name (replacing a profile of the same name), with what it costs
     and how fast it may be asked, if you say."""
-    if (input_price is None) != (output_price is None):
-        raise ConfigError("give both --input-price and --output-price, or neither")
     try:
         profile = ModelProfile(
             name=name,
@@ -212,17 +198,15 @@ def add_model(
             context_window=context_window,
         )
     except ValidationError as exc:
-        problem = exc.errors()[0]
-        raise ConfigError(f"{problem['loc'][0]}: {problem['msg']}") from None
-    ModelChoice.from_profile(profile).check()
-    ModelProfiles(open_library(home).database).save(profile)
+        raise ConfigError(_problem(exc)) from None
+    run(open_honyaku(home).models.save(profile))
     out.print(f"Saved model profile [bold]{escape(name)}[/]: use it with --model {escape(name)}")
 
 
 @models_app.command("list")
 def list_models(home: Home = None) -> None:
     """List the saved model profiles."""
-    profiles = ModelProfiles(open_library(home).database).all()
+    profiles = run(open_honyaku(home).models.all())
     if not profiles:
         out.print("No saved models yet. Save one with [bold]honyaku models add NAME --model M[/].")
         return
@@ -246,8 +230,15 @@ def remove_model(
     name: Annotated[str, typer.Argument(help="The profile's name.")], home: Home = None
 ) -> None:
     """Forget a saved model profile."""
-    ModelProfiles(open_library(home).database).remove(name)
+    run(open_honyaku(home).models.remove(name))
     out.print(f"Removed model profile {escape(name)}")
+
+
+def _problem(error: ValidationError) -> str:
+    """The first problem, after the setting it is about, if it is about one."""
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    return f"{where}: {problem['msg']}" if where else problem["msg"]
 
 
 def _prices(profile: ModelProfile) -> str:

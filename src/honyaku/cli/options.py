@@ -1,13 +1,17 @@
-"""Options shared by several commands."""
+"""Options shared by several commands, and the one way a command reaches the library."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 
-from honyaku.store import Database, Library
+from honyaku.application import Honyaku
+
+T = TypeVar("T")
 
 Home = Annotated[
     Path | None,
@@ -20,5 +24,10 @@ Home = Annotated[
 BookRef = Annotated[str, typer.Argument(help="Book id (or a unique prefix).")]
 
 
-def open_library(home: Path | None) -> Library:
-    return Library(Database.open(home))
+def open_honyaku(home: Path | None) -> Honyaku:
+    return Honyaku.open(home)
+
+
+def run(work: Coroutine[Any, Any, T]) -> T:
+    """Run one use case (a coroutine of the application) to its end."""
+    return asyncio.run(work)

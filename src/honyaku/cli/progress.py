@@ -20,11 +20,11 @@ from honyaku.jobs import (
     ChunkFinished,
     JobEvent,
     JobOutcome,
+    JobProgress,
     JobStarted,
     ParagraphsBusy,
-    ParagraphsDone,
+    Retry,
 )
-from honyaku.llm.events import Response, Retry, Usage
 
 
 class JobProgressView:
@@ -45,7 +45,7 @@ class JobProgressView:
             console=console,
         )
         self._task = self._progress.add_task(title, total=None, requests=0, tokens=0, retries=0)
-        self._counts = {"requests": 0, "tokens": 0, "retries": 0}
+        self._figures: JobProgress | None = None
         self._held: list[str] | None = None
         self._told_busy = False
 
@@ -81,19 +81,16 @@ class JobProgressView:
         self._progress.stop()
 
     def __call__(self, event: JobEvent) -> None:
+        if isinstance(event, JobStarted):
+            self._figures = JobProgress.starting(event)
+            self._started(event)
+        elif self._figures is not None:
+            self._figures.follow(event)
+            self._show(self._figures)
         match event:
-            case JobStarted():
-                self._started(event)
-            case ParagraphsDone(count=count):
-                self._progress.advance(self._task, count)
-            case ParagraphsBusy(paragraph_ids=ids):
-                self._progress.advance(self._task, len(ids))
+            case ParagraphsBusy():
                 self._busy(event)
-            case ChunkEvent(event=Response(usage=usage)):
-                self._count("requests", 1)
-                self._count("tokens", _tokens(usage))
             case ChunkEvent(where=where, event=Retry(delay_s=delay, reason=reason)):
-                self._count("retries", 1)
                 self._say(
                     f"[yellow]retry[/] chapter {where.chapter} chunk {where.chunk} in "
                     f"{delay:.1f}s: {escape(reason)}"
@@ -122,24 +119,19 @@ class JobProgressView:
                 f"chapter {event.where.chapter}); they are left to it"
             )
 
-    def _count(self, name: str, amount: int) -> None:
-        self._counts[name] += amount
-        counts = self._counts
+    def _show(self, figures: JobProgress) -> None:
         self._progress.update(
             self._task,
-            requests=counts["requests"],
-            tokens=counts["tokens"],
-            retries=counts["retries"],
+            completed=figures.paragraphs_done,
+            requests=figures.cost.requests,
+            tokens=figures.tokens,
+            retries=figures.cost.retries,
         )
-
-
-def _tokens(usage: Usage) -> int:
-    tokens = (usage.input_tokens or 0) + (usage.output_tokens or 0)
-    return tokens or (usage.input_chars + usage.output_chars) // 2
 
 
 def print_summary(console: Console, outcome: JobOutcome) -> None:
     cost = outcome.job.cost
+    estimated = " (estimated: the server reported none)" if cost.tokens_estimated else ""
     table = Table.grid(padding=(0, 2))
     table.add_row("paragraphs", f"{outcome.paragraphs_done}/{outcome.paragraphs_total}")
     if outcome.busy:
@@ -147,10 +139,13 @@ def print_summary(console: Console, outcome: JobOutcome) -> None:
     table.add_row("requests", f"{cost.requests} ({cost.retries} retries)")
     table.add_row(
         "input",
-        f"{cost.input_tokens} tokens ({cost.cached_tokens} cached), {cost.input_chars} chars",
+        f"{cost.billed_input_tokens} tokens ({cost.cached_tokens} cached), "
+        f"{cost.input_chars} chars{estimated}",
     )
     thinking = f" ({cost.reasoning_tokens} reasoning)" if cost.reasoning_tokens else ""
-    table.add_row("output", f"{cost.output_tokens} tokens{thinking}, {cost.output_chars} chars")
+    table.add_row(
+        "output", f"{cost.billed_output_tokens} tokens{thinking}, {cost.output_chars} chars"
+    )
     console.print(table)
     if outcome.running_elsewhere:
         console.print(

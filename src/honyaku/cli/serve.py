@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from honyaku.cli.console import out
-from honyaku.cli.options import Home, open_library
+from honyaku.cli.options import Home, open_honyaku
 
 
 def serve(
@@ -32,5 +32,5 @@ def serve(
         out.print(f"honyaku is serving the workbench at [bold]{url}[/] (Ctrl-C stops)")
 
     serve_workbench(
-        open_library(home), host=host, port=port, open_browser=open_browser, announce=announce
+        open_honyaku(home), host=host, port=port, open_browser=open_browser, announce=announce
     )

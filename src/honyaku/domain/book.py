@@ -8,12 +8,30 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from honyaku.domain.sources import OriginalFile, SourceLocation
+from honyaku.errors import UserError
 
 
 def paragraph_text(raw: str) -> str:
     """A paragraph as honyaku stores it: indentation is layout, not text, and a paragraph is
     always one line."""
     return " ".join(raw.splitlines()).strip()
+
+
+def manual_version_text(text: str) -> str:
+    """A version a person (or the assistant for them) writes, as it is stored.
+
+    A paragraph is one line, so a line break is refused rather than joined away: two lines
+    may have been meant as two paragraphs, and only the person can say.
+    """
+    cleaned = text.strip()
+    if not cleaned:
+        raise UserError("a version cannot be empty")
+    if len(cleaned.splitlines()) > 1:
+        raise UserError(
+            "a version is one paragraph on one line: remove the line break (a paragraph of the "
+            "book cannot become two)"
+        )
+    return cleaned
 
 
 @dataclass(frozen=True, slots=True)

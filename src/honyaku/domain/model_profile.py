@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
+from honyaku.domain.addresses import check_base_url
 from honyaku.domain.pricing import Prices, RateLimits
+from honyaku.errors import ConfigError
 
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class ModelProfile(BaseModel):
+    """Checked when made, wherever it comes from (a command, the web app, the database): its
+    errors are sentences for the person, with no "Value error" before them."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(description="What the profile is called, e.g. deepseek or local-qwen.")
@@ -57,30 +63,53 @@ class ModelProfile(BaseModel):
     def rate_limits(self) -> RateLimits:
         return RateLimits(self.requests_per_minute, self.tokens_per_minute)
 
+    @model_validator(mode="after")
+    def _prices_together(self) -> ModelProfile:
+        given = [p is not None for p in (self.input_price, self.output_price)]
+        if (any(given) and not all(given)) or (
+            self.cached_input_price is not None and not any(given)
+        ):
+            raise _problem("give the input and the output price together, or no price at all")
+        return self
+
+    @field_validator("base_url")
+    @classmethod
+    def _address(cls, url: str | None) -> str | None:
+        if url is not None:
+            try:
+                check_base_url(url)
+            except ConfigError as exc:
+                raise _problem(str(exc)) from None
+        return url
+
     @field_validator("name")
     @classmethod
     def _name(cls, name: str) -> str:
         if not PROFILE_NAME.fullmatch(name):
-            raise ValueError("use letters, digits, '.', '_', ':' or '-' (at most 64)")
+            raise _problem("use letters, digits, '.', '_', ':' or '-' (at most 64)")
         return name
 
     @field_validator("api_key_env")
     @classmethod
     def _variable(cls, name: str | None) -> str | None:
         if name is not None and not ENV_NAME.fullmatch(name):
-            raise ValueError("an environment variable's name, like DEEPSEEK_API_KEY")
+            raise _problem("an environment variable's name, like DEEPSEEK_API_KEY")
         return name
 
     @field_validator("service_tier")
     @classmethod
     def _tier(cls, tier: str | None) -> str | None:
         if tier is not None and not re.fullmatch(r"[a-z_]{1,20}", tier):
-            raise ValueError("a tier's name, like flex or priority")
+            raise _problem("a tier's name, like flex or priority")
         return tier
 
     @field_validator("protocol")
     @classmethod
     def _protocol(cls, protocol: str) -> str:
         if protocol not in ("native", "xml", "auto"):
-            raise ValueError("native, xml or auto")
+            raise _problem("native, xml or auto")
         return protocol
+
+
+def _problem(message: str) -> PydanticCustomError:
+    return PydanticCustomError("model_profile", message)

@@ -2,6 +2,9 @@
 chunk by chunk, through tools.
 
 service.py      JobService: open a job, run it (an async stream of events), stop it
+launcher.py     JobLauncher: where jobs a front end starts run (in this process, or on workers)
+progress.py     a job's figures folded from its events: one definition for every front end
+approvals.py    which calls need the translator's yes, per book, for jobs and chats alike
 planning.py     a job's plan: chapters split into chunks, and what counts as done
 sizing.py       the chunk size that bills the model least and fits its context window
 instructions.py the system prompt and the tools every chunk of a job starts with
@@ -16,7 +19,7 @@ prompts.py      the system prompt and the chunk message
 glossary_prompts.py the glossary entries of a chunk's message, the extraction prompt
 action_log.py   the action log and the running cost, kept from the events
 events.py       the events a job reports
-settings.py     a book's job settings
+log_lines.py    the job log as a translator reads it
 """
 
 from honyaku.jobs.events import (
@@ -31,30 +34,39 @@ from honyaku.jobs.events import (
     JobStarted,
     ParagraphsBusy,
     ParagraphsDone,
+    Response,
+    Retry,
     Where,
 )
+from honyaku.jobs.instructions import JOB_TOOL_NAMES
+from honyaku.jobs.launcher import InProcessLauncher, JobLauncher, JobUpdate
+from honyaku.jobs.progress import JobProgress
 from honyaku.jobs.service import CONCURRENCY, JobRequest, JobService
-from honyaku.jobs.settings import TOOL_NAMES, change_settings
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 
 __all__ = [
     "CONCURRENCY",
+    "JOB_TOOL_NAMES",
     "TASK_TOOLS",
-    "TOOL_NAMES",
     "ChunkContext",
     "ChunkEvent",
     "ChunkFailure",
     "ChunkFinished",
     "ChunkStarted",
     "HandOver",
+    "InProcessLauncher",
     "JobEvent",
     "JobFinished",
+    "JobLauncher",
     "JobOutcome",
+    "JobProgress",
     "JobRequest",
     "JobService",
     "JobStarted",
+    "JobUpdate",
     "ParagraphsBusy",
     "ParagraphsDone",
+    "Response",
+    "Retry",
     "Where",
-    "change_settings",
 ]

@@ -1,10 +1,9 @@
 """A job's action log and running cost, kept by reading its event stream.
 
 Every call and result, the model's text and, apart from it, its reasoning, questions with
-their outcomes, nudges, retries and failures become actions; every response adds to the job's
-cost, and to how the model works (the replies that carried batches, the paragraphs saved).
-What a turn did is written together, off the event loop, so the other chapters keep
-streaming meanwhile.
+their outcomes, nudges, retries and failures become actions; what each event adds to the
+job's cost is what its progress counts (``progress.cost_change``). What a turn did is
+written together, off the event loop, so the other chapters keep streaming meanwhile.
 """
 
 from __future__ import annotations
@@ -14,10 +13,9 @@ import asyncio
 from honyaku.agent.loop import Nudged, ToolFinished, ToolStarted
 from honyaku.agent.questions import QUESTION_TOOL_NAMES, question_summary
 from honyaku.jobs.events import ChunkEvent, ChunkFinished, JobEvent, ParagraphsBusy, Where
-from honyaku.llm.events import Response, Retry, Usage
+from honyaku.jobs.progress import cost_change
+from honyaku.llm.events import Response, Retry
 from honyaku.store.jobs import Action, ActionKind, JobCost, JobStore
-
-BATCH_TOOL = "add_translation_batch"
 
 
 class ActionLog:
@@ -28,6 +26,8 @@ class ActionLog:
         self._cost = JobCost()
 
     async def follow(self, event: JobEvent) -> None:
+        if change := cost_change(event):
+            self._cost += change
         match event:
             case ChunkEvent(where=where, event=inner):
                 await self._follow_chunk(where, inner)
@@ -41,17 +41,13 @@ class ActionLog:
 
     async def _follow_chunk(self, where: Where, event: object) -> None:
         match event:
-            case Response(message=message, usage=usage):
-                self._cost += _cost_of(usage)
-                if any(call.name == BATCH_TOOL for call in message.tool_calls):
-                    self._cost += JobCost(batch_replies=1)
+            case Response(message=message):
                 if message.reasoning and message.reasoning.strip():
                     self._add(where, ActionKind.REASONING, None, {"text": message.reasoning})
                 if message.text.strip():
                     self._add(where, ActionKind.TEXT, None, {"text": message.text})
                 await self.flush()
             case Retry(attempt=attempt, reason=reason):
-                self._cost += JobCost(retries=1)
                 self._add(where, ActionKind.RETRY, None, {"attempt": attempt, "reason": reason})
             case ToolStarted(call=call):
                 payload = {"id": call.id, "arguments": dict(call.arguments)}
@@ -60,8 +56,6 @@ class ActionLog:
                 self._add(where, ActionKind.TOOL_CALL, call.name, payload)
             case ToolFinished(call=call, result=result):
                 self._add(where, ActionKind.TOOL_RESULT, call.name, {"id": call.id, **result})
-                if call.name == BATCH_TOOL and result.get("success"):
-                    self._cost += JobCost(batched_paragraphs=int(result.get("accepted", 0)))
                 if call.name in QUESTION_TOOL_NAMES:
                     summary = question_summary(call.name, call.arguments, result)
                     self._add(where, ActionKind.QUESTION, call.name, summary)
@@ -86,17 +80,3 @@ class ActionLog:
         taken = self._actions, self._cost
         self._actions, self._cost = [], JobCost()
         return taken
-
-
-def _cost_of(usage: Usage) -> JobCost:
-    return JobCost(
-        requests=1,
-        input_chars=usage.input_chars,
-        output_chars=usage.output_chars,
-        input_tokens=usage.input_tokens or 0,
-        output_tokens=usage.output_tokens or 0,
-        cached_tokens=usage.cached_tokens or 0,
-        reasoning_tokens=usage.reasoning_tokens or 0,
-        estimated_input_tokens=usage.estimated_input_tokens,
-        estimated_output_tokens=usage.estimated_output_tokens,
-    )

@@ -27,9 +27,9 @@ from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.planning import split_book
 from honyaku.jobs.sizing import chunk_sizing, title_tokens
 from honyaku.llm.tokenizers import token_counter
-from honyaku.store.glossary import BookGlossary, GlossaryStore
-from honyaku.store.jobs import JobStore, ModelRecord
-from honyaku.store.library import Library
+from honyaku.store.glossary import BookGlossary
+from honyaku.store.jobs import ModelRecord
+from honyaku.store.stores import Stores
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class Estimate:
 
 
 def estimate_job(
-    library: Library,
+    stores: Stores,
     book_id: str,
     kind: JobKind,
     *,
@@ -68,8 +68,8 @@ def estimate_job(
     """The estimate for a job over ``book_id``'s ``chapters`` with ``model`` (whose context
     holds ``window`` tokens, where known; ``xml``: it speaks the XML protocol); sends
     nothing."""
-    book = library.get_book(book_id, chapter_numbers=chapters)
-    record = JobStore(library.database).model_record(model, kind) if model else ModelRecord()
+    book = stores.library.get_book(book_id, chapter_numbers=chapters)
+    record = stores.jobs.model_record(model, kind) if model else ModelRecord()
     ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
     tokens = token_counter(model)
     sizing = chunk_sizing(
@@ -84,7 +84,7 @@ def estimate_job(
     )
     chunk_chars = sizing.chunk_chars()
     behaviour = sizing.behaviour()
-    matcher = BookGlossary(GlossaryStore(library.database), book.id).matcher()
+    matcher = BookGlossary(stores.glossary, book.id).matcher()
     planned = split_book(
         book, kind, retranslate=retranslate, written=set(), chunk_chars=chunk_chars
     )

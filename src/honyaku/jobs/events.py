@@ -1,5 +1,8 @@
 """What a running job tells whoever watches it: a stream of typed events.
 
+The loop's events inside ``ChunkEvent`` (a reply, a retry, text, a tool's call and result)
+are named here too, so a front end reads the whole stream from this one vocabulary.
+
 A job's stream opens with ``JobStarted`` and closes with ``JobFinished``. In between, each
 chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in ``ChunkEvent``
 (text and reasoning deltas, retries, responses with their usage, tools started and finished,
@@ -12,8 +15,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from honyaku.agent.loop import LoopEvent
+from honyaku.agent.loop import LoopEvent, ToolFinished, ToolStarted
+from honyaku.llm.events import ReasoningDelta, Response, Retry, TextDelta
 from honyaku.store.jobs import Job
+
+__all__ = [
+    "ChunkEvent",
+    "ChunkFailure",
+    "ChunkFinished",
+    "ChunkStarted",
+    "JobEvent",
+    "JobFinished",
+    "JobOutcome",
+    "JobStarted",
+    "LoopEvent",
+    "ParagraphsBusy",
+    "ParagraphsDone",
+    "ReasoningDelta",
+    "Response",
+    "Retry",
+    "TextDelta",
+    "ToolFinished",
+    "ToolStarted",
+    "Where",
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from honyaku.jobs.tools import (
     get_previous_paragraphs,
     update_task_status,
 )
-from honyaku.store.glossary import GlossaryStore, StoredEntry
+from honyaku.store.glossary import StoredEntry
 
 MAX_TERMS_PER_CALL = 100
 MAX_LOOKUP_RESULTS = 30
@@ -80,7 +80,7 @@ def add_glossary_terms(
     status = (
         EntryStatus.ACCEPTED if context.book.settings.auto_accept_terms else EntryStatus.PROPOSED
     )
-    store = GlossaryStore(context.library.database)
+    store = context.stores.glossary
     store.add(
         store.book_glossary(context.book.id),
         [replace(p, status=status) for p in fresh],

@@ -13,6 +13,9 @@ from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
 from honyaku.jobs.prompts import system_prompt
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 
+JOB_TOOL_NAMES = tuple(t.name for t in TASK_TOOLS + GLOSSARY_TOOLS + QUESTION_TOOLS)
+"""The tools a job's model may call: the names a book's approval settings may name."""
+
 
 def job_registry(
     kind: JobKind, settings: BookSettings, approval: ApprovalPolicy | None = None

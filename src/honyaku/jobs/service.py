@@ -21,20 +21,22 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from honyaku.agent.broker import ApprovalPolicy, Broker
+from honyaku.agent.broker import Broker
 from honyaku.agent.loop import LoopLimits, ToolFinished
 from honyaku.agent.registry import ToolRegistry
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunk_sizing import Weights
 from honyaku.domain.chunking import Chunk
+from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import TokenRatio
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
 from honyaku.errors import SpendingCapReached
-from honyaku.jobs.action_log import BATCH_TOOL, ActionLog
+from honyaku.jobs.action_log import ActionLog
+from honyaku.jobs.approvals import book_approvals
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
 from honyaku.jobs.events import (
     ChunkEvent,
@@ -51,6 +53,7 @@ from honyaku.jobs.events import (
 )
 from honyaku.jobs.instructions import job_prompt, job_registry
 from honyaku.jobs.planning import is_done, plan_chunks, replanner, still_to_do, title_wanted
+from honyaku.jobs.progress import BATCH_TOOL, JobProgress
 from honyaku.jobs.scheduler import merged
 from honyaku.jobs.sizing import ChunkSizing, chunk_sizing
 from honyaku.jobs.spending import CappedProvider, Spending, check_cap, reply_bound
@@ -58,10 +61,10 @@ from honyaku.jobs.tools import ChunkContext
 from honyaku.llm.events import Response
 from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.tokenizers import token_counter
-from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, HandedBack
-from honyaku.store.glossary import BookGlossary, GlossaryStore
-from honyaku.store.jobs import ActionKind, Job, JobScope, JobStatus, JobStore, RecordedAction
-from honyaku.store.library import Library
+from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, HandedBack
+from honyaku.store.glossary import BookGlossary
+from honyaku.store.jobs import Job, JobScope, JobStatus
+from honyaku.store.stores import Stores
 
 CONCURRENCY = 4
 HEARTBEAT_S = 10.0
@@ -89,10 +92,11 @@ class JobRequest:
 
 
 class JobService:
-    def __init__(self, library: Library, broker: Broker | None = None) -> None:
-        self.library = library
-        self.store = JobStore(library.database)
-        self.chunks = ChunkStore(library.database)
+    def __init__(self, stores: Stores, broker: Broker | None = None) -> None:
+        self.stores = stores
+        self.library = stores.library
+        self.store = stores.jobs
+        self.chunks = stores.chunks
         self.broker = broker or Broker()
         self._running: dict[str, asyncio.Task[object]] = {}
 
@@ -100,7 +104,9 @@ class JobService:
         """Run the job ``request`` asks for with ``model``: ``JobStarted``, every chunk's
         events, then ``JobFinished``. A fatal provider error or a stop is raised after the
         job's state is saved."""
-        book = self.library.get_book(request.book_id, chapter_numbers=request.chapters)
+        book = await asyncio.to_thread(
+            self.library.get_book, request.book_id, chapter_numbers=request.chapters
+        )
         spending = _spending(request, book, model)
         scope = JobScope(book.id, request.kind, request.chapters, request.retranslate)
         sizing = await asyncio.to_thread(self._sizing, book, request.kind, model)
@@ -121,13 +127,15 @@ class JobService:
             resume=request.resume,
             chunk_chars=chunk_chars,
         )
-        run = _Run(self, job, book, request, model, spending, sizing)
+        run = await asyncio.to_thread(_Run, self, job, book, request, model, spending, sizing)
         if resumed and job.chunk_chars != chunk_chars:
             await run.replan(chunk_chars)
-        items = self.chunks.items(job.id)
+        items = await asyncio.to_thread(self.chunks.items, job.id)
         lanes = run.lanes(items)
         left = sum(1 for item in items if item.status is not ChunkStatus.DONE)
-        yield JobStarted(job, run.total, run.total - len(run.to_do), left, resumed)
+        started = JobStarted(job, run.total, run.total - len(run.to_do), left, resumed)
+        run.progress = JobProgress.starting(started, model.prices)
+        yield started
         async for event in self._running_job(run, lanes):
             yield event
 
@@ -157,13 +165,14 @@ class JobService:
         try:
             async for event in merged(lanes, run.chapter, concurrency=run.request.concurrency):
                 await log.follow(event)
-                run.tally(event)
+                run.progress.follow(event)
                 yield event
             if run.capped is not None:
                 raise run.capped
         except BaseException as exc:
             # However the run ended (a stop, Ctrl-C, a refused key), what it did and what it
-            # cost are written, and its chunks are free for the next run.
+            # cost are written, and its chunks are free for the next run. On the loop: a
+            # cancelled task cannot wait for a thread, and these are a few short writes.
             log.write_now()
             self.chunks.release(job.id)
             stopped = isinstance(
@@ -177,29 +186,21 @@ class JobService:
             self._running.pop(job.id, None)
         yield JobFinished(await asyncio.to_thread(self._outcome, run))
 
-    def stop(self, job_id: str) -> None:
+    async def stop(self, job_id: str) -> None:
         """Stop a running job, here at once, in another process at its next heartbeat."""
-        self.store.request_stop(job_id)
+        await asyncio.to_thread(self.store.request_stop, job_id)
         if task := self._running.get(job_id):
             task.cancel()
 
-    def jobs(self, book_id: str) -> list[Job]:
-        return self.store.for_book(book_id)
-
-    def progress(self, job_id: str) -> tuple[int, int]:
-        """A job's work paragraphs, and how many of them are done."""
+    def progress(self, job_id: str, prices: Prices | None = None) -> JobProgress:
+        """A stored job's figures: its work paragraphs, those done, what it spent."""
         job = self.store.get(job_id)
         book = self.library.get_book(job.book_id, chapter_numbers=job.chapters)
         written = self.store.paragraphs_done(job.id)
         paragraphs, to_do = still_to_do(
             book, job.kind, retranslate=job.retranslate, written=written
         )
-        return len(paragraphs), len(paragraphs) - len(to_do)
-
-    def actions(
-        self, book_id: str, kinds: Sequence[ActionKind] | None = None
-    ) -> list[RecordedAction]:
-        return self.store.actions(book_id, kinds=kinds)
+        return JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
 
     async def _heartbeat(self, job_id: str, task: asyncio.Task[object]) -> None:
         while True:
@@ -215,13 +216,14 @@ class JobService:
         if not elsewhere:
             left = [i for i in items if i.status is not ChunkStatus.DONE]
             status = JobStatus.FAILED if left else JobStatus.FINISHED
-            self.store.finish(job.id, status, _failure_text(run.failures, left))
+            self.store.finish(job.id, status, _failure_text(run.progress.failures, left))
+        progress = run.progress
         return JobOutcome(
             self.store.get(job.id),
-            run.failures,
-            run.total,
-            run.total - len(run.to_do) + run.done,
-            run.busy,
+            progress.failures,
+            progress.paragraphs_total,
+            progress.paragraphs_done,
+            progress.paragraphs_busy,
             elsewhere,
         )
 
@@ -254,7 +256,7 @@ class _Run:
         if job.kind is JobKind.EXTRACTION:
             self.to_do = self._extraction_to_do()
         self.total = len(paragraphs)
-        self.glossary = BookGlossary(GlossaryStore(service.library.database), book.id)
+        self.glossary = BookGlossary(service.stores.glossary, book.id)
         self.talk = ChunkTalk(
             model.provider,
             self._registry(),
@@ -263,9 +265,8 @@ class _Run:
             model.window,
             token_counter(model.provider.model),
         )
-        self.failures: list[ChunkFailure] = []
-        self.done = 0
-        self.busy = 0
+        self.progress: JobProgress
+        """The run's figures, from when it starts."""
 
     def _extraction_to_do(self) -> set[str]:
         """Extraction writes no versions: what its finished chunks read is done."""
@@ -277,20 +278,9 @@ class _Run:
         }
 
     def _registry(self) -> ToolRegistry[ChunkContext]:
-        settings = self.book.settings
-        approval = ApprovalPolicy(
-            self.service.broker,
-            set(settings.approve_tools),
-            set(settings.always_allow),
-            remember_always=self._always_allow,
-        )
-        return job_registry(self.job.kind, settings, approval)
-
-    def _always_allow(self, tool: str) -> None:
-        library = self.service.library
-        allowed = library.settings(self.book.id).always_allow
-        if tool not in allowed:
-            library.update_settings(self.book.id, always_allow=[*allowed, tool])
+        service = self.service
+        approval = book_approvals(service.broker, service.library, self.book.id)
+        return job_registry(self.job.kind, self.book.settings, approval)
 
     def lanes(self, items: list[ChunkItem]) -> list[int]:
         """The chapters with chunks left to run, one lane each, those with the most chunks
@@ -305,15 +295,6 @@ class _Run:
         await asyncio.to_thread(chunks.replan, job_id, split, handed_back=handed_back)
         await asyncio.to_thread(self.service.store.planned_with, job_id, chunk_chars)
         self.chunk_chars = chunk_chars
-
-    def tally(self, event: JobEvent) -> None:
-        match event:
-            case ParagraphsDone(count=count):
-                self.done += count
-            case ParagraphsBusy(paragraph_ids=ids):
-                self.busy += len(ids)
-            case ChunkFinished(where=where, error=str() as error):
-                self.failures.append(ChunkFailure(where, error))
 
     async def chapter(self, number: int) -> AsyncIterator[JobEvent]:
         """A chapter's chunks in order, each read as it stands when its turn comes (the rest
@@ -436,7 +417,7 @@ class _Run:
         return ChunkContext(
             self.service.broker,
             asker,
-            self.service.library,
+            self.service.stores,
             self.book,
             self.job.id,
             self.talk.provider.model,

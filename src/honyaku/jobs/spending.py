@@ -25,6 +25,7 @@ from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import estimate_tokens
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
 from honyaku.errors import ConfigError, SpendingCapReached
+from honyaku.jobs.progress import cost_of
 from honyaku.llm.events import ChatProvider, Response, StreamEvent, Usage
 from honyaku.llm.messages import ChatRequest, request_tokens
 
@@ -60,10 +61,7 @@ def reply_bound(workflow: ChunkWorkflow, chapter_title: str) -> float:
 
 def usage_cost(usage: Usage, prices: Prices) -> float:
     """What a reply cost: the reported tokens, or honyaku's estimate where none were."""
-    prompt = usage.input_tokens or usage.estimated_input_tokens
-    cached = usage.cached_tokens or 0
-    output = usage.output_tokens or usage.estimated_output_tokens
-    return prices.cost(prompt - cached, cached, output)
+    return cost_of(usage).price(prices)
 
 
 @dataclass

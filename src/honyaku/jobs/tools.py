@@ -29,8 +29,9 @@ from honyaku.errors import ToolError
 from honyaku.jobs.batch_quality import batch_warnings, warnings_result
 from honyaku.jobs.events import Where
 from honyaku.llm.messages import ToolCall
-from honyaku.store.glossary import BookGlossary, GlossaryStore
+from honyaku.store.glossary import BookGlossary
 from honyaku.store.library import Library, LocatedParagraph
+from honyaku.store.stores import Stores
 
 MAX_CONTEXT_PARAGRAPHS = 20
 
@@ -45,7 +46,7 @@ VERSION_KINDS = {
 class ChunkContext(ToolContext):
     """What the tools of one chunk's conversation work on."""
 
-    library: Library
+    stores: Stores
     book: Book
     job_id: str
     model: str
@@ -55,12 +56,16 @@ class ChunkContext(ToolContext):
     """The job's view of the book's glossary, shared by its chunks; made when first needed."""
 
     @property
+    def library(self) -> Library:
+        return self.stores.library
+
+    @property
     def where(self) -> Where:
         return Where(self.chunk.chapter.order, self.chunk.number, self.chunk.chapter.id)
 
     def book_glossary(self) -> BookGlossary:
         if self.glossary is None:
-            self.glossary = BookGlossary(GlossaryStore(self.library.database), self.book.id)
+            self.glossary = BookGlossary(self.stores.glossary, self.book.id)
         return self.glossary
 
 

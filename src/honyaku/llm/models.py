@@ -14,14 +14,15 @@ Model SDKs take a second to import: each kind imports its own only when it conne
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
-from urllib.parse import urlsplit, urlunsplit
 
+from honyaku.domain.addresses import check_base_url, printable_url
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices, RateLimits
 from honyaku.errors import ConfigError
@@ -171,39 +172,6 @@ class ModelChoice:
         return f"{self.model} at {url} ({key})"
 
 
-def check_base_url(url: str) -> None:
-    """One line naming what is wrong with a base URL, or nothing."""
-    shown = printable_url(url) if "@" in url else url
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        raise ConfigError(f"base URL {shown!r} is not a URL: {exc}") from None
-    if parts.scheme not in ("http", "https"):
-        raise ConfigError(f"base URL {shown!r} must start with http:// or https://")
-    if not parts.hostname:
-        raise ConfigError(f"base URL {shown!r} names no host")
-    if port == 0:
-        raise ConfigError(f"base URL {shown!r}: port 0 is not a port")
-    if parts.username or parts.password:
-        raise ConfigError(
-            "the base URL holds a user name or password, which honyaku will not store: put "
-            "the key in an environment variable (--api-key-env VAR) or a header (--header)"
-        )
-
-
-def printable_url(url: str) -> str:
-    """A URL fit to print: no ``user:password@`` and no query, where keys sometimes ride."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        if parts.port:
-            host += f":{parts.port}"
-    except ValueError:
-        return "(an address that cannot be read)"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
 class ModelMemory(Protocol):
     """What honyaku learned about models, per server and model: the verdict of ``auto``, and
     the context window (kept on the profile too, where the choice came from one)."""
@@ -268,7 +236,8 @@ async def open_model(
     choice.check_key()
     timeouts = Timeouts.from_environment()
     limiter = _limiter(choice, kind)
-    server = kind.connect(choice, timeouts, limiter)
+    # Connecting imports the SDK, which takes a while: off the event loop.
+    server = await asyncio.to_thread(kind.connect, choice, timeouts, limiter)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     try:
         protocol = await _resolve(choice.protocol, kind, server, url, memory, timeouts)
@@ -328,11 +297,12 @@ async def _resolve(
         return wanted
     if kind.native_tools is not None:
         return ToolProtocol.NATIVE if kind.native_tools else ToolProtocol.XML
-    if remembered := memory.protocol(url, server.model):
+    # The memory is a database: off the event loop.
+    if remembered := await asyncio.to_thread(memory.protocol, url, server.model):
         return ToolProtocol(remembered)
     native = await calls_tools_natively(RetryingProvider(server, retry_policy(timeouts)))
     protocol = ToolProtocol.NATIVE if native else ToolProtocol.XML
-    memory.remember_protocol(url, server.model, protocol.value)
+    await asyncio.to_thread(memory.remember_protocol, url, server.model, protocol.value)
     return protocol
 
 

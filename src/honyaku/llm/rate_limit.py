@@ -37,8 +37,6 @@ class RateLimiter:
     window_s: float = WINDOW_S
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-    granted: list[float] = field(default_factory=list)
-    """When each request was let through, by ``clock``: for tests and benchmarks."""
     _sent: deque[tuple[float, int]] = field(default_factory=deque)
     _held_until: float = 0.0
 
@@ -47,9 +45,7 @@ class RateLimiter:
         between the last check and the count, so concurrent callers never overshoot."""
         while (wait := self._wait_s(tokens)) > 0:
             await self.sleep(wait)
-        now = self.clock()
-        self._sent.append((now, tokens))
-        self.granted.append(now)
+        self._sent.append((self.clock(), tokens))
 
     def hold(self, seconds: float) -> None:
         """Send nothing for ``seconds``: the server said so."""

@@ -1,5 +1,16 @@
-"""Persistence: SQLAlchemy on SQLite by default, PostgreSQL through ``HONYAKU_DATABASE_URL``."""
+"""Persistence: SQLAlchemy on SQLite by default, PostgreSQL through ``HONYAKU_DATABASE_URL``.
 
+Stores are built once per database (``Stores.over``) and handed down; nothing above the
+application layer (``honyaku.application``) touches one.
+
+Every store call blocks: it waits on SQLite's file lock or on a PostgreSQL server across a
+network. So code on an event loop (the web app, jobs, chats, workers) calls a store only
+through a worker thread: ``asyncio.to_thread``, the application's methods (which do it for
+every front end), or a sync tool, which the agent's registry runs in a thread. The event loop
+never waits on the database.
+"""
+
+from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
 from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, PlannedChunk
 from honyaku.store.database import Database, resolve_home
 from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
@@ -24,7 +35,9 @@ from honyaku.store.library import (
     Version,
 )
 from honyaku.store.model_profiles import ModelProfiles
+from honyaku.store.plan import PlanStore
 from honyaku.store.quality_flags import FlaggedParagraph, QualityFlags
+from honyaku.store.stores import Stores
 
 __all__ = [
     "Action",
@@ -32,11 +45,15 @@ __all__ = [
     "BookGlossary",
     "BookSummary",
     "ChapterProgress",
+    "ChatEntry",
+    "ChatSession",
+    "ChatStore",
     "ChunkItem",
     "ChunkStatus",
     "ChunkStore",
     "Claim",
     "Database",
+    "EntryKind",
     "FlaggedParagraph",
     "GlossaryRef",
     "GlossaryStore",
@@ -51,10 +68,12 @@ __all__ = [
     "LocatedParagraph",
     "ModelProfiles",
     "ModelRecord",
+    "PlanStore",
     "PlannedChunk",
     "QualityFlags",
     "RecordedAction",
     "StoredEntry",
+    "Stores",
     "Version",
     "resolve_home",
     "this_process",

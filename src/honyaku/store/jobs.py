@@ -17,6 +17,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from honyaku.domain.ids import new_id
+from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
 from honyaku.store.chunks import ENDED, PlannedChunk, add_chunks, reopen_chunks
@@ -88,6 +89,29 @@ class JobCost:
         return JobCost(
             *(a + b for a, b in zip(_cost_values(self), _cost_values(other), strict=True))
         )
+
+    @property
+    def tokens_estimated(self) -> bool:
+        """The provider reported no tokens: the figures are honyaku's estimate."""
+        return not (self.input_tokens or self.output_tokens) and bool(self.requests)
+
+    @property
+    def billed_input_tokens(self) -> int:
+        """The input tokens a provider bills: those it reported, else honyaku's estimate."""
+        return self.estimated_input_tokens if self.tokens_estimated else self.input_tokens
+
+    @property
+    def billed_output_tokens(self) -> int:
+        return self.estimated_output_tokens if self.tokens_estimated else self.output_tokens
+
+    @property
+    def tokens(self) -> int:
+        return self.billed_input_tokens + self.billed_output_tokens
+
+    def price(self, prices: Prices) -> float:
+        """What these tokens cost at ``prices``."""
+        cached = min(self.cached_tokens, self.billed_input_tokens)
+        return prices.cost(self.billed_input_tokens - cached, cached, self.billed_output_tokens)
 
 
 def _cost_values(cost: JobCost) -> tuple[int, ...]:

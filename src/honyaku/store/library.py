@@ -25,6 +25,7 @@ from honyaku.domain.book import (
     Chapter,
     Paragraph,
     TranslationKind,
+    manual_version_text,
     paragraph_text,
 )
 from honyaku.domain.ids import new_id
@@ -126,7 +127,7 @@ class Library:
     def resolve(self, ref: str) -> str:
         """The id of the book that ``ref`` names: a whole id or an unambiguous prefix."""
         if not ID_PREFIX.fullmatch(ref):
-            raise NotFoundError(f"{ref!r} is not a book id (8 hex characters; see `honyaku books`)")
+            raise NotFoundError(f"{ref!r} is not a book id (8 hex characters)")
         with self.database.transaction() as session:
             if session.get(BookRow, ref) is not None:
                 return ref
@@ -226,11 +227,6 @@ class Library:
                 titles={row[0]: _location(*row[1:]) for row in titles},
             )
 
-    def set_book_title(self, book_id: str, translated_title: str | None) -> None:
-        """Set (or clear, with ``None``) the translation of the book's title."""
-        with self.database.transaction() as session:
-            _book_row(session, book_id).translated_title = translated_title
-
     def chapter_count(self, book_id: str) -> int:
         with self.database.transaction() as session:
             _book_row(session, book_id)
@@ -322,6 +318,13 @@ class Library:
             )
             if flags:
                 add_flags(session, {pks[pid]: found for pid, found in flags.items() if found})
+
+    def add_manual_version(self, book_id: str, paragraph_id: str, text: str) -> list[Version]:
+        """Write a version by hand (``manual_version_text`` says what may be written); it is
+        selected and the others are kept. Every version of the paragraph, after."""
+        cleaned = manual_version_text(text)
+        self.add_translations(book_id, {paragraph_id: cleaned}, kind=TranslationKind.MANUAL)
+        return self.versions(book_id, paragraph_id)
 
     def versions(self, book_id: str, paragraph_id: str) -> list[Version]:
         """Every version of a paragraph, oldest first."""
@@ -424,7 +427,7 @@ class Library:
 def _book_row(session: Session, book_id: str) -> BookRow:
     row = session.get(BookRow, book_id)
     if row is None:
-        raise NotFoundError(f"no book with id {book_id!r} (see `honyaku books`)")
+        raise NotFoundError(f"no book with id {book_id!r}")
     return row
 
 
@@ -620,10 +623,10 @@ def _located(
 def _unresolved(ref: str, matches: list[str]) -> str:
     """Why ``ref`` names no single book."""
     if len(matches) < 2:
-        return f"no book with id {ref!r} (see `honyaku books`)"
+        return f"no book with id {ref!r}"
     if len(ref) >= MIN_ID_PREFIX:
         return f"book id {ref!r} is ambiguous: {', '.join(sorted(matches))}"
     return (
         f"book id {ref!r} is ambiguous: {len(matches)} books start with it; "
-        f"give at least {MIN_ID_PREFIX} characters (see `honyaku books`)"
+        f"give at least {MIN_ID_PREFIX} characters"
     )

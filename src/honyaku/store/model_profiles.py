@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
 from sqlalchemy import select
 
 from honyaku.domain.model_profile import ModelProfile
-from honyaku.errors import NotFoundError
+from honyaku.errors import ConfigError, NotFoundError
 from honyaku.store.database import Database
 from honyaku.store.schema import ModelProfileRow, utc_now
 
@@ -34,11 +35,19 @@ class ModelProfiles:
         with self.database.transaction() as session:
             row = session.get(ModelProfileRow, name)
             if row is None:
-                raise NotFoundError(f"no model profile named {name!r} (see `honyaku models list`)")
+                raise NotFoundError(f"no model profile named {name!r}")
             session.delete(row)
 
 
 def _profile(row: ModelProfileRow) -> ModelProfile:
-    return ModelProfile.model_validate(
-        {name: getattr(row, name) for name in ModelProfile.model_fields}
-    )
+    try:
+        return ModelProfile.model_validate(
+            {name: getattr(row, name) for name in ModelProfile.model_fields}
+        )
+    except ValidationError as exc:
+        # Saved before honyaku checked what it checks now (e.g. half its prices).
+        problem = exc.errors()[0]["msg"]
+        raise ConfigError(
+            f"the saved model profile {row.name!r} is not valid any more ({problem}): save it "
+            "again with its corrections"
+        ) from None

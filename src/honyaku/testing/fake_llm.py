@@ -141,10 +141,14 @@ class FakeLLMServer(Served):
     tool_support: ToolSupport = ToolSupport.NATIVE
     streaming: bool = True
     """False: a streamed request gets 400, as from servers that cannot stream."""
+    reports_usage: bool = True
+    """False: no usage in any reply, as from servers that count no tokens."""
     host: str = "127.0.0.1"
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    arrivals: list[float] = field(default_factory=list)
+    """When each request arrived (``time.monotonic``)."""
     headers: list[dict[str, str]] = field(default_factory=list)
     """The HTTP headers of each request, in order."""
     abandoned: int = 0
@@ -220,9 +224,11 @@ class FakeLLMServer(Served):
 
     async def _chat(self, request: Request) -> Response:
         # The latency counts from arrival, as a model's time to first byte includes its work.
-        first_byte_at = time.monotonic() + self.latency_s
+        arrived = time.monotonic()
+        first_byte_at = arrived + self.latency_s
         body = await request.json()
         self.requests.append(body)
+        self.arrivals.append(arrived)
         self.headers.append(dict(request.headers))
         if refusal := self._refusal(body):
             return refusal
@@ -263,8 +269,9 @@ class FakeLLMServer(Served):
             first_byte_at += fault.seconds
         if not body.get("stream") or (fault and fault.kind is FaultKind.NO_STREAMING):
             await asyncio.sleep(first_byte_at - time.monotonic())
-            return JSONResponse(_completion(written, body, bill.usage()))
-        with_usage = body.get("stream_options", {}).get("include_usage")
+            usage = bill.usage() if self.reports_usage else None
+            return JSONResponse(_completion(written, body, usage))
+        with_usage = self.reports_usage and body.get("stream_options", {}).get("include_usage")
         return StreamingResponse(
             self._sse(request, chunks, fault, with_usage, first_byte_at),
             media_type="text/event-stream",
@@ -448,7 +455,9 @@ def _chunk(body: dict[str, Any], choices: list[dict[str, Any]], **more: Any) -> 
     }
 
 
-def _completion(written: _Written, body: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+def _completion(
+    written: _Written, body: dict[str, Any], usage: dict[str, Any] | None
+) -> dict[str, Any]:
     """The reply in one body; a body has no order, so the drafts are not among its calls."""
     content = written.thought + written.answer
     message: dict[str, Any] = {"role": "assistant", "content": content or None}
@@ -467,14 +476,14 @@ def _completion(written: _Written, body: dict[str, Any], usage: dict[str, Any]) 
             for n, c in enumerate(written.calls)
         ]
     finish = "tool_calls" if written.calls else "stop"
-    return {
+    completion = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", MODEL_NAME),
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": usage,
     }
+    return completion | ({"usage": usage} if usage else {})
 
 
 def main() -> None:

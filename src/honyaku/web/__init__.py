@@ -4,7 +4,7 @@ services as the terminal; the model's questions and approval requests shown in t
     app.py          the ASGI app: routes, static files, one error format
     api.py          the JSON API (``/openapi.json``), server-sent events for jobs and dialogs
     pages.py        the pages, rendered with Jinja2; ``static/js`` holds their small scripts
-    workbench.py    what one server process holds: library, jobs, dialogs
+    workbench.py    what one server process holds: the application, the dialogs
     chat.py         the assistant's chat stream (``/api/ai/chat/stream``) and sessions
     front_end.py    the browser as a front end of the broker
     guard.py        Host, Origin and token checks

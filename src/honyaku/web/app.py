@@ -35,10 +35,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        with bench.broker.attached(bench.front_end):
+        with bench.honyaku.broker.attached(bench.front_end):
             yield
-            await bench.runs.stop_all()
-            await bench.chats.aclose()
+            await bench.honyaku.aclose()
 
     app = FastAPI(
         title="honyaku",

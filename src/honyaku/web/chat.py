@@ -13,10 +13,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
+from honyaku.application import ChatSession
 from honyaku.assistant import (
     ChatDone,
     ChatEvent,
@@ -30,10 +30,8 @@ from honyaku.assistant import (
     friendly_error,
 )
 from honyaku.errors import HonyakuError
-from honyaku.llm.models import DEMO_MODEL
-from honyaku.store.chats import ChatSession
-from honyaku.web.api import HEARTBEAT_S, Bench
-from honyaku.web.workbench import Workbench
+from honyaku.web.api import HEARTBEAT_S
+from honyaku.web.workbench import App
 
 router = APIRouter(prefix="/api/ai/chat")
 
@@ -73,20 +71,16 @@ class SessionDetail(SessionOut):
 
 
 @router.post("/stream", response_class=EventSourceResponse)
-async def chat_stream(bench: Bench, chat: ChatIn) -> EventSourceResponse:
+async def chat_stream(honyaku: App, chat: ChatIn) -> EventSourceResponse:
     """The assistant's reply to ``message`` as server-sent events (seed 002)."""
-    name = chat.model or _default_model(bench)
-    choice = bench.model(name)
-    session = await run_in_threadpool(
-        bench.chats.session, chat.session_id, chat.book_id, chat.message
-    )
+    chats = honyaku.chats
+    choice = await honyaku.models.saved(chat.model) if chat.model else await chats.default_model()
+    session = await chats.open(chat.session_id, chat.book_id, chat.message)
 
     async def stream() -> AsyncIterator[dict[str, Any]]:
         yield _message({"type": "session", "session_id": session.id, "title": session.title})
-        target = bench.library.book(session.book_id).target_lang if session.book_id else "en"
         try:
-            model = await bench.chats.model(choice, name, language=target)
-            async for event in bench.chats.reply(session, chat.message, model):
+            async for event in chats.reply(session, chat.message, choice):
                 yield _sse(event)
         except HonyakuError as exc:
             yield {
@@ -98,25 +92,23 @@ async def chat_stream(bench: Bench, chat: ChatIn) -> EventSourceResponse:
 
 
 @router.get("/sessions")
-def list_sessions(bench: Bench, book_id: str | None = None) -> list[SessionOut]:
-    return [SessionOut.of(s) for s in bench.chats.chats.sessions(book_id)]
+async def list_sessions(honyaku: App, book_id: str | None = None) -> list[SessionOut]:
+    return [SessionOut.of(s) for s in await honyaku.chats.sessions(book_id)]
 
 
 @router.get("/sessions/{session_id}")
-def get_session(bench: Bench, session_id: str) -> SessionDetail:
-    store = bench.chats.chats
-    entries = [EntryOut(kind=e.kind.value, payload=e.payload) for e in store.entries(session_id)]
-    return SessionDetail(**SessionOut.of(store.get(session_id)).model_dump(), entries=entries)
+async def get_session(honyaku: App, session_id: str) -> SessionDetail:
+    session = await honyaku.chats.get(session_id)
+    entries = [
+        EntryOut(kind=e.kind.value, payload=e.payload)
+        for e in await honyaku.chats.entries(session_id)
+    ]
+    return SessionDetail(**SessionOut.of(session).model_dump(), entries=entries)
 
 
 @router.delete("/sessions/{session_id}", status_code=204)
-def delete_session(bench: Bench, session_id: str) -> None:
-    bench.chats.chats.delete(session_id)
-
-
-def _default_model(bench: Workbench) -> str:
-    saved = bench.profiles.all()
-    return saved[0].name if saved else DEMO_MODEL
+async def delete_session(honyaku: App, session_id: str) -> None:
+    await honyaku.chats.delete(session_id)
 
 
 def _sse(event: ChatEvent) -> dict[str, Any]:

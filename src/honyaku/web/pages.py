@@ -13,11 +13,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from honyaku.errors import NotFoundError
-from honyaku.jobs import TOOL_NAMES
-from honyaku.jobs.log_lines import NOTABLE_ACTIONS, log_lines
-from honyaku.llm.models import PROVIDER_KINDS
-from honyaku.web.api import Bench, get_chapter, get_job
+from honyaku.application import PROVIDER_KINDS, TOOL_NAMES
+from honyaku.web.api import get_chapter, job_out
+from honyaku.web.workbench import App
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 router = APIRouter(include_in_schema=False)
@@ -28,72 +26,65 @@ def page(request: Request, template: str, **context: Any) -> HTMLResponse:
 
 
 @router.get("/")
-def library(request: Request, bench: Bench) -> HTMLResponse:
-    return page(request, "library.html", books=bench.library.list_books())
+async def library(request: Request, honyaku: App) -> HTMLResponse:
+    return page(request, "library.html", books=await honyaku.books.all())
 
 
 @router.get("/books/{book_id}")
-def book(request: Request, bench: Bench, book_id: str) -> HTMLResponse:
-    library = bench.library
+async def book(request: Request, honyaku: App, book_id: str) -> HTMLResponse:
+    detail = await honyaku.books.detail(book_id)
     return page(
         request,
         "book.html",
-        book=library.book(book_id),
-        chapters=library.progress(book_id),
-        profiles=bench.profiles.all(),
-        jobs=[bench.job_progress(job.id) for job in reversed(bench.jobs.jobs(book_id))],
+        book=detail.book,
+        chapters=detail.chapters,
+        profiles=await honyaku.models.all(),
+        jobs=[job_out(progress) for progress in await honyaku.jobs.all(book_id)],
         tool_names=TOOL_NAMES,
     )
 
 
 @router.get("/books/{book_id}/chapters/{number}")
-def chapter(request: Request, bench: Bench, book_id: str, number: int) -> HTMLResponse:
-    count = bench.library.chapter_count(book_id)
+async def chapter(request: Request, honyaku: App, book_id: str, number: int) -> HTMLResponse:
+    found = await get_chapter(honyaku, book_id, number)
+    count = await honyaku.books.chapter_count(book_id)
     return page(
         request,
         "chapter.html",
-        book=bench.library.book(book_id),
-        chapter=get_chapter(bench, book_id, number),
+        book=await honyaku.books.get(book_id),
+        chapter=found,
         count=count,
-        profiles=bench.profiles.all(),
+        profiles=await honyaku.models.all(),
     )
 
 
 @router.get("/jobs")
-def jobs(request: Request, bench: Bench) -> HTMLResponse:
-    books = {book.id: book for book in bench.library.list_books()}
-    listed = [job for book in books for job in bench.jobs.jobs(book)]
-    listed.sort(key=lambda job: job.created_at, reverse=True)
-    return page(
-        request, "jobs.html", jobs=[bench.job_progress(job.id) for job in listed], books=books
-    )
+async def jobs(request: Request, honyaku: App) -> HTMLResponse:
+    books = {book.id: book for book in await honyaku.books.all()}
+    listed = [job_out(progress) for progress in await honyaku.jobs.all()]
+    return page(request, "jobs.html", jobs=listed, books=books)
 
 
 @router.get("/jobs/{job_id}")
-def job(request: Request, bench: Bench, job_id: str) -> HTMLResponse:
-    found = get_job(bench, job_id)
-    recorded = [a for a in bench.jobs.actions(found.book_id, NOTABLE_ACTIONS) if a.job_id == job_id]
+async def job(request: Request, honyaku: App, job_id: str) -> HTMLResponse:
+    found = job_out(await honyaku.jobs.progress(job_id))
     return page(
         request,
         "job.html",
         job=found,
-        book=bench.library.book(found.book_id),
-        lines=log_lines(recorded),
+        book=await honyaku.books.get(found.book_id),
+        lines=await honyaku.jobs.log(job_id),
     )
 
 
 @router.get("/chat")
-def chat(request: Request, bench: Bench) -> HTMLResponse:
-    return page(request, "chat.html", profiles=bench.profiles.all())
+async def chat(request: Request, honyaku: App) -> HTMLResponse:
+    return page(request, "chat.html", profiles=await honyaku.models.all())
 
 
 @router.get("/models")
-def models(request: Request, bench: Bench) -> HTMLResponse:
-    return page(request, "models.html", profiles=bench.profiles.all(), kinds=PROVIDER_KINDS)
-
-
-def not_found_page(request: Request, error: NotFoundError) -> HTMLResponse:
-    return error_page(request, 404, str(error))
+async def models(request: Request, honyaku: App) -> HTMLResponse:
+    return page(request, "models.html", profiles=await honyaku.models.all(), kinds=PROVIDER_KINDS)
 
 
 def error_page(request: Request, status: int, message: str) -> HTMLResponse:

@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from honyaku.application import BookSummary, ChapterProgress, Version
 from honyaku.domain.book import BookSettings
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.workflow import JobKind
-from honyaku.store import BookSummary, ChapterProgress, Version
 
 __all__ = ["BookSettings", "ModelProfile"]
 
@@ -89,7 +89,9 @@ class SettingsPatch(BaseModel):
     skip_ask_user: bool | None = None
     approve_tools: list[str] | None = None
     always_allow: list[str] | None = None
-    max_cost: float | None = Field(default=None, gt=0)
+    max_cost: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="null clears the book's cap."
+    )
 
 
 class ManualVersion(BaseModel):
@@ -110,6 +112,8 @@ class JobResume(BaseModel):
 
 
 class JobOut(BaseModel):
+    """A job's figures, as ``jobs.progress.JobProgress`` defines each."""
+
     id: str
     book_id: str
     kind: str
@@ -117,11 +121,18 @@ class JobOut(BaseModel):
     status: str
     paragraphs_total: int
     paragraphs_done: int
+    paragraphs_busy: int = Field(description="Left to another live job that holds them.")
     requests: int
-    tokens: int
     retries: int
+    input_tokens: int
+    cached_tokens: int
+    output_tokens: int
+    tokens: int
+    tokens_estimated: bool = Field(description="The server reported none: honyaku's estimate.")
+    spent: float | None = Field(description="At the model's prices; null without prices.")
+    elapsed_s: float | None
+    eta_s: float | None
     failures: list[str]
-    busy: int
     running_here: bool
     error: str | None
 

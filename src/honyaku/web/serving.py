@@ -12,9 +12,10 @@ from collections.abc import Callable
 
 import uvicorn
 
+from honyaku.application import Honyaku
 from honyaku.errors import ConfigError
-from honyaku.store import Library
 from honyaku.web.app import create_app
+from honyaku.web.front_end import WebFrontEnd
 from honyaku.web.guard import allowed_hosts
 from honyaku.web.workbench import Workbench
 
@@ -54,7 +55,7 @@ def is_loopback(host: str) -> bool:
 
 
 def serve(
-    library: Library,
+    honyaku: Honyaku,
     *,
     host: str,
     port: int,
@@ -66,7 +67,8 @@ def serve(
     token = None if is_loopback(host) else secrets.token_urlsafe(18)
     hosts: set[str] = set()
     wildcard = allowed_hosts(host, port) is None
-    bench = Workbench.open(library, grace_s=_seconds(os.environ.get(GRACE_VARIABLE)))
+    grace_s = _seconds(os.environ.get(GRACE_VARIABLE))
+    bench = Workbench(honyaku, WebFrontEnd() if grace_s is None else WebFrontEnd(grace_s))
     app = create_app(bench, hosts=None if wildcard else hosts, token=token)
     config = uvicorn.Config(
         app,

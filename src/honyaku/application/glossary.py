@@ -8,6 +8,7 @@ Every change is a new version of the entry (``store.glossary``): nothing is lost
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,7 +17,6 @@ from honyaku.domain.glossary import EntryStatus, GlossaryEntry, clean_entry, mat
 from honyaku.errors import NotFoundError, UserError
 from honyaku.formats.glossary_file import read_glossary, write_glossary
 from honyaku.store.glossary import GlossaryRef, GlossaryStore, StoredEntry
-from honyaku.store.library import Library
 
 MANUAL = "manual"
 IMPORTED = "import"
@@ -41,34 +41,85 @@ class ImportSummary:
     unchanged: int
 
 
-def glossary_entries(
-    library: Library,
+class Glossary:
+    def __init__(self, store: GlossaryStore) -> None:
+        self._store = store
+
+    async def entries(
+        self, book_id: str, *, series: str | None = None, status: EntryStatus | None = None
+    ) -> list[StoredEntry]:
+        """The entries the book sees (its own over the shared ones attached to it), or only
+        those of the shared glossary ``series``; only those of ``status`` if given."""
+        return await asyncio.to_thread(
+            _glossary_entries, self._store, book_id, series=series, status=status
+        )
+
+    async def add(
+        self, book_id: str, entry: GlossaryEntry, *, series: str | None = None
+    ) -> EntryChange:
+        """Add or change an entry, accepted: the translator's word is final."""
+        return await asyncio.to_thread(_add_entry, self._store, book_id, entry, series=series)
+
+    async def remove(
+        self, book_id: str, source: str, *, series: str | None = None
+    ) -> GlossaryEntry:
+        """Remove the entry for ``source`` (as a version: it stays in the history)."""
+        return await asyncio.to_thread(_remove_entry, self._store, book_id, source, series=series)
+
+    async def accept(
+        self, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
+    ) -> list[GlossaryEntry]:
+        """Accept the proposed entries for ``sources``, or every proposed entry if none given."""
+        return await asyncio.to_thread(
+            _accept_entries, self._store, book_id, sources, series=series
+        )
+
+    async def history(
+        self, book_id: str, source: str, *, series: str | None = None
+    ) -> list[StoredEntry]:
+        """Every version of the entry for ``source``, oldest first."""
+        return await asyncio.to_thread(_entry_history, self._store, book_id, source, series=series)
+
+    async def attach(self, book_id: str, series: str) -> bool:
+        """Attach the shared glossary ``series`` (made if new); ``False`` if it was."""
+        return await asyncio.to_thread(_attach_series, self._store, book_id, series)
+
+    async def detach(self, book_id: str, series: str) -> bool:
+        return await asyncio.to_thread(_detach_series, self._store, book_id, series)
+
+    async def import_file(
+        self, book_id: str, path: Path, *, series: str | None = None
+    ) -> ImportSummary:
+        """Add a file's entries, accepted; a source the file holds twice keeps its last line."""
+        return await asyncio.to_thread(_import_glossary, self._store, book_id, path, series=series)
+
+    async def export_file(self, book_id: str, path: Path, *, series: str | None = None) -> int:
+        """Write the entries the book sees (or the shared glossary's) to ``path``; their count."""
+        return await asyncio.to_thread(_export_glossary, self._store, book_id, path, series=series)
+
+
+def _glossary_entries(
+    store: GlossaryStore,
     book_id: str,
     *,
     series: str | None = None,
     status: EntryStatus | None = None,
 ) -> list[StoredEntry]:
-    """The entries the book sees (its own over the shared ones attached to it), or only those
-    of the shared glossary ``series``; only those of ``status`` if given."""
-    store = GlossaryStore(library.database)
     glossaries = [store.shared(series)] if series else store.glossaries_of(book_id)
     entries = store.current(glossaries)
     return [e for e in entries if status is None or e.entry.status is status]
 
 
-def add_entry(
-    library: Library, book_id: str, entry: GlossaryEntry, *, series: str | None = None
+def _add_entry(
+    store: GlossaryStore, book_id: str, entry: GlossaryEntry, *, series: str | None = None
 ) -> EntryChange:
-    """Add or change an entry, accepted: the translator's word is final."""
-    [change] = _add(library, book_id, [entry], series=series, origin=MANUAL)
+    [change] = _add(store, book_id, [entry], series=series, origin=MANUAL)
     return change
 
 
-def remove_entry(
-    library: Library, book_id: str, source: str, *, series: str | None = None
+def _remove_entry(
+    store: GlossaryStore, book_id: str, source: str, *, series: str | None = None
 ) -> GlossaryEntry:
-    """Remove the entry for ``source`` (as a version: it stays in the history)."""
-    store = GlossaryStore(library.database)
     target = _target(store, book_id, series, create=False)
     found = _by_key(store.current([target])).get(match_key(source))
     if found is None:
@@ -78,11 +129,9 @@ def remove_entry(
     return found.entry
 
 
-def accept_entries(
-    library: Library, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
+def _accept_entries(
+    store: GlossaryStore, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
 ) -> list[GlossaryEntry]:
-    """Accept the proposed entries for ``sources``, or every proposed entry if none given."""
-    store = GlossaryStore(library.database)
     target = _target(store, book_id, series, create=False)
     proposed = {
         key: stored
@@ -97,48 +146,41 @@ def accept_entries(
     return accepted
 
 
-def entry_history(
-    library: Library, book_id: str, source: str, *, series: str | None = None
+def _entry_history(
+    store: GlossaryStore, book_id: str, source: str, *, series: str | None = None
 ) -> list[StoredEntry]:
-    """Every version of the entry for ``source``, oldest first."""
-    store = GlossaryStore(library.database)
     glossaries = [store.shared(series)] if series else store.glossaries_of(book_id)
     return store.history(glossaries, source)
 
 
-def attach_series(library: Library, book_id: str, series: str) -> bool:
-    """Attach the shared glossary ``series`` (made if new) to the book; ``False`` if it was."""
-    store = GlossaryStore(library.database)
+def _attach_series(store: GlossaryStore, book_id: str, series: str) -> bool:
     return store.attach(book_id, store.shared(_series_name(series), create=True))
 
 
-def detach_series(library: Library, book_id: str, series: str) -> bool:
-    store = GlossaryStore(library.database)
+def _detach_series(store: GlossaryStore, book_id: str, series: str) -> bool:
     return store.detach(book_id, store.shared(series))
 
 
-def import_glossary(
-    library: Library, book_id: str, path: Path, *, series: str | None = None
+def _import_glossary(
+    store: GlossaryStore, book_id: str, path: Path, *, series: str | None = None
 ) -> ImportSummary:
-    """Add a file's entries, accepted; a source the file holds twice keeps its last line."""
     entries = {entry.key: entry for entry in read_glossary(path)}
-    changes = _add(library, book_id, list(entries.values()), series=series, origin=IMPORTED)
+    changes = _add(store, book_id, list(entries.values()), series=series, origin=IMPORTED)
     added = sum(1 for c in changes if c.previous is None)
     changed = sum(1 for c in changes if c.changed)
     return ImportSummary(added, changed, len(changes) - added - changed)
 
 
-def export_glossary(
-    library: Library, book_id: str, path: Path, *, series: str | None = None
+def _export_glossary(
+    store: GlossaryStore, book_id: str, path: Path, *, series: str | None = None
 ) -> int:
-    """Write the entries the book sees (or the shared glossary's) to ``path``; their count."""
-    entries = [s.entry for s in glossary_entries(library, book_id, series=series)]
+    entries = [s.entry for s in _glossary_entries(store, book_id, series=series)]
     write_glossary(entries, path)
     return len(entries)
 
 
 def _add(
-    library: Library,
+    store: GlossaryStore,
     book_id: str,
     entries: Iterable[GlossaryEntry],
     *,
@@ -149,7 +191,6 @@ def _add(
         cleaned = [replace(clean_entry(e), status=EntryStatus.ACCEPTED) for e in entries]
     except ValueError as exc:
         raise UserError(f"glossary entry: {exc}") from None
-    store = GlossaryStore(library.database)
     target = _target(store, book_id, series, create=True)
     current = _by_key(store.current([target]))
     changes = []

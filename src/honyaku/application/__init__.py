@@ -1,0 +1,77 @@
+"""The application layer: each use case once, for every front end.
+
+honyaku.py      ``Honyaku``: the library and all that works on it, wired once
+books.py        import, read, export and delete books; flagged paragraphs; a book's actions
+versions.py     a paragraph's versions: read, written by hand, selected
+jobs.py         jobs estimated, run, started, stopped, resumed, followed; their logs
+glossary.py     a book's glossary and the shared ones, as the translator edits them
+models.py       model profiles, and choosing the model a command or page talks to
+settings.py     a book's settings
+chats.py        chats with the assistant
+
+Front ends import from here what they show (the stores' records, the model choices); they
+never reach the stores or the model servers themselves.
+"""
+
+from honyaku.application.books import BookDetail, Books, ChapterView, ImportedBook
+from honyaku.application.chats import Chats
+from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
+from honyaku.application.honyaku import Honyaku
+from honyaku.application.jobs import Jobs
+from honyaku.application.models import DEMO, Models
+from honyaku.application.settings import TOOL_NAMES, Settings
+from honyaku.application.versions import Versions
+from honyaku.jobs import JobProgress, JobRequest
+from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ToolProtocol
+from honyaku.store import (
+    ActionKind,
+    BookSummary,
+    ChapterProgress,
+    ChatEntry,
+    ChatSession,
+    EntryKind,
+    FlaggedParagraph,
+    Job,
+    JobStatus,
+    RecordedAction,
+    StoredEntry,
+    Version,
+    resolve_home,
+)
+
+__all__ = [
+    "DEMO",
+    "DEMO_MODEL",
+    "PROVIDER_KINDS",
+    "TOOL_NAMES",
+    "ActionKind",
+    "BookDetail",
+    "BookSummary",
+    "Books",
+    "ChapterProgress",
+    "ChapterView",
+    "ChatEntry",
+    "ChatSession",
+    "Chats",
+    "EntryChange",
+    "EntryKind",
+    "FlaggedParagraph",
+    "Glossary",
+    "Honyaku",
+    "ImportSummary",
+    "ImportedBook",
+    "Job",
+    "JobProgress",
+    "JobRequest",
+    "JobStatus",
+    "Jobs",
+    "ModelChoice",
+    "Models",
+    "RecordedAction",
+    "Settings",
+    "StoredEntry",
+    "ToolProtocol",
+    "Version",
+    "Versions",
+    "resolve_home",
+]

@@ -1,0 +1,55 @@
+"""``Honyaku``: one library and everything that works on it, wired once.
+
+Every front end (the terminal, the web workbench, the assistant's tools through what it is
+handed here, workers) calls these use cases and nothing below them. Each method that reads
+or writes the library is a coroutine whose database work runs in a worker thread, so no
+event loop ever waits on the database (see ``honyaku.store``). The person's dialogs reach
+whatever front end attaches itself to ``broker``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from honyaku.agent.broker import Broker
+from honyaku.application.books import Books
+from honyaku.application.chats import Chats
+from honyaku.application.glossary import Glossary
+from honyaku.application.jobs import Jobs
+from honyaku.application.models import Models
+from honyaku.application.settings import Settings
+from honyaku.application.versions import Versions
+from honyaku.assistant import ChatService
+from honyaku.jobs import InProcessLauncher, JobLauncher, JobService
+from honyaku.store import Database, Stores
+
+
+class Honyaku:
+    def __init__(self, stores: Stores, *, launcher: JobLauncher | None = None) -> None:
+        self.stores = stores
+        self.broker = Broker()
+        self.engine = JobService(stores, self.broker)
+        self.launcher = launcher or InProcessLauncher(self.engine, stores.protocols)
+        self.models = Models(stores.profiles)
+        self.books = Books(stores)
+        self.versions = Versions(stores.library)
+        self.glossary = Glossary(stores.glossary)
+        self.settings = Settings(stores.library)
+        self.jobs = Jobs(stores, self.engine, self.launcher, self.models)
+        self._chat_service = ChatService(stores, self.broker, self.launcher)
+        self.chats = Chats(self._chat_service, stores.chats, self.models)
+
+    @classmethod
+    def open(cls, home: Path | None = None) -> Honyaku:
+        """honyaku over the database at ``$HONYAKU_DATABASE_URL``, else the SQLite file in
+        ``home`` (``--home``, else ``$HONYAKU_HOME``, else the user data folder)."""
+        return cls(Stores.over(Database.open(home)))
+
+    async def aclose(self) -> None:
+        """Stop the jobs running here (they resume where they stopped) and close the models
+        chats opened."""
+        await self.launcher.aclose()
+        await self._chat_service.aclose()
+
+    def close(self) -> None:
+        self.stores.database.close()

@@ -1,0 +1,125 @@
+"""Jobs as every front end asks for them: estimated, run here in the foreground (the
+terminal), started in the background through the launcher (the web app, the assistant, a
+queue later), stopped, resumed, followed, and their log read.
+
+Every figure a front end shows comes from ``JobProgress``. The rules a job must pass to run
+(a model that can work, a cap with prices) are the engine's; a job run in the foreground is
+checked before its model is even connected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from honyaku.application.models import Models
+from honyaku.errors import UserError
+from honyaku.jobs import JobEvent, JobLauncher, JobProgress, JobRequest, JobService, JobUpdate
+from honyaku.jobs.estimate import Estimate, estimate_job
+from honyaku.jobs.log_lines import NOTABLE_ACTIONS, LogLine, log_lines
+from honyaku.jobs.spending import check_cap
+from honyaku.llm.models import ModelChoice, ToolProtocol, open_model
+from honyaku.store import Job, Stores
+
+
+class Jobs:
+    def __init__(
+        self, stores: Stores, service: JobService, launcher: JobLauncher, models: Models
+    ) -> None:
+        self._stores = stores
+        self._service = service
+        self._launcher = launcher
+        self._models = models
+        self._started_with: dict[str, str] = {}
+        """The saved model each job started here runs with, to resume it with the same."""
+
+    async def estimate(self, request: JobRequest, model: ModelChoice | None = None) -> Estimate:
+        """What the job would send and cost with ``model``; nothing is sent."""
+        return await asyncio.to_thread(
+            estimate_job,
+            self._stores,
+            request.book_id,
+            request.kind,
+            chapters=request.chapters,
+            retranslate=request.retranslate,
+            model=model.model if model else None,
+            prices=model.prices if model else None,
+            window=model.context_window if model else None,
+            xml=model is not None and model.protocol is ToolProtocol.XML,
+        )
+
+    async def run(self, request: JobRequest, model: ModelChoice) -> AsyncIterator[JobEvent]:
+        """Run the job here, in the foreground: its events as they come."""
+        target = await self._ready(request, model)
+        async with open_model(model, self._stores.protocols, language=target) as connected:
+            async for event in self._service.run(request, connected):
+                yield event
+
+    async def start(self, request: JobRequest, model: ModelChoice) -> str:
+        """Start the job in the background; its id once it is open, or why it cannot run (a
+        bad model, a cap without prices), as the engine found when it opened it."""
+        job_id = await self._launcher.start(request, model)
+        if model.profile or model.model:
+            self._started_with[job_id] = model.profile or str(model.model)
+        return job_id
+
+    async def resume(self, job_id: str, model_name: str | None = None) -> str:
+        """Run a stopped job again with ``model_name`` (by default the model it ran with):
+        it goes on where its accepted work stopped."""
+        job = await self.get(job_id)
+        name = (
+            model_name
+            or self._started_with.get(job_id)
+            or await self._models.profile_for(job.model)
+        )
+        if name is None:
+            raise UserError(f"choose a saved model to resume with (the job ran with {job.model!r})")
+        request = JobRequest(
+            job.book_id, job.kind, job.chapters, retranslate=job.retranslate, resume=job.id
+        )
+        return await self.start(request, await self._models.saved(name))
+
+    async def stop(self, job_id: str) -> JobProgress:
+        await self._launcher.stop(job_id)
+        return await self.progress(job_id)
+
+    async def get(self, job_id: str) -> Job:
+        return await asyncio.to_thread(self._stores.jobs.get, job_id)
+
+    async def progress(self, job_id: str) -> JobProgress:
+        return await self._launcher.progress(job_id)
+
+    def watch(self, job_id: str) -> AsyncIterator[JobUpdate]:
+        """The job's figures now, then as they change until it ends."""
+        return self._launcher.watch(job_id)
+
+    async def all(self, book_id: str | None = None) -> list[JobProgress]:
+        """The jobs of a book, or of every book, newest first."""
+
+        def jobs() -> list[Job]:
+            library, store = self._stores.library, self._stores.jobs
+            books = [book_id] if book_id else [b.id for b in library.list_books()]
+            found = [job for book in books for job in store.for_book(book)]
+            return sorted(found, key=lambda job: job.created_at, reverse=True)
+
+        return [await self.progress(job.id) for job in await asyncio.to_thread(jobs)]
+
+    async def log(self, job_id: str, *, reasoning: bool = True) -> list[LogLine]:
+        """The job's log, as ``honyaku show --actions`` prints it."""
+
+        def log() -> list[LogLine]:
+            job = self._stores.jobs.get(job_id)
+            actions = self._stores.jobs.actions(job.book_id, kinds=NOTABLE_ACTIONS)
+            lines = log_lines([a for a in actions if a.job_id == job_id])
+            return [line for line in lines if reasoning or not line.is_reasoning]
+
+        return await asyncio.to_thread(log)
+
+    async def _ready(self, request: JobRequest, model: ModelChoice) -> str:
+        """Refuse, before connecting, a model that cannot work or a cap it cannot keep; the
+        book's target language, which the model is opened for."""
+        model.check()
+        book = await asyncio.to_thread(self._stores.library.book, request.book_id)
+        cap = request.max_cost if request.max_cost is not None else book.settings.max_cost
+        check_cap(cap, model.prices)
+        return book.target_lang

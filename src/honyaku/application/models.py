@@ -1,0 +1,94 @@
+"""The models a person talks to: profiles saved under a name, and the choice a command or a
+page makes (a saved profile, flags that override it, or a model by its own name).
+
+A profile is checked once, where it is made (``ModelProfile``: prices all or none, an address
+without secrets, a key variable's name), and again against what honyaku can connect to.
+The demo model needs no profile: it is free, so a spending cap never stops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.pricing import Prices
+from honyaku.errors import NotFoundError
+from honyaku.llm.models import DEMO_MODEL, ModelChoice, ToolProtocol
+from honyaku.store import ModelProfiles
+
+DEMO = ModelChoice(DEMO_MODEL, prices=Prices(0.0, 0.0))
+
+
+class Models:
+    def __init__(self, profiles: ModelProfiles) -> None:
+        self._profiles = profiles
+
+    async def all(self) -> list[ModelProfile]:
+        return await asyncio.to_thread(self._profiles.all)
+
+    async def save(self, profile: ModelProfile) -> ModelProfile:
+        """Add the profile, or replace the one of the same name; its server, protocol and
+        key variable, never a key."""
+        ModelChoice.from_profile(profile).check()
+        await asyncio.to_thread(self._profiles.save, profile)
+        return profile
+
+    async def remove(self, name: str) -> None:
+        await asyncio.to_thread(self._profiles.remove, name)
+
+    async def saved(self, name: str) -> ModelChoice:
+        """The saved model called ``name``, or the built-in demo model."""
+        profile = await asyncio.to_thread(self._profiles.get, name)
+        if profile is not None:
+            return ModelChoice.from_profile(profile)
+        if name == DEMO_MODEL:
+            return DEMO
+        raise NotFoundError(f"no saved model called {name!r}")
+
+    async def profile_for(self, model: str) -> str | None:
+        """The saved profile a job that ran with ``model`` (a profile's or a server's name
+        for it) can run with again."""
+        if model == DEMO_MODEL:
+            return DEMO_MODEL
+        for profile in await self.all():
+            if model in (profile.name, profile.model):
+                return profile.name
+        return None
+
+    async def choose(
+        self,
+        model: str | None,
+        *,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
+        protocol: ToolProtocol | None = None,
+        provider: str | None = None,
+        headers: tuple[str, ...] = (),
+        replay_reasoning: bool = False,
+    ) -> ModelChoice:
+        """The model the options name: a saved profile, with any option given overriding
+        it; or a model by its own name."""
+        profile = await asyncio.to_thread(self._profiles.get, model) if model else None
+        if profile is None:
+            if model == DEMO_MODEL and not (base_url or provider):
+                return DEMO
+            return ModelChoice(
+                model,
+                base_url,
+                api_key_env,
+                protocol or ToolProtocol.AUTO,
+                provider,
+                headers,
+                replay_reasoning,
+            )
+        saved = ModelChoice.from_profile(profile)
+        return replace(
+            saved,
+            base_url=base_url or saved.base_url,
+            api_key_env=api_key_env or saved.api_key_env,
+            protocol=protocol or saved.protocol,
+            provider=provider or saved.provider,
+            headers=headers,
+            replay_reasoning=replay_reasoning or saved.replay_reasoning,
+        )

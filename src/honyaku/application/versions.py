@@ -1,0 +1,32 @@
+"""A paragraph's versions: read, written by hand under one rule, selected."""
+
+from __future__ import annotations
+
+import asyncio
+
+from honyaku.store import Library, Version
+
+
+class Versions:
+    def __init__(self, library: Library) -> None:
+        self._library = library
+
+    async def all(self, book_id: str, paragraph_id: str) -> list[Version]:
+        """Every version of the paragraph, oldest first."""
+        return await asyncio.to_thread(self._library.versions, book_id, paragraph_id)
+
+    async def write(self, book_id: str, paragraph_id: str, text: str) -> list[Version]:
+        """A version written by hand (``domain.book.manual_version_text`` says what may be);
+        it is selected, the others kept. Every version after."""
+        return await asyncio.to_thread(
+            self._library.add_manual_version, book_id, paragraph_id, text
+        )
+
+    async def select(self, book_id: str, paragraph_id: str, version_id: int) -> list[Version]:
+        """Make one of the paragraph's versions the one the book uses. Every version after."""
+
+        def select() -> list[Version]:
+            self._library.select_version(book_id, paragraph_id, version_id)
+            return self._library.versions(book_id, paragraph_id)
+
+        return await asyncio.to_thread(select)

@@ -1,0 +1,194 @@
+"""A job's figures, folded from its events: the one definition every front end shows.
+
+- paragraphs done: those the job found done when it started, and those accepted since;
+  paragraphs another live job holds are left to it and counted apart, never as done;
+- requests, retries and tokens: what the job has spent in all its runs, tokens as the
+  provider reported them, else as honyaku estimated them (``JobCost``);
+- spent: those tokens at the model's prices, where it has prices;
+- elapsed and ETA: of the run being followed, from its pace so far.
+
+The terminal's bar and summary, the web's pages and event stream, the assistant's
+``job_progress``, the job's outcome and its action log all read these; a stored job not
+running here gives the same figures (``JobProgress.of``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from honyaku.agent.loop import ToolFinished
+from honyaku.domain.pricing import Prices
+from honyaku.domain.workflow import JobKind
+from honyaku.jobs.events import (
+    ChunkEvent,
+    ChunkFailure,
+    ChunkFinished,
+    JobEvent,
+    JobFinished,
+    JobStarted,
+    ParagraphsBusy,
+    ParagraphsDone,
+)
+from honyaku.llm.events import Response, Retry, Usage
+from honyaku.store.jobs import Job, JobCost, JobStatus
+
+BATCH_TOOL = "add_translation_batch"
+
+
+def cost_of(usage: Usage) -> JobCost:
+    """What one reply adds to a job's cost."""
+    return JobCost(
+        requests=1,
+        input_chars=usage.input_chars,
+        output_chars=usage.output_chars,
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cached_tokens=usage.cached_tokens or 0,
+        reasoning_tokens=usage.reasoning_tokens or 0,
+        estimated_input_tokens=usage.estimated_input_tokens,
+        estimated_output_tokens=usage.estimated_output_tokens,
+    )
+
+
+def cost_change(event: JobEvent) -> JobCost | None:
+    """What an event adds to the job's cost, if anything: a reply (and whether it carried a
+    batch), a retry, the paragraphs a batch saved (how the model works through a chunk)."""
+    match event:
+        case ChunkEvent(event=Response(usage=usage, message=message)):
+            batch = any(call.name == BATCH_TOOL for call in message.tool_calls)
+            return cost_of(usage) + JobCost(batch_replies=int(batch))
+        case ChunkEvent(event=Retry()):
+            return JobCost(retries=1)
+        case ChunkEvent(event=ToolFinished(call=call, result=result)):
+            if call.name == BATCH_TOOL and result.get("success"):
+                return JobCost(batched_paragraphs=int(result.get("accepted", 0)))
+    return None
+
+
+@dataclass
+class JobProgress:
+    job_id: str
+    book_id: str
+    kind: JobKind
+    model: str
+    status: JobStatus
+    paragraphs_total: int
+    paragraphs_done: int
+    paragraphs_busy: int = 0
+    cost: JobCost = field(default_factory=JobCost)
+    prices: Prices | None = None
+    failures: list[ChunkFailure] = field(default_factory=list)
+    error: str | None = None
+    running_here: bool = False
+    """A run in this process is following the job's events."""
+    _started: float | None = None
+    _done_at_start: int = 0
+
+    @classmethod
+    def of(cls, job: Job, total: int, done: int, prices: Prices | None = None) -> JobProgress:
+        """A stored job, as nothing here runs it."""
+        return cls(
+            job.id,
+            job.book_id,
+            job.kind,
+            job.model,
+            job.shown_status,
+            total,
+            done,
+            cost=job.cost,
+            prices=prices,
+            error=job.error,
+        )
+
+    @classmethod
+    def starting(cls, started: JobStarted, prices: Prices | None = None) -> JobProgress:
+        """A run that has just opened its job, followed from here on."""
+        progress = cls.of(started.job, started.paragraphs_total, started.paragraphs_done, prices)
+        progress.status = JobStatus.RUNNING
+        progress.error = None
+        progress.running_here = True
+        progress._started = time.monotonic()
+        progress._done_at_start = started.paragraphs_done
+        return progress
+
+    def follow(self, event: JobEvent) -> bool:
+        """Take in an event; ``True`` if the job's log grew with it."""
+        if change := cost_change(event):
+            self.cost += change
+            return change.requests > 0
+        match event:
+            case ParagraphsDone(count=count):
+                self.paragraphs_done += count
+            case ParagraphsBusy(paragraph_ids=ids):
+                self.paragraphs_busy += len(ids)
+                return True
+            case ChunkFinished(where=where, error=str() as error):
+                self.failures.append(ChunkFailure(where, error))
+                return True
+            case JobFinished(outcome=outcome):
+                self.end(outcome.job.status, outcome.job.error)
+                return True
+        return False
+
+    def end(self, status: JobStatus, error: str | None = None) -> None:
+        self.status = status
+        self.error = error
+        self.running_here = False
+
+    @property
+    def tokens(self) -> int:
+        return self.cost.tokens
+
+    @property
+    def spent(self) -> float | None:
+        """What the job's tokens cost at the model's prices; ``None`` without prices."""
+        return None if self.prices is None else self.cost.price(self.prices)
+
+    @property
+    def elapsed_s(self) -> float | None:
+        """How long the run followed here has run; ``None`` for a job not running here."""
+        return None if self._started is None else time.monotonic() - self._started
+
+    @property
+    def eta_s(self) -> float | None:
+        """When the run should end at its pace so far; ``None`` until it has a pace."""
+        done = self.paragraphs_done - self._done_at_start
+        elapsed = self.elapsed_s
+        if not self.running_here or elapsed is None or done <= 0:
+            return None
+        left = self.paragraphs_total - self.paragraphs_done - self.paragraphs_busy
+        return max(left, 0) * elapsed / done
+
+    def failure_lines(self) -> list[str]:
+        return [
+            f"chapter {f.where.chapter} chunk {f.where.chunk}: {f.reason}" for f in self.failures
+        ]
+
+    def figures(self) -> dict[str, Any]:
+        """Every figure, as the web's JSON and the assistant's results carry them."""
+        cost = self.cost
+        return {
+            "id": self.job_id,
+            "book_id": self.book_id,
+            "kind": self.kind.value,
+            "model": self.model,
+            "status": self.status.value,
+            "paragraphs_total": self.paragraphs_total,
+            "paragraphs_done": self.paragraphs_done,
+            "paragraphs_busy": self.paragraphs_busy,
+            "requests": cost.requests,
+            "retries": cost.retries,
+            "input_tokens": cost.billed_input_tokens,
+            "cached_tokens": cost.cached_tokens,
+            "output_tokens": cost.billed_output_tokens,
+            "tokens": self.tokens,
+            "tokens_estimated": cost.tokens_estimated,
+            "spent": self.spent,
+            "elapsed_s": self.elapsed_s,
+            "eta_s": self.eta_s,
+            "failures": self.failure_lines(),
+            "running_here": self.running_here,
+            "error": self.error,
+        }
