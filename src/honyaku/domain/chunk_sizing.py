@@ -190,11 +190,13 @@ def chunk_bill(
 
 def largest_context(cost: TextCost, behaviour: Behaviour, chars: int, paragraphs: int) -> float:
     """The most tokens the chunk's conversation holds at once: its last request and the
-    longest reply."""
+    longest reply (for a model not seen yet, one with the whole chunk)."""
     replies = behaviour.replies(paragraphs)
     growth = _growth(cost, behaviour, paragraphs, replies)
     last = _first_request(cost, chars, paragraphs, 0.0) + growth * (replies - 1)
-    share = behaviour.reply_paragraphs(paragraphs) / paragraphs if paragraphs else 0.0
+    # A model not yet seen may write the whole chunk in one reply.
+    widest = behaviour.reply_paragraphs(paragraphs) if behaviour.chunks_seen else paragraphs
+    share = widest / paragraphs if paragraphs else 0.0
     reply = share * (chars * cost.written_per_char + paragraphs * cost.written_per_paragraph)
     return last + reply + cost.per_call * cost.moves
 

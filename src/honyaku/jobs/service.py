@@ -368,12 +368,15 @@ class _Run:
             self.sizing.rescale(window.count_factor)
             window.count_factor = 1.0
         best = min(self.sizing.chunk_chars(), self.request.chunk_chars or self.chunk_chars)
-        done = len(work) - len(over.paragraph_ids)
-        if not done and best >= sum(len(p.text) for p in work):
-            return (
-                f"the model's context window ({window.tokens or '?'} tokens) cannot hold "
-                f"honyaku's instructions and this chunk, and it cannot be smaller: {over.reason}"
-            )
+        handed = [p for p in work if p.id in set(over.paragraph_ids)]
+        if len(handed) == len(work) and best >= sum(len(p.text) for p in handed):
+            # Nothing done, and no smaller size would be chosen: halve it all the same.
+            if len(handed) <= 1:
+                return (
+                    f"the model's context window ({window.tokens or '?'} tokens) cannot hold "
+                    f"honyaku's instructions and one paragraph: {over.reason}"
+                )
+            best = sum(len(p.text) for p in handed) // 2
         kept = tuple(p.id for p in work if p.id not in set(over.paragraph_ids))
         pk = claim.item.pk
         await self.replan(best, HandedBack(pk, kept, over.paragraph_ids, over.title))
