@@ -22,7 +22,7 @@ from honyaku.store.chunks import ChunkStore
 from honyaku.testing import MODEL_NAME, FakeLLMServer, pseudo_translation
 from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
 
-from .conftest import connected, run_to_end
+from .conftest import connected, run_to_end, stop_after_first_chunk
 
 WINDOW = 8192
 CHUNK_CHARS = 6000
@@ -141,16 +141,7 @@ def test_a_resumed_job_plans_its_chunks_waiting_to_run_again_when_the_size_chang
     service = JobService(Stores.over(library.database))
     request = JobRequest(japanese, JobKind.TRANSLATION, concurrency=1, chunk_chars=2000)
 
-    async def first_chunk_only() -> None:
-        model = connected(fake_model, "native")
-        try:
-            async for event in service.run(request, model):
-                if isinstance(event, ChunkFinished):
-                    break
-        finally:
-            await model.provider.aclose()
-
-    asyncio.run(first_chunk_only())
+    asyncio.run(stop_after_first_chunk(service, request, connected(fake_model, "native")))
     [job] = jobs.for_book(japanese)
     before = ChunkStore(library.database).items(job.id)
 

@@ -46,6 +46,7 @@ class Jobs:
             prices=model.prices if model else None,
             window=model.context_window if model else None,
             xml=model is not None and model.protocol is ToolProtocol.XML,
+            chunk_chars=request.chunk_chars,
         )
 
     async def run(self, request: JobRequest, model: ModelChoice) -> AsyncIterator[JobEvent]:

@@ -48,6 +48,16 @@ DryRun = Annotated[
         "cost at the model profile's prices, and send nothing.",
     ),
 ]
+ChunkChars = Annotated[
+    int | None,
+    typer.Option(
+        "--chunk-chars",
+        min=200,
+        help="Plan this run's chunks at N characters. Default: the size that bills the model "
+        "least as it works (at most the book's chunk_chars), within its context window.",
+        metavar="N",
+    ),
+]
 MaxCost = Annotated[
     float | None,
     typer.Option(
@@ -78,11 +88,20 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         ] = False,
         dry_run: DryRun = False,
         max_cost: MaxCost = None,
+        chunk_chars: ChunkChars = None,
         home: Home = None,
     ) -> None:
         honyaku = open_honyaku(home)
         book_id, numbers = chosen_chapters(honyaku, book, chapters)
-        request = JobRequest(book_id, kind, numbers, concurrency, retranslate, max_cost=max_cost)
+        request = JobRequest(
+            book_id,
+            kind,
+            numbers,
+            concurrency,
+            retranslate,
+            max_cost=max_cost,
+            chunk_chars=chunk_chars,
+        )
         choice = chosen_model(
             honyaku,
             model,

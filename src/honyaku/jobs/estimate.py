@@ -64,10 +64,11 @@ def estimate_job(
     prices: Prices | None = None,
     window: int | None = None,
     xml: bool = False,
+    chunk_chars: int | None = None,
 ) -> Estimate:
     """The estimate for a job over ``book_id``'s ``chapters`` with ``model`` (whose context
-    holds ``window`` tokens, where known; ``xml``: it speaks the XML protocol); sends
-    nothing."""
+    holds ``window`` tokens, where known; ``xml``: it speaks the XML protocol), in chunks of
+    ``chunk_chars`` if given; sends nothing."""
     book = stores.library.get_book(book_id, chapter_numbers=chapters)
     record = stores.jobs.model_record(model, kind) if model else ModelRecord()
     ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
@@ -82,7 +83,7 @@ def estimate_job(
         window=window,
         xml_language=book.target_lang if xml else None,
     )
-    chunk_chars = sizing.chunk_chars()
+    chunk_chars = chunk_chars or sizing.chunk_chars()
     behaviour = sizing.behaviour()
     matcher = BookGlossary(stores.glossary, book.id).matcher()
     planned = split_book(

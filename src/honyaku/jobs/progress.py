@@ -34,7 +34,7 @@ from honyaku.jobs.events import (
 from honyaku.llm.events import Response, Retry, Usage
 from honyaku.store.jobs import Job, JobCost, JobStatus
 
-BATCH_TOOL = "add_translation_batch"
+_BATCH_TOOL = "add_translation_batch"
 
 
 def cost_of(usage: Usage) -> JobCost:
@@ -57,12 +57,12 @@ def cost_change(event: JobEvent) -> JobCost | None:
     batch), a retry, the paragraphs a batch saved (how the model works through a chunk)."""
     match event:
         case ChunkEvent(event=Response(usage=usage, message=message)):
-            batch = any(call.name == BATCH_TOOL for call in message.tool_calls)
+            batch = any(call.name == _BATCH_TOOL for call in message.tool_calls)
             return cost_of(usage) + JobCost(batch_replies=int(batch))
         case ChunkEvent(event=Retry()):
             return JobCost(retries=1)
         case ChunkEvent(event=ToolFinished(call=call, result=result)):
-            if call.name == BATCH_TOOL and result.get("success"):
+            if call.name == _BATCH_TOOL and result.get("success"):
                 return JobCost(batched_paragraphs=int(result.get("accepted", 0)))
     return None
 

@@ -13,8 +13,8 @@ Chunks are planned at the size that bills the model least and fits its context w
 (``sizing``). As chunks end, the job learns how the model works; when that moves the best
 size by more than a quarter, the chunks waiting to run are planned again. A chunk whose
 conversation did not fit the window hands its rest over, and its chapter's rest (and every
-other chapter's) is planned again in chunks that fit. A resumed job plans its chunks not
-started again when the size changed since.
+other chapter's) is planned again in chunks that fit. A resumed job plans its chunks waiting
+to run again when the size changed since.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from honyaku.agent.broker import Broker
-from honyaku.agent.loop import LoopLimits, ToolFinished
+from honyaku.agent.loop import LoopLimits
 from honyaku.agent.registry import ToolRegistry
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunk_sizing import Weights
@@ -39,7 +39,6 @@ from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.approvals import book_approvals
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
 from honyaku.jobs.events import (
-    ChunkEvent,
     ChunkFailure,
     ChunkFinished,
     HandOver,
@@ -53,17 +52,16 @@ from honyaku.jobs.events import (
 )
 from honyaku.jobs.instructions import job_prompt, job_registry
 from honyaku.jobs.planning import is_done, plan_chunks, replanner, still_to_do, title_wanted
-from honyaku.jobs.progress import BATCH_TOOL, JobProgress
+from honyaku.jobs.progress import JobProgress, cost_change
 from honyaku.jobs.scheduler import merged
 from honyaku.jobs.sizing import ChunkSizing, chunk_sizing
 from honyaku.jobs.spending import CappedProvider, Spending, check_cap, reply_bound
 from honyaku.jobs.tools import ChunkContext
-from honyaku.llm.events import Response
 from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.tokenizers import token_counter
 from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, HandedBack
 from honyaku.store.glossary import BookGlossary
-from honyaku.store.jobs import Job, JobScope, JobStatus
+from honyaku.store.jobs import Job, JobCost, JobScope, JobStatus
 from honyaku.store.stores import Stores
 
 CONCURRENCY = 4
@@ -305,8 +303,10 @@ class _Run:
             item = await asyncio.to_thread(chunks.next_item, self.job.id, number, after)
             if item is None:
                 return
-            after = item.planned.number
             claim = await asyncio.to_thread(chunks.claim, item.pk)
+            if claim is None:
+                continue  # planned again meanwhile: read the chapter's rest again
+            after = item.planned.number
             if claim is ChunkStatus.RUNNING:
                 return
             if isinstance(claim, Claim):
@@ -332,13 +332,13 @@ class _Run:
             and title_wanted(chapter, self.job.kind, retranslate=self.job.retranslate)
         )
         finished: ChunkFinished | None = None
-        seen = _Seen()
+        seen = JobCost()
         if work or shows_title:
             context = self._context(Chunk(chapter, planned.number, tuple(work), shows_title))
             async for event in run_chunk(
                 context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
             ):
-                seen.follow(event)
+                seen += cost_change(event) or JobCost()
                 if isinstance(event, ChunkFinished):
                     finished = event
                 yield event
@@ -350,9 +350,11 @@ class _Run:
         if finished and not finished.handed_over and not error:
             await self._learn(len(work), seen)
 
-    async def _learn(self, paragraphs: int, seen: _Seen) -> None:
-        """Count the chunk's ways; plan again if they move the best size far enough."""
-        self.sizing.tally.add_chunk(paragraphs, seen.replies, seen.batch_replies, seen.batched)
+    async def _learn(self, paragraphs: int, seen: JobCost) -> None:
+        """Count how the chunk went (``seen``: its replies, those with a batch, the paragraphs
+        batches saved); plan again if that moves the best size far enough."""
+        tally = self.sizing.tally
+        tally.add_chunk(paragraphs, seen.requests, seen.batch_replies, seen.batched_paragraphs)
         if self.request.chunk_chars:
             return
         best = self.sizing.chunk_chars()
@@ -428,25 +430,6 @@ class _Run:
             workflow,
             self.glossary,
         )
-
-
-@dataclass
-class _Seen:
-    """How a chunk's conversation went: its replies, those with a batch, the paragraphs
-    batches saved."""
-
-    replies: int = 0
-    batch_replies: int = 0
-    batched: int = 0
-
-    def follow(self, event: JobEvent) -> None:
-        match event:
-            case ChunkEvent(event=Response(message=message)):
-                self.replies += 1
-                self.batch_replies += any(c.name == BATCH_TOOL for c in message.tool_calls)
-            case ChunkEvent(event=ToolFinished(call=call, result=result)):
-                if call.name == BATCH_TOOL and result.get("success"):
-                    self.batched += int(result.get("accepted", 0))
 
 
 def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spending | None:

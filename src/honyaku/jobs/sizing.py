@@ -18,7 +18,6 @@ small.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from statistics import fmean
 
@@ -36,7 +35,7 @@ from honyaku.domain.tokens import TokenCounter
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
 from honyaku.jobs.instructions import job_prompt, job_registry
 from honyaku.jobs.planning import work_of
-from honyaku.llm.openai_wire import wire_tool
+from honyaku.llm.messages import tool_text
 from honyaku.llm.xml.prompt import render_tool_prompt
 from honyaku.store.jobs import ModelRecord
 
@@ -44,7 +43,7 @@ SAMPLE_PARAGRAPHS = 400
 """Work paragraphs counted to learn what the book's text costs, spread over the book."""
 ITEM_JSON = '{"paragraph_id":"1a2b3c4d","translated_text":""},'
 """What a model writes around each paragraph's text."""
-MOVE_CALL = 'update_task_status{"status":"review"}'
+MOVE_CALL = 'update_task_status{"status":"working"}'
 EXTRACTING = Behaviour(batch_paragraphs=None, other_replies=1.0)
 """Glossary extraction reads the chunk and proposes its terms in a reply or two."""
 
@@ -220,12 +219,13 @@ def title_tokens(tokens: TokenCounter, chapter_id: str, title: str) -> float:
 
 
 def _prefix(book: Book, kind: JobKind, tokens: TokenCounter, xml_language: str | None) -> float:
+    """Counted as a request is (``llm.messages.request_tokens``): what earlier jobs' providers
+    reported against those counts corrects them (``TokenRatio``)."""
     specs = job_registry(kind, book.settings).specs
     prompt = tokens.count(job_prompt(book, kind))
     if xml_language is not None:
         return prompt + tokens.count(render_tool_prompt(specs, xml_language))
-    schemas = [wire_tool(spec) for spec in specs]
-    return prompt + tokens.count(json.dumps(schemas, ensure_ascii=False, separators=(",", ":")))
+    return prompt + sum(tokens.count(tool_text(spec)) for spec in specs)
 
 
 def _batch_reply(tokens: TokenCounter) -> float:
@@ -238,14 +238,13 @@ def _batch_reply(tokens: TokenCounter) -> float:
         f'add_translation_batch{{"paragraphs":"saved: {ids[0]} to {ids[7]} (8 paragraph(s); '
         'text left out here)"}'
     )
-    return tokens.count(f"assistant\n{call}\ntool\n{result_json(result)}\n")
+    return tokens.count(call) + tokens.count(result_json(result))
 
 
 def _move_reply(tokens: TokenCounter) -> float:
     """A status move and its result."""
     result = {"success": True, **_workflow().move("working")}
-    call = 'update_task_status{"status":"working"}'
-    return tokens.count(f"assistant\n{call}\ntool\n{result_json(result)}\n")
+    return tokens.count(MOVE_CALL) + tokens.count(result_json(result))
 
 
 def _workflow() -> ChunkWorkflow:

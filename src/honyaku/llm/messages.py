@@ -133,11 +133,18 @@ def message_tokens(message: Message, counter: TokenCounter = SCRIPT_RATIO) -> in
     return round(counter.count(_message_text(message)))
 
 
+def tool_text(tool: ToolSpec) -> str:
+    """A tool as honyaku counts it: its name, description and schema."""
+    return tool.name + tool.description + json.dumps(tool.parameters, ensure_ascii=False)
+
+
+def call_text(call: ToolCall) -> str:
+    """A call as honyaku counts it: its name and arguments as written."""
+    return call.name + call.raw_arguments
+
+
 def _request_parts(request: ChatRequest) -> list[str]:
-    tools = [
-        t.name + t.description + json.dumps(t.parameters, ensure_ascii=False) for t in request.tools
-    ]
-    return [_message_text(m) for m in request.messages] + tools
+    return [_message_text(m) for m in request.messages] + [tool_text(t) for t in request.tools]
 
 
 def _message_text(message: Message) -> str:
@@ -145,7 +152,7 @@ def _message_text(message: Message) -> str:
         case SystemMessage(text) | UserMessage(text):
             return text
         case AssistantMessage():
-            calls = "".join(c.name + c.raw_arguments for c in message.tool_calls)
+            calls = "".join(call_text(c) for c in message.tool_calls)
             return message.text + (message.reasoning or "") + calls
         case ToolResultMessage():
             return message.content

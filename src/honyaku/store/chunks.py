@@ -160,15 +160,15 @@ class ChunkStore:
             ).first()
             return _item(row) if row is not None else None
 
-    def claim(self, pk: int) -> Claim | ChunkStatus:
+    def claim(self, pk: int) -> Claim | ChunkStatus | None:
         """Take chunk ``pk`` for this process; or, if it cannot be taken, the status that
-        stops it: ended (``DONE``, ``FAILED``; ``DONE`` too for a chunk planned again since)
-        or held by another live process (``RUNNING``)."""
+        stops it: ended (``DONE``, ``FAILED``) or held by another live process (``RUNNING``);
+        ``None`` for a chunk planned again since it was read."""
         now = utc_now()
         with self.database.transaction(exclusive=True) as session:
             row = session.get(ChunkRow, pk)
             if row is None:
-                return ChunkStatus.DONE
+                return None
             if row.status in ENDED or _lease(row).held_elsewhere(now):
                 return ChunkStatus(row.status)
             session.execute(select(BookRow.id).where(BookRow.id == row.book_id).with_for_update())
