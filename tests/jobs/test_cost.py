@@ -82,12 +82,12 @@ def estimated_units(estimate: Estimate) -> float:
     )
 
 
-@pytest.mark.parametrize("behaviour", ["stepwise", "careful"])
+@pytest.mark.parametrize("behaviour", list(BEHAVIOURS))
 def test_an_estimate_sends_nothing_and_is_within_a_quarter_of_the_bill_of_a_model_never_seen(
-    library, stores, fake_model, behaviour
+    library, stores, honyaku, fake_model, behaviour
 ):
-    # Given a long book and a model honyaku has never seen
-    book_id = a_long_book(library)
+    # Given a short story of long paragraphs, and a model honyaku has never seen
+    book_id = asyncio.run(honyaku.books.import_sample())
     fake_model.translator = BEHAVIOURS[behaviour]()
 
     # When the job is estimated, then run
@@ -103,16 +103,21 @@ def test_an_estimate_sends_nothing_and_is_within_a_quarter_of_the_bill_of_a_mode
     assert_near(estimate.cost, billed(fake_model.bills, PRICES))
 
 
-def test_for_a_model_never_seen_that_submits_whole_chunks_the_estimate_is_an_upper_bound(
-    library, stores, fake_model
+@pytest.mark.parametrize("behaviour", list(BEHAVIOURS))
+def test_for_a_model_never_seen_the_bill_lies_within_the_estimates_spread(
+    library, stores, fake_model, behaviour
 ):
+    # Given a long book of short paragraphs, where how a model works matters most
     book_id = a_long_book(library)
-    fake_model.translator = BEHAVIOURS["eager"]()
+    fake_model.translator = BEHAVIOURS[behaviour]()
 
     estimate = estimate_job(stores, book_id, JobKind.TRANSLATION, model="fake", prices=PRICES)
     translate(library, fake_model, book_id)
 
-    assert estimated_units(estimate) >= billed_units(totals(fake_model.bills))
+    real = billed_units(totals(fake_model.bills))
+    assert estimate.spread > 1.2
+    assert estimated_units(estimate) / estimate.spread <= real * 1.1
+    assert real <= estimated_units(estimate) * estimate.spread * 1.1
 
 
 @pytest.mark.parametrize("behaviour", list(BEHAVIOURS))

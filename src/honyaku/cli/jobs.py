@@ -189,13 +189,18 @@ def estimate_lines(estimate: Estimate) -> list[tuple[str, str]]:
     learned = (
         f"learned from {estimate.learned_from} earlier job(s) with this model"
         if estimate.learned_from
-        else "a model never seen, assumed to work a few paragraphs a reply"
+        else "a model never seen"
     )
     cost = (
         "give the model profile prices (honyaku models add --input-price --output-price)"
         if estimate.cost is None
         else f"{estimate.cost:.4g} at the profile's prices"
     )
+    if estimate.spread > 1.01:
+        cost += (
+            f"; a model never seen may cost up to {estimate.spread:.1f} times less (if it does "
+            "a chunk in one reply) or more (if it sends a few paragraphs a reply)"
+        )
     return [
         (
             "chunks",

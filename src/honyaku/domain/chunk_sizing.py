@@ -103,10 +103,10 @@ class Behaviour:
         )
 
 
-UNSEEN = Behaviour(batch_paragraphs=8.0, other_replies=3.0)
-"""What a model never seen is assumed to do: work carefully (a few paragraphs a reply, each
-move a reply of its own), so that its first chunks are not the dearest. Its first chunks
-then teach the job better."""
+UNSEEN = Behaviour(batch_paragraphs=6.5, other_replies=3.5)
+"""What a model never seen is assumed to do: work carefully, as real models often do (3 to 12
+paragraphs a batch, a short one last; each move a reply of its own, and a title or a refusal
+now and then), so that its first chunks are not the dearest. They then teach the job."""
 
 
 @dataclass(frozen=True, slots=True)

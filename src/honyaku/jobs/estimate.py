@@ -9,23 +9,28 @@ prefix that an earlier request sent.
 
 Tokens are counted with the model's own tokenizer where honyaku ships it, else by the
 per-script ratio (``llm.tokenizers``); the estimate says which. How many replies a chunk
-takes is the model's: learned from its earlier jobs of the same kind, or, for a model never
-seen, that of a careful model (a few paragraphs a reply, each move a reply of its own).
+takes is the model's: learned from its earlier jobs of the same kind. For a model never seen,
+each figure lies halfway (as ratios go) between the bill of a careful model (a few paragraphs
+a reply, each move a reply of its own, in the chunks the job starts with for a model never
+seen) and that of one that does a chunk in one reply, and ``spread`` says how far either may
+be.
 Earlier jobs also correct the count: what their provider reported against what honyaku
 counted for the same requests (``TokenRatio``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from honyaku.domain.chunk_sizing import NOTHING, ChunkBill, Weights, chunk_bill
+from honyaku.domain.book import Book
+from honyaku.domain.chunk_sizing import NOTHING, Behaviour, ChunkBill, Weights, chunk_bill
 from honyaku.domain.pricing import Prices
-from honyaku.domain.tokens import TokenRatio
+from honyaku.domain.tokens import TokenCounter, TokenRatio
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.planning import split_book
-from honyaku.jobs.sizing import chunk_sizing, title_tokens
+from honyaku.jobs.sizing import ChunkSizing, chunk_sizing, title_tokens
 from honyaku.llm.tokenizers import token_counter
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import ModelRecord
@@ -51,6 +56,9 @@ class Estimate:
     """The tokenizer that counted: ``o200k``, ``DeepSeek``, ``per-script ratio``…"""
     chunk_chars: int = 0
     """The chunk size the job would plan with."""
+    spread: float = 1.0
+    """For a model never seen: the bill may be this many times less, or more, as the model
+    proves to submit whole chunks at once or a few paragraphs a reply; 1 once it is known."""
 
 
 def estimate_job(
@@ -73,50 +81,102 @@ def estimate_job(
     record = stores.jobs.model_record(model, kind) if model else ModelRecord()
     ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
     tokens = token_counter(model)
+    weights = Weights.of(prices)
     sizing = chunk_sizing(
         book,
         kind,
         tokens,
         record=record,
-        weights=Weights.of(prices),
+        weights=weights,
         factor=ratio.factor,
         window=window,
         xml_language=book.target_lang if xml else None,
     )
-    chunk_chars = chunk_chars or sizing.chunk_chars()
-    behaviour = sizing.behaviour()
-    matcher = BookGlossary(stores.glossary, book.id).matcher()
-    planned = split_book(
-        book, kind, retranslate=retranslate, written=set(), chunk_chars=chunk_chars
-    )
-    total: ChunkBill = NOTHING
-    for chunks in planned:
-        for chunk in chunks:
-            glossary = glossary_section(chunk_glossary(chunk, matcher), kind)
-            chapter = chunk.chapter
-            title = title_tokens(tokens, chapter.id, chapter.title) if chunk.shows_title else 0.0
-            total += chunk_bill(
-                sizing.cost,
-                behaviour,
-                sum(len(p.text) for p in chunk.paragraphs),
-                len(chunk.paragraphs),
-                title=title * ratio.factor,
-                shown=tokens.count(glossary) * ratio.factor,
-                cached_prefix=total.requests > 0,
-            )
-    count = sum(len(chunks) for chunks in planned)
+    paper = _Paper(book, kind, retranslate, sizing, tokens, ratio.factor, stores)
+    careful = paper.bill(chunk_chars or sizing.chunk_chars(), sizing.behaviour())
+    total, spread = careful.bill, 1.0
+    if not sizing.behaviour().chunks_seen and sizing.fixed is None:
+        # Never seen: between a model that submits whole chunks and a careful one.
+        sizing.fixed = WHOLE_CHUNKS
+        whole = paper.bill(chunk_chars or sizing.chunk_chars(), WHOLE_CHUNKS).bill
+        spread = math.sqrt(careful.bill.billed(weights) / whole.billed(weights))
+        total = _between(careful.bill, whole, spread)
     uncached = total.input - total.cached
     return Estimate(
-        count,
-        sum(len(c.paragraphs) for chunks in planned for c in chunks),
+        careful.chunks,
+        careful.paragraphs,
         total.requests,
         round(total.input),
         round(total.cached),
         round(total.output),
-        total.requests / count if count else 0.0,
-        record.jobs if behaviour.chunks_seen or ratio.samples else 0,
+        total.requests / careful.chunks if careful.chunks else 0.0,
+        record.jobs if sizing.behaviour().chunks_seen or ratio.samples else 0,
         ratio.factor,
         prices.cost(uncached, total.cached, total.output) if prices else None,
         tokens.name,
-        chunk_chars,
+        careful.chunk_chars,
+        spread,
+    )
+
+
+WHOLE_CHUNKS = Behaviour(batch_paragraphs=None, other_replies=0.0)
+"""A model that does a chunk's every step in one reply: the cheapest there is."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    chunks: int
+    paragraphs: int
+    chunk_chars: int
+    bill: ChunkBill
+
+
+@dataclass(frozen=True, slots=True)
+class _Paper:
+    """A job planned and billed on paper."""
+
+    book: Book
+    kind: JobKind
+    retranslate: bool
+    sizing: ChunkSizing
+    tokens: TokenCounter
+    factor: float
+    stores: Stores
+
+    def bill(self, chunk_chars: int, behaviour: Behaviour) -> _Planned:
+        """The plan at ``chunk_chars``, and its bill with a model that works so."""
+        book, kind = self.book, self.kind
+        matcher = BookGlossary(self.stores.glossary, book.id).matcher()
+        planned = split_book(
+            book, kind, retranslate=self.retranslate, written=set(), chunk_chars=chunk_chars
+        )
+        total: ChunkBill = NOTHING
+        for chunk in (chunk for chunks in planned for chunk in chunks):
+            glossary = glossary_section(chunk_glossary(chunk, matcher), kind)
+            chapter = chunk.chapter
+            title = (
+                title_tokens(self.tokens, chapter.id, chapter.title) if chunk.shows_title else 0.0
+            )
+            total += chunk_bill(
+                self.sizing.cost,
+                behaviour,
+                sum(len(p.text) for p in chunk.paragraphs),
+                len(chunk.paragraphs),
+                title=title * self.factor,
+                shown=self.tokens.count(glossary) * self.factor,
+                cached_prefix=total.requests > 0,
+            )
+        chunks = [chunk for chunks in planned for chunk in chunks]
+        paragraphs = sum(len(chunk.paragraphs) for chunk in chunks)
+        return _Planned(len(chunks), paragraphs, chunk_chars, total)
+
+
+def _between(careful: ChunkBill, whole: ChunkBill, spread: float) -> ChunkBill:
+    """Halfway between the two bills, as ratios go: the careful one ``spread`` times less,
+    in the same parts; requests halfway between their counts."""
+    return ChunkBill(
+        math.sqrt(careful.requests * whole.requests),
+        careful.input / spread,
+        careful.cached / spread,
+        careful.output / spread,
     )
