@@ -79,10 +79,10 @@ class Behaviour:
         return max(1.0, self.other_replies + self.batches(paragraphs))
 
     def reply_paragraphs(self, paragraphs: int) -> float:
-        """The most paragraphs one reply writes."""
+        """The most paragraphs one reply writes: twice its mean batch, as batches vary."""
         if self.batch_paragraphs is None:
             return paragraphs
-        return min(paragraphs, math.ceil(self.batch_paragraphs))
+        return min(paragraphs, math.ceil(2 * self.batch_paragraphs))
 
     @classmethod
     def observed(
