@@ -29,7 +29,7 @@ COST = TextCost(
 )
 WHOLE = Behaviour(batch_paragraphs=None, other_replies=0.0, chunks_seen=4)
 STEPWISE = Behaviour(batch_paragraphs=None, other_replies=3.5, chunks_seen=4)
-CAREFUL = Behaviour(batch_paragraphs=6.5, other_replies=3.5, chunks_seen=4)
+CAREFUL = Behaviour(batch_paragraphs=7.5, other_replies=3.5, chunks_seen=4)
 
 
 def best(behaviour: Behaviour, window: int | None = None, paragraph_chars: float = 80) -> int:
@@ -67,9 +67,10 @@ def test_a_careful_conversation_resends_the_chunk_each_reply_from_the_cache():
 
     assert whole.requests == 1
     assert whole.cached == COST.prefix
-    assert careful.requests == pytest.approx(3.5 + 40 / 6.5)
+    assert careful.requests == pytest.approx(3.5 + 40 / 7.5 + 0.5)
     assert careful.cached > 5 * whole.input
     assert careful.output == pytest.approx(whole.output + 6 * COST.per_call, rel=0.05)
+    assert careful.requests == pytest.approx(3.5 + CAREFUL.batches(40))
 
 
 def test_the_first_chunk_of_a_job_pays_the_prefix_uncached():
@@ -86,8 +87,8 @@ def test_the_first_chunk_of_a_job_pays_the_prefix_uncached():
         ({"replies": 4, "batch_replies": 4, "batched": 160}, WHOLE),
         # Each in five replies, one of them with the whole batch.
         ({"replies": 20, "batch_replies": 4, "batched": 160}, Behaviour(None, 4.0, 4)),
-        # Each in nine replies, six with batches of a few paragraphs.
-        ({"replies": 36, "batch_replies": 24, "batched": 160}, Behaviour(160 / 24, 3.0, 4)),
+        # Each in nine replies, six with batches of a few paragraphs, the last half full.
+        ({"replies": 36, "batch_replies": 24, "batched": 160}, Behaviour(160 / 22, 3.0, 4)),
     ],
 )
 def test_a_models_way_is_learned_from_its_ended_chunks(counts, expected):

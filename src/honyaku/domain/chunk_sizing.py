@@ -35,6 +35,8 @@ WINDOW_SHARE = 0.85
 """Of the context window, what a conversation may fill: chat templates add tokens, and the
 count of a model whose tokenizer honyaku lacks is an estimate."""
 SMALLEST_CHUNK_CHARS = 300
+LAST_BATCH = 0.5
+"""A chunk's last batch is, on average, half a batch: it holds what is left."""
 SIZE_STEPS = 40
 """Sizes tried between the smallest and the largest, evenly on a log scale."""
 NEAR_BEST = 1.02
@@ -61,19 +63,20 @@ class Behaviour:
     """How a model works through a chunk."""
 
     batch_paragraphs: float | None
-    """Paragraphs a reply with a batch carries; ``None``: every missing one at once."""
+    """Paragraphs a full batch carries (a chunk's last is shorter); ``None``: every missing
+    one at once."""
     other_replies: float
     """Replies a chunk takes that carry no batch: status moves, the title, refused calls."""
     chunks_seen: int = 0
     """Chunks it was learned from; 0 for an assumption."""
 
     def batches(self, paragraphs: int) -> float:
-        """Replies with a batch, on average: a model's last batch of a chunk is often short."""
+        """Replies with a batch, on average: full ones, and a last one half full."""
         if not paragraphs:
             return 0.0
         if self.batch_paragraphs is None:
             return 1.0
-        return max(1.0, paragraphs / max(1.0, self.batch_paragraphs))
+        return max(1.0, paragraphs / max(1.0, self.batch_paragraphs) + LAST_BATCH)
 
     def replies(self, paragraphs: int) -> float:
         return max(1.0, self.other_replies + self.batches(paragraphs))
@@ -96,14 +99,15 @@ class Behaviour:
         per_batch = batched / batch_replies if batch_replies else None
         # A model whose batches held (nearly) whole chunks submits all it has at once.
         whole = per_batch is None or per_batch >= 0.9 * paragraphs / chunks
+        full = batched / max(1.0, batch_replies - LAST_BATCH * chunks)
         return cls(
-            None if whole else per_batch,
+            None if whole else full,
             max(0.0, (replies - batch_replies) / chunks),
             chunks,
         )
 
 
-UNSEEN = Behaviour(batch_paragraphs=6.5, other_replies=3.5)
+UNSEEN = Behaviour(batch_paragraphs=7.5, other_replies=3.5)
 """What a model never seen is assumed to do: work carefully, as real models often do (3 to 12
 paragraphs a batch, a short one last; each move a reply of its own, and a title or a refusal
 now and then), so that its first chunks are not the dearest. They then teach the job."""
