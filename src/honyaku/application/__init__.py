@@ -2,6 +2,7 @@
 
 honyaku.py      ``Honyaku``: the library and all that works on it, wired once
 books.py        import, read, export and delete books; flagged paragraphs; a book's actions
+editions.py     a book's new edition imported over it; its editions so far
 versions.py     a paragraph's versions: read, written by hand, selected
 jobs.py         jobs estimated, run, started, stopped, resumed, followed; their logs
 glossary.py     a book's glossary and the shared ones, as the translator edits them
@@ -15,6 +16,7 @@ never reach the stores or the model servers themselves.
 
 from honyaku.application.books import BookDetail, Books, ChapterView, ImportedBook
 from honyaku.application.chats import Chats
+from honyaku.application.editions import BookHistory, Editions, UpdatedBook
 from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
 from honyaku.application.jobs import Jobs
@@ -46,6 +48,7 @@ __all__ = [
     "TOOL_NAMES",
     "ActionKind",
     "BookDetail",
+    "BookHistory",
     "BookSummary",
     "Books",
     "ChapterProgress",
@@ -53,6 +56,7 @@ __all__ = [
     "ChatEntry",
     "ChatSession",
     "Chats",
+    "Editions",
     "EntryChange",
     "EntryKind",
     "FlaggedParagraph",
@@ -71,6 +75,7 @@ __all__ = [
     "Settings",
     "StoredEntry",
     "ToolProtocol",
+    "UpdatedBook",
     "Version",
     "Versions",
     "resolve_home",

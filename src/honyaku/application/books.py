@@ -1,15 +1,17 @@
 """The library as a translator uses it: books imported, read, exported and deleted, the
-paragraphs the quality checks flagged, what happened in a book's jobs."""
+paragraphs to look at again (flagged by the quality checks, or stale after a new edition),
+what happened in a book's jobs."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from honyaku.domain.book import Book, Chapter
 from honyaku.domain.languages import guess_language, normalize_language
+from honyaku.domain.quality import QualityWarning
 from honyaku.errors import NotFoundError, UserError
 from honyaku.formats import ExportFormat, RubyMode, WritingMode, read_book, write_book
 from honyaku.store import (
@@ -25,6 +27,8 @@ from honyaku.store import (
 
 DEFAULT_TARGET = "zh-CN"
 SAMPLE = Path(__file__).parents[1] / "samples" / "rashomon.html"
+STALE_TRANSLATION = "STALE_TRANSLATION"
+"""The warning code of a translation made before a new edition changed its source."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,14 +166,10 @@ class Books:
     async def flagged(
         self, book_id: str, *, chapters: Collection[int] | None = None
     ) -> list[FlaggedParagraph]:
-        """Paragraphs whose selected translation has warnings, in book order; only the given
+        """Paragraphs to look at again, in book order: those whose selected translation has
+        warnings or is stale (made before a new edition changed the source); only the given
         chapters (from 1) if asked."""
-
-        def flagged() -> list[FlaggedParagraph]:
-            self._library.book(book_id)  # an unknown book is an error, not an empty list
-            return self._stores.quality.flagged(book_id, chapter_numbers=chapters)
-
-        return await asyncio.to_thread(flagged)
+        return await asyncio.to_thread(self._flagged, book_id, chapters)
 
     async def actions(
         self, book_id: str, kinds: Sequence[ActionKind] | None = None
@@ -181,6 +181,41 @@ class Books:
         book = self._library.book(book_id)
         summary = next(b for b in self._library.list_books() if b.id == book.id)
         return BookDetail(summary, book, self._library.progress(book_id))
+
+    def _flagged(self, book_id: str, chapters: Collection[int] | None) -> list[FlaggedParagraph]:
+        stale = self._stale(book_id, chapters)  # an unknown book is an error, not an empty list
+        found = {
+            p.paragraph_id: p
+            for p in self._stores.quality.flagged(book_id, chapter_numbers=chapters)
+        }
+        for paragraph in stale:
+            if before := found.get(paragraph.paragraph_id):
+                paragraph = replace(before, warnings=(*paragraph.warnings, *before.warnings))
+            found[paragraph.paragraph_id] = paragraph
+        return sorted(found.values(), key=lambda p: (p.chapter_number, p.index))
+
+    def _stale(self, book_id: str, chapters: Collection[int] | None) -> list[FlaggedParagraph]:
+        book = self._library.get_book(book_id, chapter_numbers=chapters)
+        return [
+            FlaggedParagraph(
+                chapter.order,
+                chapter.id,
+                p.id,
+                p.index,
+                p.text,
+                p.translation or "",
+                (
+                    QualityWarning(
+                        STALE_TRANSLATION,
+                        f"a new edition changed the source since; it was: {p.previous_source}",
+                        p.id,
+                    ),
+                ),
+            )
+            for chapter in book.chapters
+            for p in chapter.paragraphs
+            if p.is_stale
+        ]
 
     def _chapter(self, book_id: str, number: int) -> ChapterView:
         count = self._library.chapter_count(book_id)
@@ -204,7 +239,9 @@ class Books:
         text = "".join(p for c in draft.chapters for p in c.paragraphs)
         source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
         target = normalize_language(target_lang)
-        book_id = self._library.add_book(draft, source_lang=source, target_lang=target, title=title)
+        book_id = self._library.add_book(
+            draft, source_lang=source, target_lang=target, title=title, file_name=path.name
+        )
         return ImportedBook(
             book_id,
             title or draft.title,

@@ -14,6 +14,7 @@ from pathlib import Path
 from honyaku.agent.broker import Broker
 from honyaku.application.books import Books
 from honyaku.application.chats import Chats
+from honyaku.application.editions import Editions
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import Models
@@ -32,6 +33,7 @@ class Honyaku:
         self.launcher = launcher or InProcessLauncher(self.engine, stores.protocols)
         self.models = Models(stores.profiles)
         self.books = Books(stores)
+        self.editions = Editions(stores)
         self.versions = Versions(stores.library)
         self.glossary = Glossary(stores.glossary)
         self.settings = Settings(stores.library)

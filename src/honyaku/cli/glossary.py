@@ -265,7 +265,8 @@ def extract(
 def check(book: BookRef, chapters: Chapters = None, home: Home = None) -> None:
     """List the paragraphs whose translation the quality checks flagged: kana left in a
     Chinese translation, a translation equal to its source, an unusual length, brackets or
-    quotation marks lost, a glossary rendering missing."""
+    quotation marks lost, a glossary rendering missing; and those whose translation is stale,
+    made before a new edition changed the source."""
     honyaku = open_honyaku(home)
     book_id, numbers = chosen_chapters(honyaku, book, chapters)
     flagged = run(honyaku.books.flagged(book_id, chapters=numbers))

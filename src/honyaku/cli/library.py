@@ -13,6 +13,7 @@ from rich.table import Table
 from honyaku.application import ActionKind, JobProgress
 from honyaku.cli.actions import print_actions
 from honyaku.cli.console import out
+from honyaku.cli.editions import print_edition, print_history
 from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.formats import ExportFormat, RubyMode, WritingMode
 from honyaku.jobs.log_lines import NOTABLE_ACTIONS
@@ -36,11 +37,47 @@ def import_(
             "Default: told from the bytes, or refused when it cannot be told."
         ),
     ] = None,
+    update: Annotated[
+        str | None,
+        typer.Option(
+            metavar="BOOK",
+            help="Take the file as a new edition of BOOK: unchanged paragraphs keep their "
+            "translations, changed ones keep them marked stale, new ones wait to be translated, "
+            "and those left out are kept in the book's history.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="With --update: print what would change, write nothing."),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="With --update: take a file that holds almost nothing of the book."
+        ),
+    ] = False,
     home: Home = None,
 ) -> None:
-    """Import a book. Prints the new book id alone on the last line."""
+    """Import a book, or with --update a new edition of one. Prints the book id alone on the
+    last line."""
+    honyaku = open_honyaku(home)
+    if update is not None:
+        book_id = run(honyaku.books.resolve(update))
+        updated = run(
+            honyaku.editions.update(
+                book_id,
+                path,
+                dry_run=dry_run,
+                force=force,
+                chapter_pattern=chapter_pattern,
+                encoding=encoding,
+            )
+        )
+        print_edition(out, updated)
+        print(updated.id)
+        return
     book = run(
-        open_honyaku(home).books.import_file(
+        honyaku.books.import_file(
             path,
             title=title,
             source_lang=source_lang,
@@ -100,17 +137,20 @@ def show(
     meta = detail.book
     out.print(f"[bold]{escape(meta.title)}[/] {escape(meta.author or '')}  [dim]{meta.id}[/]")
     out.print(f"{meta.source_lang} → {meta.target_lang}")
+    print_history(out, run(honyaku.editions.history(book_id)))
     table = Table("#", "chapter", "id", "paragraphs", "translated")
     for chapter in detail.chapters:
         title = escape(chapter.title)
         if chapter.translated_title:
-            title += f" [dim]/ {escape(chapter.translated_title)}[/]"
+            stale = " [yellow](stale)[/]" if chapter.title_stale else ""
+            title += f" [dim]/ {escape(chapter.translated_title)}[/]{stale}"
+        stale = f", [yellow]{chapter.stale} stale[/]" if chapter.stale else ""
         table.add_row(
             str(chapter.number),
             title,
             chapter.id,
             str(chapter.paragraphs),
-            _ratio(chapter.translated, chapter.work_paragraphs),
+            _ratio(chapter.translated, chapter.work_paragraphs) + stale,
         )
     out.print(table)
     _print_jobs(list(reversed(run(honyaku.jobs.all(book_id)))))

@@ -96,10 +96,17 @@ class Paragraph:
     """Position in the chapter, empty paragraphs counted (seed 004)."""
     text: str
     translation: str | None = None
+    previous_source: str | None = None
+    """The text ``translation`` was made for, when a new edition has changed the paragraph
+    since: the translation is stale, kept to revise rather than thrown away."""
 
     @property
     def is_empty(self) -> bool:
         return not self.text.strip()
+
+    @property
+    def is_stale(self) -> bool:
+        return self.previous_source is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +116,9 @@ class Chapter:
     title: str
     translated_title: str | None
     paragraphs: tuple[Paragraph, ...] = ()
+    previous_title: str | None = None
+    """The title ``translated_title`` was made for, when a new edition has renamed the
+    chapter since."""
 
     @property
     def work_paragraphs(self) -> tuple[Paragraph, ...]:

@@ -3,8 +3,10 @@
 The rendered form is a contract (DESIGN.md): each work paragraph is one line
 ``[n] [ID: xxxxxxxx] text`` where ``n`` is the 1-based chapter position and the rest of the
 line is exactly the paragraph text. Polish and proofreading add the current translation on
-the next line (glossary extraction reads the source alone). Nothing else ever uses the
-``[ID: `` marker.
+the next line (glossary extraction reads the source alone). A translation's paragraph whose
+translation is stale (a new edition changed its source) adds, as context, the text that
+translation was made for and the translation (``STALE_LINE_PREFIX``); a renamed chapter's
+title likewise. Nothing else ever uses the ``[ID: `` marker.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from honyaku.domain.workflow import JobKind
 
 MAX_CHUNK_PARAGRAPHS = 400
 TRANSLATION_LINE_PREFIX = "    → "
+STALE_LINE_PREFIX = "    ↺ "
 REVISIONS = (JobKind.POLISH, JobKind.PROOFREADING)
 """The kinds that revise a translation, shown under each work line."""
 
@@ -73,14 +76,32 @@ def render_paragraph_line(paragraph: Paragraph) -> str:
 def render_chunk(chunk: Chunk, kind: JobKind) -> str:
     """The chunk as the model reads it: an optional title block, then one line per paragraph."""
     lines: list[str] = []
+    chapter = chunk.chapter
     if chunk.shows_title:
-        lines.append(f"chapter_id: {chunk.chapter.id}")
-        lines.append(f"title: {chunk.chapter.title}")
-        if kind in REVISIONS and chunk.chapter.translated_title:
-            lines.append(f"{TRANSLATION_LINE_PREFIX}{chunk.chapter.translated_title}")
+        lines.append(f"chapter_id: {chapter.id}")
+        lines.append(f"title: {chapter.title}")
+        if kind in REVISIONS and chapter.translated_title:
+            lines.append(f"{TRANSLATION_LINE_PREFIX}{chapter.translated_title}")
+        elif kind is JobKind.TRANSLATION and chapter.previous_title is not None:
+            lines += _previous(chapter.previous_title, chapter.translated_title)
         lines.append("")
     for paragraph in chunk.paragraphs:
         lines.append(render_paragraph_line(paragraph))
         if kind in REVISIONS:
             lines.append(f"{TRANSLATION_LINE_PREFIX}{paragraph.translation or ''}")
+        elif kind is JobKind.TRANSLATION and paragraph.previous_source is not None:
+            lines += _previous(paragraph.previous_source, paragraph.translation)
     return "\n".join(lines)
+
+
+def shows_previous(chunk: Chunk) -> bool:
+    """Whether a translation chunk shows earlier translations to revise (stale ones)."""
+    title = chunk.shows_title and chunk.chapter.previous_title is not None
+    return title or any(p.is_stale for p in chunk.paragraphs)
+
+
+def _previous(source: str, translation: str | None) -> list[str]:
+    return [
+        f"{STALE_LINE_PREFIX}was: {source}",
+        f"{STALE_LINE_PREFIX}translated: {translation or ''}",
+    ]

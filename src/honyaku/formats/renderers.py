@@ -24,7 +24,8 @@ _TRAILING_HASH = re.compile(r"#$")  # a closing sequence would vanish from the h
 
 
 def render_json(book: Book) -> str:
-    """The export contract: book fields, then chapters with their paragraphs."""
+    """The export contract: book fields, then chapters with their paragraphs; stale
+    translations marked, with the source they were made for."""
     document = {
         "book": {
             "id": book.id,
@@ -37,15 +38,33 @@ def render_json(book: Book) -> str:
                 "id": chapter.id,
                 "title": chapter.title,
                 "translated_title": chapter.translated_title,
-                "paragraphs": [
-                    {"id": p.id, "index": p.index, "text": p.text, "translation": p.translation}
-                    for p in chapter.paragraphs
-                ],
+                **_stale_title(chapter),
+                "paragraphs": [_json_paragraph(p) for p in chapter.paragraphs],
             }
             for chapter in book.chapters
         ],
     }
     return json.dumps(document, ensure_ascii=False, indent=JSON_INDENT) + "\n"
+
+
+def _json_paragraph(paragraph: Paragraph) -> dict[str, object]:
+    """A stale translation (made before a new edition changed the source) says so, with the
+    source it was made for."""
+    found: dict[str, object] = {
+        "id": paragraph.id,
+        "index": paragraph.index,
+        "text": paragraph.text,
+        "translation": paragraph.translation,
+    }
+    if paragraph.previous_source is not None:
+        found |= {"stale": True, "previous_source": paragraph.previous_source}
+    return found
+
+
+def _stale_title(chapter: Chapter) -> dict[str, object]:
+    if chapter.previous_title is None:
+        return {}
+    return {"title_stale": True, "previous_title": chapter.previous_title}
 
 
 def render_text(book: Book, *, bilingual: bool = False) -> str:

@@ -7,7 +7,9 @@ the job learned how its model works, or a request did not fit the model's contex
 
 A paragraph counts as done for a translation once it has a selected translation (unless the
 job retranslates), and for every job once the job has written a version of it. Glossary
-extraction writes no versions: the status of its chunk rows alone says what is done.
+extraction writes no versions: the status of its chunk rows alone says what is done. On a
+book a new edition changed, a translation job does the new paragraphs and those whose
+translation is stale.
 """
 
 from __future__ import annotations
@@ -30,14 +32,17 @@ def work_of(chapter: Chapter, kind: JobKind) -> list[Paragraph]:
 
 def is_done(paragraph: Paragraph, kind: JobKind, *, retranslate: bool, written: Set[str]) -> bool:
     """Whether the job has nothing left to do on ``paragraph``; ``written`` are the ids the
-    job has already written a version of."""
+    job has already written a version of. A stale translation (a new edition changed its
+    source) is not done: it is translated again."""
     if paragraph.id in written:
         return True
-    return kind is JobKind.TRANSLATION and not retranslate and paragraph.translation is not None
+    translated = paragraph.translation is not None and not paragraph.is_stale
+    return kind is JobKind.TRANSLATION and not retranslate and translated
 
 
 def title_wanted(chapter: Chapter, kind: JobKind, *, retranslate: bool) -> bool:
-    return kind is JobKind.TRANSLATION and (chapter.translated_title is None or retranslate)
+    fresh = chapter.translated_title is not None and chapter.previous_title is None
+    return kind is JobKind.TRANSLATION and (retranslate or not fresh)
 
 
 def split_book(

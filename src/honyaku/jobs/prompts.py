@@ -2,12 +2,12 @@
 
 Chinese wording for Chinese targets, English otherwise. A job's system prompt is the same for
 every chunk, so a provider's prompt cache serves it; everything that varies goes in the chunk
-message after it.
+message after it: so does the note on stale translations, in the chunks that show some.
 """
 
 from __future__ import annotations
 
-from honyaku.domain.chunking import Chunk, render_chunk
+from honyaku.domain.chunking import Chunk, render_chunk, shows_previous
 from honyaku.domain.languages import is_chinese
 from honyaku.domain.workflow import JobKind
 
@@ -139,10 +139,19 @@ def system_prompt(kind: JobKind, source_lang: str, target_lang: str, *, question
     return "\n\n".join(parts)
 
 
+STALE_NOTE = (
+    'A new edition changed the source of the work lines followed by ↺ lines: "was:" is '
+    'the text they had, "translated:" its translation. Translate the new text, keeping '
+    "what of that translation still fits."
+)
+
+
 def chunk_message(chunk: Chunk, kind: JobKind, *, chunks_in_chapter: int) -> str:
     chapter = chunk.chapter
     header = (
         f"Chapter {chapter.order}, chunk {chunk.number}/{chunks_in_chapter}: "
         f"{len(chunk.paragraphs)} work paragraph(s)."
     )
+    if kind is JobKind.TRANSLATION and shows_previous(chunk):
+        header = f"{header}\n{STALE_NOTE}"
     return f"{header}\n\n{render_chunk(chunk, kind)}"

@@ -13,6 +13,7 @@ never waits on the database.
 from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
 from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, PlannedChunk
 from honyaku.store.database import Database, resolve_home
+from honyaku.store.editions import EditionFile, EditionRecord, EditionStore
 from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
 from honyaku.store.jobs import (
     Action,
@@ -53,6 +54,9 @@ __all__ = [
     "ChunkStore",
     "Claim",
     "Database",
+    "EditionFile",
+    "EditionRecord",
+    "EditionStore",
     "EntryKind",
     "FlaggedParagraph",
     "GlossaryRef",

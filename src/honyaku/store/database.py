@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -112,9 +112,34 @@ def _migrate(engine: Engine) -> None:
 
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
-    with engine.begin() as connection:
+    with engine.connect() as connection, _foreign_keys_off(connection), connection.begin():
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+        _check_foreign_keys(connection)
+
+
+@contextmanager
+def _foreign_keys_off(connection: Connection) -> Iterator[None]:
+    """On SQLite, a batch migration copies a table and drops the old one: with foreign keys
+    on, the drop would cascade to every row pointing at it (Alembic's advice: turn them off).
+    The switch only takes outside a transaction."""
+    if connection.dialect.name != "sqlite":
+        yield
+        return
+    connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+    connection.commit()
+    try:
+        yield
+    finally:
+        connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+        connection.commit()
+
+
+def _check_foreign_keys(connection: Connection) -> None:
+    if connection.dialect.name == "sqlite":
+        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
+        if broken is not None:
+            raise StoreError(f"a migration left a row of {broken[0]} pointing nowhere")
 
 
 def _current_revision(engine: Engine) -> str | None:

@@ -38,6 +38,7 @@ from honyaku.store.schema import (
     BookRow,
     ChapterRow,
     ChapterTitleSourceRow,
+    EditionRow,
     OriginalFileRow,
     ParagraphRow,
     ParagraphSourceRow,
@@ -60,6 +61,8 @@ class BookSummary:
     chapters: int
     work_paragraphs: int
     translated: int
+    stale: int = 0
+    """Of the translated, those a new edition changed since (``Paragraph.is_stale``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,9 @@ class ChapterProgress:
     paragraphs: int
     work_paragraphs: int
     translated: int
+    stale: int = 0
+    title_stale: bool = False
+    """A new edition renamed the chapter since its title was translated."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +108,16 @@ class Library:
     # -- books -----------------------------------------------------------------------------
 
     def add_book(
-        self, draft: BookDraft, *, source_lang: str, target_lang: str, title: str | None = None
+        self,
+        draft: BookDraft,
+        *,
+        source_lang: str,
+        target_lang: str,
+        title: str | None = None,
+        file_name: str | None = None,
     ) -> str:
-        """Store a whole book in one transaction and return its new id."""
+        """Store a whole book in one transaction, as its edition 1 (read from ``file_name``),
+        and return its new id."""
         with self.database.transaction() as session:
             taken = set(session.scalars(select(BookRow.id)))
             book_id = new_id(taken)
@@ -120,8 +133,18 @@ class Library:
                 )
             )
             _insert_chapters(session, book_id, draft)
-            if draft.original is not None:
-                _insert_original(session, book_id, draft.original)
+            original = draft.original
+            if original is not None:
+                insert_original(session, book_id, original)
+            session.add(
+                EditionRow(
+                    book_id=book_id,
+                    number=1,
+                    name=file_name or (original.name if original else None),
+                    sha256=original and file_digest(original.data),
+                    imported_at=utc_now(),
+                )
+            )
         return book_id
 
     def resolve(self, ref: str) -> str:
@@ -154,7 +177,7 @@ class Library:
                     row.source_lang,
                     row.target_lang,
                     chapters.get(row.id, 0),
-                    *counts.get(row.id, (0, 0, 0))[1:],
+                    *counts.get(row.id, (0, 0, 0, 0))[1:],
                 )
                 for row in books
             ]
@@ -162,21 +185,18 @@ class Library:
     def book(self, book_id: str) -> Book:
         """The book's title, languages and settings, without its chapters."""
         with self.database.transaction() as session:
-            return _book(_book_row(session, book_id), ())
+            return _book(book_row(session, book_id), ())
 
     def get_book(self, book_id: str, *, chapter_numbers: Collection[int] | None = None) -> Book:
         """The book with its selected translations; only the given chapters if asked (1-based)."""
         with self.database.transaction() as session:
-            row = _book_row(session, book_id)
+            row = book_row(session, book_id)
             query = select(ChapterRow).where(ChapterRow.book_id == book_id)
             if chapter_numbers is not None:
                 query = query.where(ChapterRow.position.in_([n - 1 for n in chapter_numbers]))
             chapter_rows = session.scalars(query.order_by(ChapterRow.position)).all()
             paragraphs = _paragraphs_by_chapter(session, [c.pk for c in chapter_rows])
-            chapters = tuple(
-                Chapter(c.id, c.position + 1, c.title, c.translated_title, paragraphs.get(c.pk, ()))
-                for c in chapter_rows
-            )
+            chapters = tuple(_chapter(c, paragraphs.get(c.pk, ())) for c in chapter_rows)
             return _book(row, chapters)
 
     def chapter(self, book_id: str, chapter_id: str) -> Chapter:
@@ -187,25 +207,33 @@ class Library:
             )
             if row is None:
                 raise NotFoundError(f"no chapter {chapter_id} in book {book_id}")
-            return Chapter(row.id, row.position + 1, row.title, row.translated_title)
+            return _chapter(row, ())
 
     def paragraphs(self, book_id: str, ids: Collection[str]) -> dict[str, Paragraph]:
         """The paragraphs with these ids, with their selected translations."""
         with self.database.transaction() as session:
             rows = session.execute(
                 select(
-                    ParagraphRow.id, ParagraphRow.position, ParagraphRow.text, TranslationRow.text
+                    ParagraphRow.id,
+                    ParagraphRow.position,
+                    ParagraphRow.text,
+                    TranslationRow.text,
+                    TranslationRow.translated_from,
                 )
                 .outerjoin(TranslationRow, _selected_join())
-                .where(ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(ids)))
+                .where(
+                    ParagraphRow.book_id == book_id,
+                    ParagraphRow.id.in_(list(ids)),
+                    ParagraphRow.chapter_pk.is_not(None),
+                )
             )
-            return {pid: Paragraph(pid, position, text, tr) for pid, position, text, tr in rows}
+            return {row[0]: _paragraph(*row) for row in rows}
 
     def sources(self, book_id: str) -> BookSources | None:
         """The book's original file and where its text came from, or ``None`` for a book
         imported without them (before they were kept, or from a plain text file)."""
         with self.database.transaction() as session:
-            _book_row(session, book_id)
+            book_row(session, book_id)
             original = session.get(OriginalFileRow, book_id)
             if original is None:
                 return None
@@ -229,13 +257,13 @@ class Library:
 
     def chapter_count(self, book_id: str) -> int:
         with self.database.transaction() as session:
-            _book_row(session, book_id)
+            book_row(session, book_id)
             return session.scalar(select(func.count()).where(ChapterRow.book_id == book_id)) or 0
 
     def progress(self, book_id: str) -> list[ChapterProgress]:
         """Each chapter with its paragraphs, work paragraphs and translated ones."""
         with self.database.transaction() as session:
-            _book_row(session, book_id)
+            book_row(session, book_id)
             counts = _counts_by(
                 session, ParagraphRow.chapter_pk, where=ParagraphRow.book_id == book_id
             )
@@ -250,7 +278,8 @@ class Library:
                     c.id,
                     c.title,
                     c.translated_title,
-                    *counts.get(c.pk, (0, 0, 0)),
+                    *counts.get(c.pk, (0, 0, 0, 0)),
+                    _chapter(c, ()).previous_title is not None,
                 )
                 for c in rows
             ]
@@ -259,11 +288,11 @@ class Library:
 
     def settings(self, book_id: str) -> BookSettings:
         with self.database.transaction() as session:
-            return BookSettings.model_validate(_book_row(session, book_id).settings)
+            return BookSettings.model_validate(book_row(session, book_id).settings)
 
     def update_settings(self, book_id: str, **changes: Any) -> BookSettings:
         with self.database.transaction() as session:
-            row = _book_row(session, book_id)
+            row = book_row(session, book_id)
             try:
                 settings = BookSettings.model_validate({**row.settings, **changes})
             except ValidationError as exc:
@@ -373,7 +402,7 @@ class Library:
     def delete_book(self, book_id: str) -> None:
         """Remove a book with everything that belongs to it: chapters, versions, jobs."""
         with self.database.transaction() as session:
-            session.delete(_book_row(session, book_id))
+            session.delete(book_row(session, book_id))
 
     def set_chapter_title(self, book_id: str, chapter_id: str, translated_title: str) -> None:
         with self.database.transaction() as session:
@@ -383,6 +412,7 @@ class Library:
             if row is None:
                 raise NotFoundError(f"no chapter {chapter_id} in book {book_id}")
             row.translated_title = translated_title
+            row.title_translated_from = None
 
     # -- context ---------------------------------------------------------------------------
 
@@ -424,7 +454,7 @@ class Library:
             return found[::-1] if direction == "before" else found
 
 
-def _book_row(session: Session, book_id: str) -> BookRow:
+def book_row(session: Session, book_id: str) -> BookRow:
     row = session.get(BookRow, book_id)
     if row is None:
         raise NotFoundError(f"no book with id {book_id!r}")
@@ -446,7 +476,7 @@ def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
             .returning(ChapterRow.pk)
         ).scalar_one()
         if chapter.title_source is not None:
-            titles.append({"chapter_pk": chapter_pk, **_location_values(chapter.title_source)})
+            titles.append({"chapter_pk": chapter_pk, **location_values(chapter.title_source)})
         for index, raw in enumerate(chapter.paragraphs):
             text = paragraph_text(raw)
             paragraph_id = new_id(taken_paragraphs)
@@ -479,27 +509,31 @@ def _insert_paragraph_sources(
     session.execute(
         insert(table_of(ParagraphSourceRow)),
         [
-            {"paragraph_pk": pk, **_location_values(located[pid])}
+            {"paragraph_pk": pk, **location_values(located[pid])}
             for pid, pk in pks
             if pid in located
         ],
     )
 
 
-def _insert_original(session: Session, book_id: str, original: OriginalFile) -> None:
+def insert_original(session: Session, book_id: str, original: OriginalFile) -> None:
     session.add(
         OriginalFileRow(
             book_id=book_id,
             name=original.name,
             media_type=original.media_type,
             size=len(original.data),
-            sha256=hashlib.sha256(original.data).hexdigest(),
+            sha256=file_digest(original.data),
             data=original.data,
         )
     )
 
 
-def _location_values(source: SourceLocation) -> dict[str, Any]:
+def file_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def location_values(source: SourceLocation) -> dict[str, Any]:
     marks = [
         {
             "tag": mark.tag,
@@ -542,6 +576,37 @@ def _version(row: TranslationRow) -> Version:
     )
 
 
+def _paragraph(
+    paragraph_id: str,
+    position: int,
+    text: str,
+    translation: str | None,
+    translated_from: str | None,
+) -> Paragraph:
+    stale = translated_from is not None and translated_from != text
+    return Paragraph(paragraph_id, position, text, translation, translated_from if stale else None)
+
+
+def _chapter(row: ChapterRow, paragraphs: tuple[Paragraph, ...]) -> Chapter:
+    renamed = row.title_translated_from
+    stale = row.translated_title is not None and renamed is not None and renamed != row.title
+    return Chapter(
+        row.id,
+        row.position + 1,
+        row.title,
+        row.translated_title,
+        paragraphs,
+        renamed if stale else None,
+    )
+
+
+def _is_stale() -> Any:
+    """Whether the selected version (joined) was made for another text than the paragraph's."""
+    return TranslationRow.translated_from.is_not(None) & (
+        TranslationRow.translated_from != ParagraphRow.text
+    )
+
+
 def _selected_join() -> Any:
     return and_(TranslationRow.paragraph_pk == ParagraphRow.pk, TranslationRow.selected)
 
@@ -560,24 +625,34 @@ def _book(row: BookRow, chapters: tuple[Chapter, ...]) -> Book:
     )
 
 
-def _counts_by(session: Session, key: Any, where: Any = None) -> dict[Any, tuple[int, int, int]]:
-    """Per ``key``: all paragraphs, work (non-empty) paragraphs, translated work paragraphs."""
+def _counts_by(
+    session: Session, key: Any, where: Any = None
+) -> dict[Any, tuple[int, int, int, int]]:
+    """Per ``key``: all paragraphs, work (non-empty) paragraphs, translated work paragraphs,
+    and those of them whose translation is stale; paragraphs out of the chapters left out."""
     work = case((ParagraphRow.text != "", 1), else_=0)
     translated = case(((ParagraphRow.text != "") & TranslationRow.pk.is_not(None), 1), else_=0)
+    stale = case(((ParagraphRow.text != "") & _is_stale(), 1), else_=0)
     rows = session.execute(
-        select(key, func.count(ParagraphRow.pk), func.sum(work), func.sum(translated))
+        select(
+            key,
+            func.count(ParagraphRow.pk),
+            func.sum(work),
+            func.sum(translated),
+            func.sum(stale),
+        )
         .select_from(ParagraphRow)
         .outerjoin(TranslationRow, _selected_join())
-        .where(true() if where is None else where)
+        .where(ParagraphRow.chapter_pk.is_not(None), true() if where is None else where)
         .group_by(key)
     )
-    return {group: (total, int(w or 0), int(t or 0)) for group, total, w, t in rows}
+    return {group: (total, int(w or 0), int(t or 0), int(s or 0)) for group, total, w, t, s in rows}
 
 
 def _paragraphs_by_chapter(
     session: Session, chapter_pks: list[int]
 ) -> dict[int, tuple[Paragraph, ...]]:
-    result: dict[int, list[Paragraph]] = {pk: [] for pk in chapter_pks}
+    result: dict[int | None, list[Paragraph]] = {pk: [] for pk in chapter_pks}
     rows = session.execute(
         select(
             ParagraphRow.chapter_pk,
@@ -585,14 +660,15 @@ def _paragraphs_by_chapter(
             ParagraphRow.position,
             ParagraphRow.text,
             TranslationRow.text,
+            TranslationRow.translated_from,
         )
         .outerjoin(TranslationRow, _selected_join())
         .where(ParagraphRow.chapter_pk.in_(chapter_pks))
         .order_by(ParagraphRow.chapter_pk, ParagraphRow.position)
     )
-    for chapter_pk, pid, position, text, translation in rows:
-        result[chapter_pk].append(Paragraph(pid, position, text, translation))
-    return {pk: tuple(paragraphs) for pk, paragraphs in result.items()}
+    for chapter_pk, pid, position, text, translation, translated_from in rows:
+        result[chapter_pk].append(_paragraph(pid, position, text, translation, translated_from))
+    return {pk: tuple(paragraphs) for pk, paragraphs in result.items() if pk is not None}
 
 
 def _located(
@@ -607,6 +683,7 @@ def _located(
             ParagraphRow.position,
             ParagraphRow.text,
             TranslationRow.text,
+            TranslationRow.translated_from,
         )
         .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
         .outerjoin(TranslationRow, _selected_join())
@@ -615,8 +692,8 @@ def _located(
         .limit(limit)
     )
     return [
-        LocatedParagraph(cid, cpos + 1, Paragraph(pid, ppos, text, translation))
-        for cid, cpos, pid, ppos, text, translation in rows
+        LocatedParagraph(cid, cpos + 1, _paragraph(pid, ppos, text, translation, translated_from))
+        for cid, cpos, pid, ppos, text, translation, translated_from in rows
     ]
 
 

@@ -77,6 +77,9 @@ class ChapterRow(Base):
     position: Mapped[int] = mapped_column(Integer)
     title: Mapped[str] = mapped_column(Text)
     translated_title: Mapped[str | None] = mapped_column(Text)
+    title_translated_from: Mapped[str | None] = mapped_column(Text)
+    """The title ``translated_title`` was made for, once a new edition renamed the chapter;
+    ``NULL`` while it is ``title``."""
 
 
 class ParagraphRow(Base):
@@ -88,7 +91,9 @@ class ParagraphRow(Base):
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     book_id: Mapped[str] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
-    chapter_pk: Mapped[int] = mapped_column(ForeignKey("chapters.pk", ondelete="CASCADE"))
+    chapter_pk: Mapped[int | None] = mapped_column(ForeignKey("chapters.pk", ondelete="CASCADE"))
+    """``NULL`` for a paragraph a new edition left out: kept, with its versions, in the book's
+    history (``GoneParagraphRow``)."""
     id: Mapped[str] = mapped_column(String(8))
     position: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
@@ -134,6 +139,10 @@ class TranslationRow(Base):
     job_id: Mapped[str | None] = mapped_column(String(8))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
     selected: Mapped[bool] = mapped_column(Boolean, default=False)
+    translated_from: Mapped[str | None] = mapped_column(Text)
+    """The paragraph's text this version was made for, once a new edition changed it;
+    ``NULL`` while it is the paragraph's text. A selected version made for another text is
+    stale."""
 
 
 # At most one selected version per paragraph; a partial index both databases understand.
@@ -144,6 +153,52 @@ Index(
     sqlite_where=TranslationRow.selected,
     postgresql_where=TranslationRow.selected,
 )
+
+
+class EditionRow(Base):
+    """One file a book was read from: its import is edition 1, each new edition the next."""
+
+    __tablename__ = "book_editions"
+    __table_args__ = (Index("uq_book_editions_number", "book_id", "number", unique=True),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    book_id: Mapped[str] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str | None] = mapped_column(Text)
+    sha256: Mapped[str | None] = mapped_column(String(64))
+    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    """What the edition changed (``domain.edition.EditionSummary``); ``NULL`` for an import."""
+
+
+class GoneParagraphRow(Base):
+    """A paragraph a new edition left out, and where it was: its row and versions stay."""
+
+    __tablename__ = "gone_paragraphs"
+    __table_args__ = (Index("ix_gone_paragraphs_book", "book_id", "edition"),)
+
+    paragraph_pk: Mapped[int] = mapped_column(
+        ForeignKey("paragraphs.pk", ondelete="CASCADE"), primary_key=True
+    )
+    book_id: Mapped[str] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    edition: Mapped[int] = mapped_column(Integer)
+    """The edition that left it out."""
+    chapter_id: Mapped[str] = mapped_column(String(8))
+    chapter_title: Mapped[str] = mapped_column(Text)
+
+
+class GoneChapterRow(Base):
+    """A chapter a new edition left out: its titles (its paragraphs are ``GoneParagraphRow``)."""
+
+    __tablename__ = "gone_chapters"
+    __table_args__ = (Index("ix_gone_chapters_book", "book_id", "edition"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    book_id: Mapped[str] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    edition: Mapped[int] = mapped_column(Integer)
+    chapter_id: Mapped[str] = mapped_column(String(8))
+    title: Mapped[str] = mapped_column(Text)
+    translated_title: Mapped[str | None] = mapped_column(Text)
 
 
 class JobRow(Base):

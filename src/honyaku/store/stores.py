@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from honyaku.store.chats import ChatStore
 from honyaku.store.chunks import ChunkStore
 from honyaku.store.database import Database
+from honyaku.store.editions import EditionStore
 from honyaku.store.glossary import GlossaryStore
 from honyaku.store.jobs import JobStore
 from honyaku.store.learned_protocols import LearnedProtocols
@@ -20,6 +21,7 @@ from honyaku.store.quality_flags import QualityFlags
 class Stores:
     database: Database
     library: Library
+    editions: EditionStore
     jobs: JobStore
     chunks: ChunkStore
     glossary: GlossaryStore
@@ -34,6 +36,7 @@ class Stores:
         return cls(
             database,
             Library(database),
+            EditionStore(database),
             JobStore(database),
             ChunkStore(database),
             GlossaryStore(database),

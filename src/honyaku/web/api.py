@@ -71,7 +71,7 @@ async def add_book(
     """Import a book, as ``honyaku import`` does."""
     with tempfile.TemporaryDirectory(prefix="honyaku-upload-") as folder:
         path = Path(folder) / "book"
-        await _save_capped(file, path, bench.upload_limit_bytes)
+        await save_capped(file, path, bench.upload_limit_bytes)
         book = await bench.honyaku.books.import_file(
             path,
             title=title or None,
@@ -82,7 +82,7 @@ async def add_book(
     return Created(id=book.id)
 
 
-async def _save_capped(upload: UploadFile, path: Path, limit_bytes: int) -> None:
+async def save_capped(upload: UploadFile, path: Path, limit_bytes: int) -> None:
     size = 0
     with path.open("wb") as saved:
         while chunk := await upload.read(UPLOAD_CHUNK_BYTES):
@@ -137,12 +137,14 @@ async def get_chapter(honyaku: App, book_id: str, number: int) -> ChapterDetail:
         id=chapter.id,
         title=chapter.title,
         translated_title=chapter.translated_title,
+        previous_title=chapter.previous_title,
         paragraphs=[
             ParagraphOut(
                 id=p.id,
                 index=p.index,
                 text=p.text,
                 translation=p.translation,
+                previous_source=p.previous_source,
                 versions=[VersionOut.of(v) for v in view.versions.get(p.id, [])],
             )
             for p in chapter.paragraphs

@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException
 
 from honyaku import __version__
 from honyaku.errors import HonyakuError, NotFoundError, ProviderError, UserError
-from honyaku.web import api, chat, pages
+from honyaku.web import api, chat, editions, pages
 from honyaku.web.guard import Guard
 from honyaku.web.workbench import Workbench
 
@@ -47,6 +47,7 @@ def create_app(
     )
     app.state.workbench = bench
     app.include_router(api.router)
+    app.include_router(editions.router)
     app.include_router(chat.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), "static")

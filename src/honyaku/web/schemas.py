@@ -28,6 +28,7 @@ class BookOut(BaseModel):
     chapters: int
     work_paragraphs: int
     translated: int
+    stale: int = 0
 
     @classmethod
     def of(cls, book: BookSummary) -> BookOut:
@@ -42,6 +43,8 @@ class ChapterOut(BaseModel):
     paragraphs: int
     work_paragraphs: int
     translated: int
+    stale: int = 0
+    title_stale: bool = False
 
     @classmethod
     def of(cls, chapter: ChapterProgress) -> ChapterOut:
@@ -72,6 +75,9 @@ class ParagraphOut(BaseModel):
     index: int
     text: str
     translation: str | None
+    previous_source: str | None = Field(
+        default=None, description="The text a stale translation was made for."
+    )
     versions: list[VersionOut]
 
 
@@ -81,6 +87,9 @@ class ChapterDetail(BaseModel):
     id: str
     title: str
     translated_title: str | None
+    previous_title: str | None = Field(
+        default=None, description="The title a stale translated title was made for."
+    )
     paragraphs: list[ParagraphOut]
 
 
