@@ -46,9 +46,16 @@ def title_wanted(chapter: Chapter, kind: JobKind, *, retranslate: bool) -> bool:
 
 
 def split_book(
-    book: Book, kind: JobKind, *, retranslate: bool, written: Set[str], chunk_chars: int
+    book: Book,
+    kind: JobKind,
+    *,
+    retranslate: bool,
+    written: Set[str],
+    chunk_chars: int | None = None,
 ) -> list[list[Chunk]]:
-    """Each chapter's chunks still to do, in chapter order, of at most ``chunk_chars``."""
+    """Each chapter's chunks still to do, in chapter order, of at most ``chunk_chars`` (by
+    default the book's setting)."""
+    chunk_chars = chunk_chars or book.settings.chunk_chars
     chapters = []
     for chapter in book.chapters:
         work = [
@@ -68,9 +75,15 @@ def split_book(
 
 
 def plan_chunks(
-    book: Book, kind: JobKind, *, retranslate: bool, written: Set[str], chunk_chars: int
+    book: Book,
+    kind: JobKind,
+    *,
+    retranslate: bool,
+    written: Set[str],
+    chunk_chars: int | None = None,
 ) -> list[PlannedChunk]:
-    """The chunks of ``book``'s chapters still to do, in chapter order."""
+    """The chunks of ``book``'s chapters still to do, in chapter order, of at most
+    ``chunk_chars`` (by default the book's setting)."""
     chapters = split_book(
         book, kind, retranslate=retranslate, written=written, chunk_chars=chunk_chars
     )
