@@ -139,13 +139,13 @@ def saved_text_left_out(context: ChunkContext) -> Shortening:
             return None
         items = call.arguments.get("paragraphs") or ()
         ids = [item["paragraph_id"] for item in items if isinstance(item, dict)]
-        runs = id_runs(ids, order)
+        runs = _id_runs(ids, order)
         return {"paragraphs": f"saved: {runs} ({len(ids)} paragraph(s); text left out here)"}
 
     return shorten
 
 
-def id_runs(ids: Sequence[str], order: Mapping[str, int]) -> str:
+def _id_runs(ids: Sequence[str], order: Mapping[str, int]) -> str:
     """``ids`` as runs of consecutive paragraphs: ``1a2b3c4d to 9f8e7d6c, 5a6b7c8d``."""
     ranked = sorted(ids, key=lambda pid: order.get(pid, len(order)))
     runs: list[list[str]] = []
