@@ -1,8 +1,10 @@
 """Benchmarks for translation jobs against the fake model, over real HTTP on 127.0.0.1.
 
-    .venv/bin/python bench/jobs.py
+    .venv/bin/python bench/jobs.py [--database sqlite|postgresql|both]
 
-1. Throughput: paragraphs per second with a zero-latency model (aim ≥ 1,000/s).
+1. Throughput: paragraphs per second with a zero-latency model (aim ≥ 1,000/s), on the
+   embedded SQLite file and on PostgreSQL (a throwaway cluster, as the tests start; it needs
+   ``pip install -e '.[test,postgres]'`` and PostgreSQL's server binaries) side by side.
 2. Scheduling: wall time against the critical-path ideal with 200 ms per reply at
    concurrency 8 (aim ≤ 1.05×). The ideal is the larger of the longest chapter's chain of
    replies and the total replies spread over 8 workers.
@@ -12,6 +14,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import heapq
 import json
@@ -23,7 +26,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import httpx2
@@ -130,9 +133,9 @@ def _fresh(home: Path, draft: BookDraft) -> tuple[Library, str]:
     return library, library.add_book(draft, source_lang="ja", target_lang="zh-CN")
 
 
-def throughput(home: Path) -> dict[str, float]:
+def throughput(library: Library) -> dict[str, float]:
     draft = light_novel(chapters=24, paragraphs=600)
-    library, book_id = _fresh(home / "throughput", draft)
+    book_id = library.add_book(draft, source_lang="ja", target_lang="zh-CN")
     work = sum(1 for c in draft.chapters for p in c.paragraphs if p)
     with model_process(latency_s=0) as url:
         seconds = asyncio.run(_run(library, url, book_id, concurrency=4))
@@ -229,11 +232,53 @@ def _as_text(body: dict) -> str:
     return "\n".join(parts)
 
 
+@contextmanager
+def databases(choice: str, home: Path) -> Iterator[dict[str, Library]]:
+    """An empty library on each database ``choice`` names."""
+    with ExitStack() as stack:
+        libraries = {}
+        if choice in ("sqlite", "both"):
+            libraries["sqlite"] = Library(Database.open(home / "throughput"))
+        if choice in ("postgresql", "both"):
+            try:
+                url = stack.enter_context(_postgresql_database())
+            except (ImportError, RuntimeError) as exc:
+                if choice == "postgresql":
+                    raise
+                print(f"postgresql: not measured ({exc}); pip install -e '.[test,postgres]'")
+            else:
+                libraries["postgresql"] = Library(Database.open(url=url))
+        try:
+            yield libraries
+        finally:
+            for library in libraries.values():
+                library.database.close()
+
+
+@contextmanager
+def _postgresql_database() -> Iterator[str]:
+    # Imported here: it needs the test extras, which the SQLite figures do not.
+    from honyaku.testing.postgres import throwaway_cluster
+
+    with throwaway_cluster() as cluster, cluster.database() as url:
+        yield url
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--database",
+        choices=("sqlite", "postgresql", "both"),
+        default="both",
+        help="the databases the throughput runs on (default: both, side by side)",
+    )
+    choice = parser.parse_args().database
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
+        with databases(choice, home) as libraries:
+            by_database = {name: throughput(library) for name, library in libraries.items()}
+        _print_side_by_side("throughput (zero latency, concurrency 4)", by_database)
         rows = {
-            "throughput (zero latency, concurrency 4)": throughput(home),
             "scheduling, 8000-char chunks (200 ms replies, concurrency 8)": scheduling(home, 8000),
             "scheduling, 2000-char chunks (200 ms replies, concurrency 8)": scheduling(home, 2000),
             "scheduling, 2000-char chunks (1 s replies, concurrency 8)": scheduling(
@@ -249,6 +294,13 @@ def main() -> None:
         print(name)
         for key, value in figures.items():
             print(f"  {key:36} {value:10.3f}")
+
+
+def _print_side_by_side(name: str, by_database: dict[str, dict[str, float]]) -> None:
+    print(name)
+    print(f"  {'':36}" + "".join(f" {database:>12}" for database in by_database))
+    for key in next(iter(by_database.values())):
+        print(f"  {key:36}" + "".join(f" {f[key]:12.3f}" for f in by_database.values()))
 
 
 if __name__ == "__main__":

@@ -1,35 +1,123 @@
-"""Every test gets a fresh honyaku home; the fake model server is a real server on 127.0.0.1."""
+"""Every test gets a fresh honyaku home and database; the fake model server is a real server
+on 127.0.0.1.
+
+The store, application, job, assistant and web tests run on both databases: the embedded
+SQLite file, and PostgreSQL in a throwaway cluster the tests start themselves
+(``honyaku.testing.postgres``). On PostgreSQL, a scenario that also runs in both tool
+protocols runs with native calls only: the protocol never reaches the store. A module whose
+subject the database does not touch says so with ``pytest.mark.backends("sqlite")``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from sqlalchemy import select
 
 from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.store import Database, JobStore, Library, Stores
+from honyaku.store.schema import Base
 from honyaku.testing import FakeGeminiServer, FakeLLMServer
+
+if TYPE_CHECKING:
+    from honyaku.testing.postgres import Cluster
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BOOKS = FIXTURES / "books"
 STREAMS = FIXTURES / "streams"
+BACKENDS = ("sqlite", "postgresql")
+PROTOCOLS = ("native", "xml")
+ON_BOTH_BACKENDS = ("store", "application", "jobs", "assistant", "web")
+"""The test folders whose scenarios run on SQLite and on PostgreSQL."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "backends(*names): the databases a test runs on (sqlite, postgresql)"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    backends = _backends(metafunc)
+    if "protocol" in metafunc.fixturenames and not _parametrized(metafunc, "protocol"):
+        pairs = [(b, p) for b in backends for p in PROTOCOLS if b == "sqlite" or p == "native"]
+        metafunc.parametrize(("backend", "protocol"), pairs, indirect=True)
+    elif backends != ("sqlite",):
+        metafunc.parametrize("backend", backends, indirect=True)
+
+
+def _backends(metafunc: pytest.Metafunc) -> tuple[str, ...]:
+    if marker := metafunc.definition.get_closest_marker("backends"):
+        return marker.args
+    folder = metafunc.definition.path.parent.name
+    return BACKENDS if folder in ON_BOTH_BACKENDS else ("sqlite",)
+
+
+def _parametrized(metafunc: pytest.Metafunc, name: str) -> bool:
+    return any(name in marker.args[0] for marker in metafunc.definition.iter_markers("parametrize"))
+
+
+@pytest.fixture(scope="module")
+def backend(request: pytest.FixtureRequest) -> str:
+    """The database the test runs on: ``sqlite`` unless its folder runs on both."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def protocol(request: pytest.FixtureRequest) -> str:
+    """The tool protocol a job or chat scenario speaks: native calls, or XML in the text."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def postgresql_cluster() -> Iterator[Cluster]:
+    """A throwaway PostgreSQL cluster, started the first time a test needs it."""
+    from honyaku.testing.postgres import throwaway_cluster
+
+    with throwaway_cluster() as cluster:
+        yield cluster
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str, request: pytest.FixtureRequest
+) -> Iterator[Path]:
+    """The test's honyaku home; on PostgreSQL, its own fresh database too, in
+    ``HONYAKU_DATABASE_URL`` for whatever the test opens and the processes it starts."""
     folder = tmp_path / "home"
     monkeypatch.setenv("HONYAKU_HOME", str(folder))
     monkeypatch.setenv("HONYAKU_RETRY_BASE_S", "0.01")
     for name in ("HONYAKU_MODEL", "HONYAKU_DATABASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    return folder
+    if backend == "sqlite":
+        yield folder
+        return
+    cluster: Cluster = request.getfixturevalue("postgresql_cluster")
+    with cluster.database() as url:
+        monkeypatch.setenv("HONYAKU_DATABASE_URL", url)
+        yield folder
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def empty_database_url(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """A database of the test's kind with nothing in it yet, not even tables."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    cluster: Cluster = request.getfixturevalue("postgresql_cluster")
+    with cluster.database(migrated=False) as url:
+        yield url
 
 
 @pytest.fixture
@@ -81,6 +169,18 @@ def gemini(gemini_server: FakeGeminiServer) -> FakeGeminiServer:
     gemini_server.faults.clear()
     gemini_server.requests.clear()
     return gemini_server
+
+
+def every_row(database: Database) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, to compare the database before and after."""
+    with database.engine.connect() as connection:
+        return {
+            table.name: [
+                tuple(row)
+                for row in connection.execute(select(table).order_by(*table.primary_key.columns))
+            ]
+            for table in Base.metadata.sorted_tables
+        }
 
 
 def novel(chapters: int = 3, paragraphs: int = 12) -> BookDraft:

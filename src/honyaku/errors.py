@@ -4,6 +4,7 @@
     ├── UserError                the person can fix it: a bad file, an unknown book, a bad flag
     │   ├── BookFormatError      a file that cannot be read as a book
     │   ├── NotFoundError        no book, chapter or job with that id
+    │   ├── DuplicateBookError   the book is already in the library
     │   └── ConfigError          missing API key, unknown protocol, bad setting
     ├── ProviderError            the model's server failed or refused
     │   ├── TransientProviderError   worth retrying: 429, 5xx, timeouts, dropped or cut streams
@@ -15,6 +16,9 @@
     │       ├── AuthError            the server refused the key
     │       └── ContextOverflowError the request does not fit the model's context window
     ├── StoreError               the database refused a write
+    ├── ClaimLost                another process took over a chunk this one claimed (its
+    │                            heartbeat had stalled): this one's writes are refused, and
+    │                            the chunk's conversation ends here
     ├── ToolError                the model's call was wrong; becomes a result the model reads
     ├── NoFrontEndError          nobody is there to answer a question or approve a call
     ├── LoopError                a conversation could not finish (caps reached, retries exhausted)
@@ -29,7 +33,24 @@ from __future__ import annotations
 
 
 class HonyakuError(Exception):
-    """Base of all honyaku errors; ``str()`` is one readable line."""
+    """Base of all honyaku errors; ``str()`` is one readable line, true in any front end.
+
+    ``terminal_hint``, where there is one, says what to type in a terminal to mend it
+    (``--encoding cp932``): the CLI adds it to the line, the web leaves it out.
+
+    A message written as a template with its values apart,
+    ``NotFoundError("no book with id {book_id!r}", book_id=ref)``, keeps both
+    (``template``, ``values``): the web shows it in the reader's language from its catalog.
+    """
+
+    def __init__(self, *args: object, terminal_hint: str | None = None, **values: object) -> None:
+        self.template: str | None = None
+        if values and len(args) == 1 and isinstance(args[0], str):
+            self.template = args[0]
+            args = (args[0].format(**values),)
+        super().__init__(*args)
+        self.values = values
+        self.terminal_hint = terminal_hint
 
 
 class UserError(HonyakuError):
@@ -46,6 +67,10 @@ class NotFoundError(UserError):
 
 class ConfigError(UserError):
     pass
+
+
+class DuplicateBookError(UserError):
+    """Raised before a book already in the library is imported again, unless that is asked."""
 
 
 class ProviderError(HonyakuError):
@@ -118,6 +143,11 @@ class ContextOverflowError(FatalProviderError):
 
 class StoreError(HonyakuError):
     pass
+
+
+class ClaimLost(HonyakuError):
+    """Not a tool's failure for the model to read: the tool registry lets it through, and the
+    job leaves the chunk to the process that holds it now."""
 
 
 class ToolError(HonyakuError):

@@ -147,7 +147,7 @@ async def test_a_model_that_never_reaches_the_goal_ends_at_the_turn_cap():
         *(AssistantMessage(tool_calls=(call("add", amount=0),)) for _ in range(9))
     )
 
-    with pytest.raises(LoopError, match="not finished after 4 turns"):
+    with pytest.raises(LoopError, match="not finished after 4 exchanges"):
         await drive(model, Counter(Broker(), "a test"), LoopLimits(max_turns=4))
 
     assert len(model.requests) == 4

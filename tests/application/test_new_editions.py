@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import sqlite3
 import subprocess
 import sys
 import zipfile
@@ -18,6 +17,7 @@ from honyaku.errors import UserError
 from honyaku.formats import ExportFormat, read_book
 from honyaku.store import Library
 
+from ..conftest import every_row
 from .conftest import BOOKS, KUSAMAKURA, new_kusamakura
 
 FRANKENSTEIN = BOOKS / "epub" / "frankenstein_en_pg84_epub2" / "frankenstein_en_pg84_epub2.epub"
@@ -35,11 +35,6 @@ def translate_whole(library: Library, book_id: str) -> dict[str, str]:
 
 def update(honyaku: Honyaku, book_id: str, path: Path, **options: bool) -> UpdatedBook:
     return asyncio.run(honyaku.editions.update(book_id, path, **options))
-
-
-def dump(home: Path) -> list[str]:
-    with sqlite3.connect(home / "honyaku.db") as connection:
-        return list(connection.iterdump())
 
 
 @pytest.fixture
@@ -155,28 +150,28 @@ def test_the_new_archive_is_the_original_an_in_place_export_translates(
     assert kept.count("译") > 50
 
 
-def test_a_dry_run_writes_nothing(honyaku, library, translated_kusamakura, tmp_path, home):
+def test_a_dry_run_writes_nothing(honyaku, library, translated_kusamakura, tmp_path, database):
     book_id, _ = translated_kusamakura
-    before = dump(home)
+    before = every_row(database)
 
     updated = update(honyaku, book_id, new_kusamakura(tmp_path), dry_run=True)
 
     assert updated.edition is None
     assert updated.summary.paragraphs.new == 4
-    assert dump(home) == before
+    assert every_row(database) == before
 
 
 def test_an_unrelated_book_is_refused_with_the_figures_unless_forced(
-    honyaku, library, translated_kusamakura, home
+    honyaku, library, translated_kusamakura, database
 ):
     book_id, _ = translated_kusamakura
-    before = dump(home)
+    before = every_row(database)
 
     with pytest.raises(UserError, match=r"only 0 of the book's \d+ paragraphs \(0%\)") as refused:
         update(honyaku, book_id, FRANKENSTEIN)
 
     assert "--force" in str(refused.value)
-    assert dump(home) == before
+    assert every_row(database) == before
     forced = update(honyaku, book_id, FRANKENSTEIN, force=True)
     assert forced.edition == 2
     assert library.get_book(book_id).chapters[0].title == read_book(FRANKENSTEIN).chapters[0].title
@@ -204,11 +199,11 @@ asyncio.run(Honyaku.open(Path(sys.argv[1])).editions.update(sys.argv[2], Path(sy
 
 
 def test_a_process_killed_during_the_update_leaves_the_book_as_it_was(
-    translated_kusamakura, tmp_path, home
+    translated_kusamakura, tmp_path, home, database
 ):
     book_id, _ = translated_kusamakura
     edition = new_kusamakura(tmp_path)
-    before = dump(home)
+    before = every_row(database)
     process = subprocess.Popen(
         [sys.executable, "-c", STALLED_UPDATE, str(home), book_id, str(edition)],
         stdout=subprocess.PIPE,
@@ -223,4 +218,4 @@ def test_a_process_killed_during_the_update_leaves_the_book_as_it_was(
         process.stdout.close()
 
     assert process.returncode == -signal.SIGKILL
-    assert dump(home) == before
+    assert every_row(database) == before

@@ -30,12 +30,6 @@ from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator
 from ..jobs.conftest import connected
 
 
-@pytest.fixture(params=["native", "xml"])
-def protocol(request: pytest.FixtureRequest) -> str:
-    """Every chat scenario runs with native tool calls and with the XML protocol."""
-    return request.param
-
-
 @pytest.fixture
 def book_id(library: Library) -> str:
     draft = BookDraft(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import time
+from datetime import timedelta
 
 import pytest
 
@@ -103,9 +104,9 @@ def test_a_big_chunk_with_a_model_that_sends_three_paragraphs_a_reply_still_fini
     assert replies > 40
 
 
-def test_a_job_whose_process_died_shows_as_interrupted(home, book_id_in_home):
+def test_a_job_whose_process_went_silent_shows_as_interrupted(home, book_id_in_home):
     jobs = JobStore(Database.open(home))
-    job = _running_job_of_a_dead_process(jobs, book_id_in_home)
+    job = _running_job_of_a_silent_process(jobs, book_id_in_home)
 
     shown = honyaku("show", book_id_in_home).stdout
 
@@ -119,14 +120,17 @@ def book_id_in_home() -> str:
     return imported(RASHOMON)
 
 
-def _running_job_of_a_dead_process(jobs: JobStore, book_id: str) -> str:
+def _running_job_of_a_silent_process(jobs: JobStore, book_id: str) -> str:
     from honyaku.domain import JobKind
     from honyaku.store import JobScope
-    from honyaku.store.schema import JobRow
+    from honyaku.store.leases import CLAIM_TIMEOUT_S
+    from honyaku.store.schema import JobRow, utc_now
 
     job, _ = jobs.open(
         JobScope(book_id, JobKind.TRANSLATION, None), model="m", protocol="p", planned=()
     )
     with jobs.database.transaction() as session:
-        session.get(JobRow, job.id).owner = f"{socket.gethostname()}:999999"
+        row = session.get(JobRow, job.id)
+        row.owner = f"{socket.gethostname()}:999999:abcdef"
+        row.heartbeat_at = utc_now() - timedelta(seconds=CLAIM_TIMEOUT_S + 1)
     return job.id

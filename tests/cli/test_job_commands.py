@@ -116,7 +116,11 @@ def test_demo_translates_the_sample_and_says_where_the_result_is(home):
     assert "honyaku show" in done.stdout
 
 
-def test_a_job_killed_with_sigkill_resumes_with_nothing_lost_or_doubled(home, tmp_path):
+def test_a_job_killed_with_sigkill_resumes_once_its_claims_time_out_with_nothing_lost_or_doubled(
+    home, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("HONYAKU_CLAIM_TIMEOUT_S", str(CLAIM_TIMEOUT_S))
+    monkeypatch.setenv("HONYAKU_HEARTBEAT_S", "0.2")
     book = imported(KOJIKI)
     honyaku("settings", book, "--chunk-chars", "1500")
     with FakeLLMServer(latency_s=0.15) as server:
@@ -140,6 +144,7 @@ def test_a_job_killed_with_sigkill_resumes_with_nothing_lost_or_doubled(home, tm
         process.send_signal(signal.SIGKILL)
         process.wait()
         killed_at = _translated(library, book)
+        time.sleep(CLAIM_TIMEOUT_S)  # the dead process's claims go silent, then free
 
         resumed = honyaku("translate", book, *model_flags(server))
 
@@ -161,6 +166,8 @@ def _translated(library: Library, book: str) -> int:
 def _work(library: Library, book: str) -> int:
     return sum(c.work_paragraphs for c in library.progress(book))
 
+
+CLAIM_TIMEOUT_S = 1.0
 
 QUESTION = FakeCall(
     "ask_user", {"question": "「下人」はどう訳しますか？", "suggested_answers": ["仆人", "下人"]}

@@ -31,12 +31,6 @@ from honyaku.testing import FakeLLMServer, pseudo_translation
 RunJob = Callable[..., tuple[JobOutcome, list[JobEvent]]]
 
 
-@pytest.fixture(params=["native", "xml"])
-def protocol(request: pytest.FixtureRequest) -> str:
-    """Every job scenario runs with native tool calls and with the XML protocol."""
-    return request.param
-
-
 def connected(
     server: FakeLLMServer,
     protocol: str,

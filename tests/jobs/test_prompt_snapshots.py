@@ -3,6 +3,7 @@ in review as a change to this file (``pytest --inline-snapshot=fix`` rewrites it
 
 from __future__ import annotations
 
+import pytest
 from inline_snapshot import snapshot
 
 from honyaku.agent.questions import QUESTION_TOOLS
@@ -12,6 +13,9 @@ from honyaku.jobs.glossary_prompts import extraction_prompt, glossary_section
 from honyaku.jobs.glossary_tools import GLOSSARY_TOOLS
 from honyaku.jobs.prompts import chunk_message, system_prompt
 from honyaku.jobs.tools import TASK_TOOLS
+
+# What the model reads is made from the book alone: no database is read.
+pytestmark = pytest.mark.backends("sqlite")
 
 CHAPTER = Chapter(
     "c0ffee00",

@@ -25,6 +25,10 @@ from honyaku.testing import FakeCall, FakeLLMServer, pseudo_translation
 
 from .conftest import connected, run_to_end
 
+# Questions wait in this process's broker; the actions they leave are written like every
+# other action, on both databases in test_jobs_over_http.py.
+pytestmark = pytest.mark.backends("sqlite")
+
 NAME_QUESTION = FakeCall(
     "ask_user",
     {

@@ -31,6 +31,10 @@ from honyaku.testing import (
 
 from .conftest import RunJob, assert_one_version_each, assert_translated_in_place, tool_results
 
+# Reasoning is read apart from the answer in the provider and the protocol, never in the
+# store: a job's store runs on both databases in test_jobs_over_http.py.
+pytestmark = pytest.mark.backends("sqlite")
+
 THINKING = [
     Thinking(),
     Thinking(opened_in_prompt=True),

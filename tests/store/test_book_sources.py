@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import closing
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
 
 from honyaku.formats import read_book
 from honyaku.store import Database, Library
-from honyaku.store.database import DATABASE_FILE
+
+from .conftest import migrate_to
 
 BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
 KUSAMAKURA = BOOKS / "epub" / "kusamakura_ja_epub3" / "kusamakura_ja_epub3.epub"
 KOJIKI = BOOKS / "kojiki" / "03gendaigoyaku_kojiki.utf8.txt"
-MIGRATIONS = Path(__file__).parents[2] / "src" / "honyaku" / "store" / "migrations"
 
 
 def test_an_imported_epub_keeps_its_bytes_and_each_paragraphs_place(library: Library) -> None:
@@ -42,38 +38,38 @@ def test_a_text_book_has_no_original_to_translate_in_place(library: Library) -> 
     assert library.sources(book_id) is None
 
 
-def _database_at_revision_0004(home: Path) -> Path:
+def _database_at_revision_0004(url: str) -> None:
     """A library as honyaku left it at 0004, long before sources were kept, with one book."""
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / DATABASE_FILE
-    engine = create_engine(f"sqlite:///{path}")
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    migrate_to(url, "0004")
+    engine = create_engine(url)
     with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0004")
+        connection.execute(
+            text(
+                "INSERT INTO books VALUES ('0a1d0b0c', '古い本', NULL, 'ja', 'zh-CN', '{}', "
+                "'2024-01-01 00:00:00')"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO chapters (book_id, id, position, title) VALUES ('0a1d0b0c', "
+                "'c0000001', 0, '第一章')"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO paragraphs (book_id, chapter_pk, id, position, text) VALUES "
+                "('0a1d0b0c', 1, 'a0000001', 0, '昔の文。')"
+            )
+        )
     engine.dispose()
-    with closing(sqlite3.connect(path)) as connection, connection:
-        connection.execute(
-            "INSERT INTO books VALUES ('0a1d0b0c', '古い本', NULL, 'ja', 'zh-CN', '{}', "
-            "'2024-01-01 00:00:00')"
-        )
-        connection.execute(
-            "INSERT INTO chapters (book_id, id, position, title) VALUES ('0a1d0b0c', "
-            "'c0000001', 0, '第一章')"
-        )
-        connection.execute(
-            "INSERT INTO paragraphs (book_id, chapter_pk, id, position, text) VALUES "
-            "('0a1d0b0c', 1, 'a0000001', 0, '昔の文。')"
-        )
-    return path
 
 
-def test_a_book_stored_before_sources_were_kept_opens_unchanged_with_none(tmp_path: Path) -> None:
-    home = tmp_path / "old-home"
-    _database_at_revision_0004(home)
+def test_a_book_stored_before_sources_were_kept_opens_unchanged_with_none(
+    empty_database_url: str,
+) -> None:
+    _database_at_revision_0004(empty_database_url)
 
-    database = Database.open(home)
+    database = Database.open(url=empty_database_url, migrate=True)
     library = Library(database)
     try:
         book = library.get_book("0a1d0b0c")

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
 import pytest
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 
 from honyaku.domain import BookDraft, ChapterDraft, JobKind, TranslationKind
 from honyaku.domain.edition import match_edition
 from honyaku.errors import UserError
 from honyaku.jobs.planning import plan_chunks
 from honyaku.store import Database, EditionFile, JobScope, JobStatus, Stores
-from honyaku.store.database import DATABASE_FILE
 
-from ..conftest import novel
-
-MIGRATIONS = Path(__file__).parents[2] / "src" / "honyaku" / "store" / "migrations"
+from ..conftest import every_row, novel
+from .conftest import migrate_to
 
 
 def grown(draft: BookDraft) -> BookDraft:
@@ -27,23 +20,18 @@ def grown(draft: BookDraft) -> BookDraft:
     return BookDraft(draft.title, (*draft.chapters, added), draft.author)
 
 
-def dump(home: Path) -> list[str]:
-    with sqlite3.connect(home / DATABASE_FILE) as connection:
-        return list(connection.iterdump())
-
-
 def test_an_edition_matched_against_an_older_state_of_the_book_is_refused_whole(
-    stores, library, book_id, home
+    stores, library, book_id, database
 ):
     editions = stores.editions
     match = match_edition(library.get_book(book_id), grown(novel()))
     editions.write(book_id, match, EditionFile("second.txt", None, None))
-    before = dump(home)
+    before = every_row(database)
 
     with pytest.raises(UserError, match="run the update again"):
         editions.write(book_id, match, EditionFile("second.txt", None, None))
 
-    assert dump(home) == before
+    assert every_row(database) == before
 
 
 def test_a_job_running_on_the_book_refuses_the_edition(stores, library, jobs, book_id):
@@ -104,16 +92,12 @@ def test_a_new_translation_or_title_makes_a_stale_one_fresh(stores, library, boo
     assert library.paragraphs(book_id, [paragraph.id])[paragraph.id].is_stale
 
 
-def test_a_library_of_the_revision_before_editions_migrates_with_every_version(home):
-    url = f"sqlite:///{home / DATABASE_FILE}"
-    home.mkdir(parents=True)
-    engine = sa.create_engine(url)
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+def test_a_library_of_the_revision_before_editions_migrates_with_every_version(
+    empty_database_url,
+):
+    migrate_to(empty_database_url, "0010")
+    engine = sa.create_engine(empty_database_url)
     with engine.begin() as connection:
-        connection.exec_driver_sql("PRAGMA foreign_keys=ON")
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0010")
         connection.exec_driver_sql(
             "INSERT INTO books (id, title, source_lang, target_lang, settings, created_at) "
             "VALUES ('b0000001', '本', 'ja', 'zh-CN', '{}', '2024-01-01 00:00:00')"
@@ -128,11 +112,11 @@ def test_a_library_of_the_revision_before_editions_migrates_with_every_version(h
         )
         connection.exec_driver_sql(
             "INSERT INTO translations (paragraph_pk, text, kind, created_at, selected) "
-            "VALUES (1, '正文', 'translation', '2024-01-01 00:00:00', 1)"
+            "VALUES (1, '正文', 'translation', '2024-01-01 00:00:00', TRUE)"
         )
     engine.dispose()
 
-    stores = Stores.over(Database.open(home))
+    stores = Stores.over(Database.open(url=empty_database_url, migrate=True))
 
     assert stores.library.get_book("b0000001").chapters[0].paragraphs[0].translation == "正文"
     assert [e.number for e in stores.editions.history("b0000001")] == [1]

@@ -6,12 +6,13 @@ import socket
 import subprocess
 import sys
 from collections import Counter
+from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import update
 
 from honyaku.domain import BookDraft, ChapterDraft, JobKind, TranslationKind
-from honyaku.errors import NotFoundError
+from honyaku.errors import NotFoundError, UserError
 from honyaku.store import (
     Action,
     ActionKind,
@@ -22,7 +23,10 @@ from honyaku.store import (
     JobStatus,
     PlannedChunk,
 )
+from honyaku.store.leases import CLAIM_TIMEOUT_S
 from honyaku.store.schema import JobRow, utc_now
+
+CLAIM_TIMEOUT = timedelta(seconds=CLAIM_TIMEOUT_S)
 
 
 def test_a_book_is_found_by_its_id_or_an_unambiguous_prefix(library, book_id):
@@ -60,6 +64,17 @@ def test_a_batch_naming_an_unknown_paragraph_writes_nothing(library, book_id):
         )
 
     assert library.versions(book_id, first.id) == []
+
+
+def test_text_with_a_nul_character_is_refused_on_every_database_and_nothing_is_written(
+    library, book_id
+):
+    paragraph = library.get_book(book_id).chapters[0].work_paragraphs[0]
+
+    with pytest.raises(UserError, match="NUL"):
+        library.add_manual_version(book_id, paragraph.id, "前半\x00後半")
+
+    assert library.versions(book_id, paragraph.id) == []
 
 
 def test_every_version_is_kept_and_exactly_one_is_selected(library, book_id):
@@ -132,21 +147,26 @@ def test_cost_adds_up_across_turns(jobs, book_id):
     assert [a.action.kind for a in jobs.actions(book_id)] == [ActionKind.NUDGE]
 
 
-def test_a_lease_is_live_while_its_process_lives_and_its_job_then_shows_interrupted(
+def test_a_lease_lives_while_its_heartbeat_is_fresh_whatever_its_host_or_process_id(
     jobs, book_id, database
 ):
     job, _ = open_job(jobs, book_id)
-    assert jobs.get(job.id).shown_status is JobStatus.RUNNING
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-    try:
-        _own(database, job.id, f"{socket.gethostname()}:{sleeper.pid}")
-        assert jobs.get(job.id).lease.held_elsewhere(utc_now())
-        assert jobs.get(job.id).shown_status is JobStatus.RUNNING
-    finally:
-        sleeper.kill()
-        sleeper.wait()
-    assert not jobs.get(job.id).lease.is_live(utc_now())
-    assert jobs.get(job.id).shown_status is JobStatus.INTERRUPTED
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    _own(database, job.id, f"{socket.gethostname()}:{ended.stdout.strip()}:a1b2c3", utc_now())
+    on_this_host = jobs.get(job.id)
+    _own(database, job.id, "another-host:7:d4e5f6", utc_now() - CLAIM_TIMEOUT)
+    silent = jobs.get(job.id)
+
+    assert on_this_host.lease.held_elsewhere(utc_now())
+    assert on_this_host.shown_status is JobStatus.RUNNING
+    assert not silent.lease.is_live(utc_now())
+    assert silent.shown_status is JobStatus.INTERRUPTED
 
 
 def test_a_claim_leaves_out_paragraphs_a_live_chunk_of_another_job_holds(
@@ -161,7 +181,7 @@ def test_a_claim_leaves_out_paragraphs_a_live_chunk_of_another_job_holds(
 
     held = chunks.claim(chunks.items(a.id)[0].pk)
     claim = chunks.claim(chunks.items(b.id)[0].pk)
-    chunks.finish(held.item.pk, ChunkStatus.DONE)
+    chunks.finish(held.token, ChunkStatus.DONE)
     after = chunks.claim(chunks.items(b.id)[0].pk)
 
     assert claim.busy == ids[4:6]
@@ -169,6 +189,8 @@ def test_a_claim_leaves_out_paragraphs_a_live_chunk_of_another_job_holds(
     assert after.busy == ()
 
 
-def _own(database, job_id: str, owner: str) -> None:
+def _own(database, job_id: str, owner: str, beat: datetime) -> None:
     with database.transaction() as session:
-        session.execute(update(JobRow).where(JobRow.id == job_id).values(owner=owner))
+        session.execute(
+            update(JobRow).where(JobRow.id == job_id).values(owner=owner, heartbeat_at=beat)
+        )

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,7 +70,8 @@ class Workbench:
             f"第{n}章\n\n" + "\n\n".join(paragraphs) + "\n" for n in range(1, chapters + 1)
         )
         files = {"file": ("book.txt", text.encode())}
-        return self.api("POST", "/api/books", files=files, data={"title": title})["id"]
+        data = {"title": title, "again": "true"}
+        return self.api("POST", "/api/books", files=files, data=data)["id"]
 
     def add_model(self, name: str, server: FakeLLMServer, protocol: str = "native") -> str:
         profile = {"name": name, "model": "fake-translator", "base_url": server.url}
@@ -104,10 +105,14 @@ def served_here(honyaku: Honyaku) -> Iterator[tuple[str, WorkbenchState]]:
         yield server.origin, bench
 
 
-def serve(home: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
-    """``honyaku serve`` started for ``home``; the process and the address it printed."""
+def serve(
+    home: Path, *options: str, database_url: str | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """``honyaku serve`` started for ``home`` (and the database at ``database_url``, else the
+    home's SQLite file); the process and the address it printed."""
     environment = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k != "HONYAKU_DATABASE_URL"},
+        **({"HONYAKU_DATABASE_URL": database_url} if database_url else {}),
         "HONYAKU_HOME": str(home),
         "HONYAKU_WEB_GRACE_S": GRACE_S,
         "HONYAKU_RETRY_BASE_S": "0.01",
@@ -141,13 +146,20 @@ def stop(process: subprocess.Popen[str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workbench]:
+def workbench(
+    tmp_path_factory: pytest.TempPathFactory, backend: str, request: pytest.FixtureRequest
+) -> Iterator[Workbench]:
     home = tmp_path_factory.mktemp("workbench")
-    process, url = serve(home)
-    served = Workbench(url.rstrip("/") + "/", home, process)
-    yield served
-    served.client.close()
-    errors = stop(process)
+    with ExitStack() as stack:
+        database_url = None
+        if backend == "postgresql":
+            cluster = request.getfixturevalue("postgresql_cluster")
+            database_url = stack.enter_context(cluster.database())
+        process, url = serve(home, database_url=database_url)
+        served = Workbench(url.rstrip("/") + "/", home, process)
+        yield served
+        served.client.close()
+        errors = stop(process)
     assert "Traceback" not in errors, errors
 
 

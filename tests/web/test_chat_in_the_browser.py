@@ -62,10 +62,12 @@ def test_the_stream_is_seed_002s_sequence_of_events(workbench, assistant_model):
     assert shown == [
         ("message", "session", None),
         ("message", "text", None),
+        ("message", "markdown", None),
         ("message", "tool_call", "parsing"),
         ("message", "tool_call", "running"),
         ("message", "tool_result", True),
         ("message", "text", None),
+        ("message", "markdown", None),
         ("done", "done", None),
     ]
     text = "".join(data["content"] for _, data in got if data["type"] == "text")
@@ -107,7 +109,7 @@ def test_a_question_from_the_chat_is_answered_in_the_browser(
     workbench.add_model("assistant-ask", assistant_model)
     page.goto(f"books/{book}")
     panel = page.locator("[data-chat]")
-    panel.get_by_label("Assistant's engine").select_option("assistant-ask")
+    panel.get_by_label("Assistant’s engine").select_option("assistant-ask")
     panel.get_by_role("textbox").fill("How should 下人 read?")
     panel.get_by_role("button", name="Send").click()
 
@@ -116,7 +118,9 @@ def test_a_question_from_the_chat_is_answered_in_the_browser(
     dialog.get_by_role("button", name="仆人", exact=True).click()
 
     expect(panel.locator(".reply").last).to_contain_text("Then it is 仆人.")
-    expect(panel.locator(".tool-card[data-status=done]")).to_contain_text("ask_user")
+    answered = panel.locator(".answered")
+    expect(answered).to_contain_text("「下人」はどう訳しますか？")
+    expect(answered.locator(".answer")).to_have_text("→ 仆人")
 
 
 def test_the_chat_panel_streams_shows_tool_cards_stops_and_retries(
@@ -127,7 +131,7 @@ def test_the_chat_panel_streams_shows_tool_cards_stops_and_retries(
     workbench.add_model("assistant-panel", assistant_model)
     page.goto(f"books/{book}")
     panel = page.locator("[data-chat]")
-    panel.get_by_label("Assistant's engine").select_option("assistant-panel")
+    panel.get_by_label("Assistant’s engine").select_option("assistant-panel")
 
     panel.get_by_role("textbox").fill("Plan it for Friday")
     panel.get_by_role("button", name="Send").click()
@@ -192,7 +196,7 @@ def test_the_assistant_page_chats_about_the_whole_library_with_the_demo_model(
     workbench.add_book("ある日の暮方の事である。", title="羅生門")
     page.goto("chat")
     panel = page.locator("[data-chat]")
-    panel.get_by_label("Assistant's engine").select_option("demo")
+    panel.get_by_label("Assistant’s engine").select_option("demo")
 
     panel.get_by_role("textbox").fill("Which books do I have?")
     panel.get_by_role("button", name="Send").click()

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from honyaku.testing import FakeCall, FakeLLMServer
 
 from .conftest import JOB_WAIT_S, Workbench, screenshot
+
+# Questions and their dialogs live in the serving process; what they store is a job's, and
+# the workbench's own tests run those on both databases.
+pytestmark = pytest.mark.backends("sqlite")
 
 NAME = FakeCall(
     "ask_user",
@@ -205,9 +210,11 @@ def test_with_skip_ask_user_switched_on_no_dialog_appears_and_the_tools_are_not_
     page.goto(f"books/{book}")
     page.get_by_role("button", name="Translation settings").click()
     settings = page.locator("#settings-dialog")
-    expect(settings.get_by_role("tab", name="Global settings")).to_be_visible()
+    expect(settings.get_by_role("tab", name="This book")).to_be_visible()
     settings.get_by_label("Skip AI questions (no question dialog)").check()
     settings.get_by_role("button", name="Save").click()
+    expect(settings.get_by_role("status")).to_have_text("Saved.")
+    settings.get_by_role("button", name="Close").click()
     expect(settings).to_be_hidden()
 
     job = workbench.start(book, f"asker-{fake_model.port}")

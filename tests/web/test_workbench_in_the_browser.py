@@ -66,7 +66,7 @@ def test_a_running_job_stops_and_resumes_where_it_stopped(page: Page, workbench:
         page.goto(f"jobs/{job}")
 
         page.get_by_role("button", name="Stop").click()
-        expect(page.locator("[data-field=status]")).to_have_text("interrupted")
+        expect(page.locator("[data-field=status]")).to_have_text("stopped")
         stopped = workbench.wait_for(job)
         assert stopped["paragraphs_done"] < stopped["paragraphs_total"]
         page.get_by_role("button", name="Resume").click()
@@ -93,7 +93,7 @@ def test_on_the_chapter_page_a_version_is_written_by_hand_and_another_selected(
     first = page.locator(".paragraph[data-paragraph]").first
     expect(first.locator(".translation")).to_have_text("某日傍晚。")
     expect(first.locator(".version")).to_have_count(2)
-    expect(first.locator(".version.selected")).to_contain_text("manual")
+    expect(first.locator(".version.selected")).to_contain_text("by hand")
 
     first.locator(".version", has_text="translation").get_by_role("button", name="Select").click()
     first = page.locator(".paragraph[data-paragraph]").first

@@ -136,10 +136,14 @@ async def run_loop(
             return
         nudges += 1
         if nudges > limits.max_nudges:
-            raise LoopError(f"the model stopped {nudges} times without finishing: {nudge}")
+            # What it was told each time is in the action log, in the model's own terms.
+            raise LoopError(
+                f"the model stopped {nudges} times without finishing: it was reminded what was "
+                "left each time"
+            )
         history.append(UserMessage(nudge))
         yield Nudged(nudge)
-    raise LoopError(f"not finished after {limits.max_turns} turns")
+    raise LoopError(f"not finished after {limits.max_turns} exchanges with the model")
 
 
 def result_json(result: Result) -> str:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic_core import ErrorDetails
 
 from honyaku.agent.broker import ApprovalPolicy, Broker
-from honyaku.errors import StoreError, ToolError, UserError
+from honyaku.errors import ClaimLost, StoreError, ToolError, UserError
 from honyaku.llm.messages import ToolCall, ToolSpec
 
 TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
@@ -214,6 +214,8 @@ async def _execute(found: Tool, context: ToolContext, arguments: BaseModel) -> R
             raise TypeError(f"returned {type(result).__name__}, not a result object")
     except ToolError as exc:
         return failure(exc.code, str(exc), **exc.details)
+    except ClaimLost:
+        raise  # not the model's to fix: the conversation ends, its chunk is another's now
     except UserError as exc:  # what was asked cannot be done: an unknown id, a refused text
         return failure(INVALID_PARAMETER, str(exc))
     except StoreError as exc:

@@ -9,13 +9,22 @@ glossary.py     a book's glossary and the shared ones, as the translator edits t
 models.py       model profiles, and choosing the model a command or page talks to
 settings.py     a book's settings
 chats.py        chats with the assistant
+database.py     the database's schema: its revision, and bringing it up to date
 
 Front ends import from here what they show (the stores' records, the model choices); they
 never reach the stores or the model servers themselves.
 """
 
-from honyaku.application.books import BookDetail, Books, ChapterView, ImportedBook
+from honyaku.application.books import (
+    PAGE_BOOKS,
+    PAGE_PARAGRAPHS,
+    BookDetail,
+    Books,
+    ChapterView,
+    ImportedBook,
+)
 from honyaku.application.chats import Chats
+from honyaku.application.database import database_schema, upgrade_database
 from honyaku.application.editions import BookHistory, Editions, UpdatedBook
 from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
@@ -35,7 +44,9 @@ from honyaku.store import (
     FlaggedParagraph,
     Job,
     JobStatus,
+    LocatedParagraph,
     RecordedAction,
+    SchemaState,
     StoredEntry,
     Version,
     resolve_home,
@@ -44,6 +55,8 @@ from honyaku.store import (
 __all__ = [
     "DEMO",
     "DEMO_MODEL",
+    "PAGE_BOOKS",
+    "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
     "TOOL_NAMES",
     "ActionKind",
@@ -69,14 +82,18 @@ __all__ = [
     "JobRequest",
     "JobStatus",
     "Jobs",
+    "LocatedParagraph",
     "ModelChoice",
     "Models",
     "RecordedAction",
+    "SchemaState",
     "Settings",
     "StoredEntry",
     "ToolProtocol",
     "UpdatedBook",
     "Version",
     "Versions",
+    "database_schema",
     "resolve_home",
+    "upgrade_database",
 ]

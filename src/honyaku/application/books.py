@@ -9,10 +9,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from honyaku.domain.book import Book, Chapter
-from honyaku.domain.languages import guess_language, normalize_language
+from honyaku.domain.book import Book, BookDraft, Paragraph, paragraph_text
+from honyaku.domain.languages import guess_language, is_language_tag, normalize_language
 from honyaku.domain.quality import QualityWarning
-from honyaku.errors import NotFoundError, UserError
+from honyaku.errors import DuplicateBookError, NotFoundError, UserError
 from honyaku.formats import ExportFormat, RubyMode, WritingMode, read_book, write_book
 from honyaku.store import (
     ActionKind,
@@ -20,12 +20,17 @@ from honyaku.store import (
     ChapterProgress,
     FlaggedParagraph,
     JobStatus,
+    LocatedParagraph,
     RecordedAction,
     Stores,
     Version,
 )
 
 DEFAULT_TARGET = "zh-CN"
+PAGE_PARAGRAPHS = 200
+"""How many paragraphs of a chapter are read at once, unless asked otherwise."""
+PAGE_BOOKS = 100
+"""How many books the library shows at once."""
 SAMPLE = Path(__file__).parents[1] / "samples" / "rashomon.html"
 STALE_TRANSLATION = "STALE_TRANSLATION"
 """The warning code of a translation made before a new edition changed its source."""
@@ -51,17 +56,19 @@ class BookDetail:
 
 @dataclass(frozen=True, slots=True)
 class ChapterView:
-    """A chapter with its selected translations and every paragraph's versions."""
+    """A window on a chapter: some of its paragraphs, with their selected translations and
+    every version, so that a chapter of any length is read a page at a time."""
 
     book: Book
-    """With this one chapter."""
+    """Its title, languages and settings, without chapters."""
+    chapter: ChapterProgress
+    """The chapter's titles and counts (``paragraphs`` counts them all, empty ones too)."""
     count: int
     """How many chapters the book has."""
+    start: int
+    """The position of the first paragraph in ``paragraphs``."""
+    paragraphs: tuple[Paragraph, ...]
     versions: dict[str, list[Version]]
-
-    @property
-    def chapter(self) -> Chapter:
-        return self.book.chapters[0]
 
 
 class Books:
@@ -71,6 +78,14 @@ class Books:
 
     async def all(self) -> list[BookSummary]:
         return await asyncio.to_thread(self._library.list_books)
+
+    async def page(self, start: int, limit: int) -> tuple[list[BookSummary], int]:
+        """Up to ``limit`` books from the ``start``-th, and how many there are in all."""
+
+        def page() -> tuple[list[BookSummary], int]:
+            return self._library.list_books(start=start, limit=limit), self._library.count_books()
+
+        return await asyncio.to_thread(page)
 
     async def resolve(self, ref: str) -> str:
         """The id of the book ``ref`` names: its id, or an unambiguous prefix of it."""
@@ -90,9 +105,27 @@ class Books:
     async def chapter_count(self, book_id: str) -> int:
         return await asyncio.to_thread(self._library.chapter_count, book_id)
 
-    async def chapter(self, book_id: str, number: int) -> ChapterView:
-        """Chapter ``number`` (from 1) with every paragraph's versions."""
-        return await asyncio.to_thread(self._chapter, book_id, number)
+    async def chapter(
+        self, book_id: str, number: int, *, start: int = 0, limit: int = PAGE_PARAGRAPHS
+    ) -> ChapterView:
+        """Up to ``limit`` paragraphs of chapter ``number`` (from 1) from position ``start``,
+        with their versions; what is read does not grow with the chapter."""
+        return await asyncio.to_thread(self._chapter, book_id, number, start, limit)
+
+    async def locate(self, book_id: str, paragraph_id: str) -> LocatedParagraph:
+        """The chapter a paragraph is in, and its position there."""
+
+        def locate() -> LocatedParagraph:
+            found = self._library.locate(book_id, paragraph_id)
+            if found is None:
+                raise NotFoundError(
+                    "no paragraph {paragraph_id} in book {book_id}",
+                    paragraph_id=paragraph_id,
+                    book_id=book_id,
+                )
+            return found
+
+        return await asyncio.to_thread(locate)
 
     async def import_file(
         self,
@@ -103,9 +136,12 @@ class Books:
         target_lang: str = DEFAULT_TARGET,
         chapter_pattern: str | None = None,
         encoding: str | None = None,
+        again: bool = True,
     ) -> ImportedBook:
         """Read the book at ``path`` (in ``encoding``, for a text file whose encoding cannot
-        be told) and store it; the source language is the book's own, else guessed."""
+        be told) and store it; the source language is the book's own, else guessed. Unless
+        ``again``, a book the library already holds (the same title, author and paragraphs'
+        count) is refused with ``DuplicateBookError``, which names it."""
         return await asyncio.to_thread(
             self._import,
             path,
@@ -114,6 +150,7 @@ class Books:
             target_lang=target_lang,
             chapter_pattern=chapter_pattern,
             encoding=encoding,
+            again=again,
         )
 
     async def import_sample(self) -> str:
@@ -158,7 +195,7 @@ class Books:
         def delete() -> None:
             for job in self._stores.jobs.for_book(book_id):
                 if job.shown_status is JobStatus.RUNNING:
-                    raise UserError(f"job {job.id} is running on this book: stop it first")
+                    raise UserError("job {job} is running on this book: stop it first", job=job.id)
             self._library.delete_book(book_id)
 
         await asyncio.to_thread(delete)
@@ -179,7 +216,7 @@ class Books:
 
     def _detail(self, book_id: str) -> BookDetail:
         book = self._library.book(book_id)
-        summary = next(b for b in self._library.list_books() if b.id == book.id)
+        summary = self._library.summary(book.id)
         return BookDetail(summary, book, self._library.progress(book_id))
 
     def _flagged(self, book_id: str, chapters: Collection[int] | None) -> list[FlaggedParagraph]:
@@ -217,13 +254,22 @@ class Books:
             if p.is_stale
         ]
 
-    def _chapter(self, book_id: str, number: int) -> ChapterView:
+    def _chapter(self, book_id: str, number: int, start: int, limit: int) -> ChapterView:
+        book = self._library.book(book_id)
         count = self._library.chapter_count(book_id)
         if not 1 <= number <= count:
-            raise NotFoundError(f"book {book_id} has no chapter {number}")
-        book = self._library.get_book(book_id, chapter_numbers=[number])
-        versions = self._library.chapter_versions(book_id, book.chapters[0].id)
-        return ChapterView(book, count, versions)
+            raise NotFoundError(
+                "book {book_id} has no chapter {number}", book_id=book_id, number=number
+            )
+        stop = start + limit
+        return ChapterView(
+            book,
+            self._library.chapter_at(book_id, number),
+            count,
+            start,
+            self._library.paragraph_range(book_id, number, start, stop),
+            self._library.range_versions(book_id, number, start, stop),
+        )
 
     def _import(
         self,
@@ -234,10 +280,18 @@ class Books:
         target_lang: str,
         chapter_pattern: str | None,
         encoding: str | None,
+        again: bool = True,
     ) -> ImportedBook:
         draft = read_book(path, chapter_pattern=chapter_pattern, encoding=encoding)
+        if not again and (same := self._same_book(draft, title or draft.title)):
+            raise DuplicateBookError(
+                "«{title}» is already in the library, with as many paragraphs: open it, or "
+                "import this file again to keep two copies",
+                title=same.title,
+            )
         text = "".join(p for c in draft.chapters for p in c.paragraphs)
-        source = normalize_language(source_lang or draft.language or guess_language(text) or "en")
+        declared = draft.language if draft.language and is_language_tag(draft.language) else None
+        source = normalize_language(source_lang or declared or guess_language(text) or "en")
         target = normalize_language(target_lang)
         book_id = self._library.add_book(
             draft, source_lang=source, target_lang=target, title=title, file_name=path.name
@@ -250,6 +304,13 @@ class Books:
             source,
             target,
         )
+
+    def _same_book(self, draft: BookDraft, title: str) -> BookSummary | None:
+        work = sum(1 for c in draft.chapters for p in c.paragraphs if paragraph_text(p))
+        for book in self._library.list_books():
+            if (book.title, book.author, book.work_paragraphs) == (title, draft.author, work):
+                return book
+        return None
 
     def _sample(self) -> str:
         draft = read_book(SAMPLE)

@@ -44,7 +44,7 @@ class Models:
             return ModelChoice.from_profile(profile)
         if name == DEMO_MODEL:
             return DEMO
-        raise NotFoundError(f"no saved model called {name!r}")
+        raise NotFoundError("no saved model called {name!r}", name=name)
 
     async def profile_for(self, model: str) -> str | None:
         """The saved profile a job that ran with ``model`` (a profile's or a server's name

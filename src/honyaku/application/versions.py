@@ -1,9 +1,11 @@
-"""A paragraph's versions: read, written by hand under one rule, selected."""
+"""A paragraph's versions: read, written by hand under one rule, selected, compared."""
 
 from __future__ import annotations
 
 import asyncio
 
+from honyaku.domain.diff import DiffPart, diff_texts
+from honyaku.errors import NotFoundError
 from honyaku.store import Library, Version
 
 
@@ -30,3 +32,21 @@ class Versions:
             return self._library.versions(book_id, paragraph_id)
 
         return await asyncio.to_thread(select)
+
+    async def diff(
+        self, book_id: str, paragraph_id: str, old_id: int, new_id: int
+    ) -> list[DiffPart]:
+        """What changed from one of the paragraph's versions to another."""
+
+        def diff() -> list[DiffPart]:
+            texts = {v.id: v.text for v in self._library.versions(book_id, paragraph_id)}
+            for wanted in (old_id, new_id):
+                if wanted not in texts:
+                    raise NotFoundError(
+                        "paragraph {paragraph_id} has no version {version_id}",
+                        paragraph_id=paragraph_id,
+                        version_id=wanted,
+                    )
+            return diff_texts(texts[old_id], texts[new_id])
+
+        return await asyncio.to_thread(diff)

@@ -49,7 +49,7 @@ from honyaku.jobs.launcher import JobLauncher
 from honyaku.llm.events import CallStreaming, Response, Retry, TextDelta, Usage, closed_after
 from honyaku.llm.messages import AssistantMessage, ChatRequest, Message
 from honyaku.llm.models import ConnectedModel, ModelChoice, open_model
-from honyaku.store.chats import ChatEntry, ChatSession, ChatStore
+from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
 from honyaku.store.stores import Stores
 
 MAX_TURNS = 12
@@ -241,7 +241,12 @@ class ChatService:
         return book, book_approvals(self.broker, self.library, book.id)
 
     def _said(self, session_id: str, message: str) -> list[ChatEntry]:
-        """The person's message stored; the session's entries after it."""
+        """The person's message stored, unless it is the one still waiting for a reply (a
+        retry after a reply that failed); the session's entries after it."""
+        entries = self.chats.entries(session_id)
+        said = [e for e in entries if e.kind is not EntryKind.NOTICE]
+        if said and said[-1].kind is EntryKind.USER and said[-1].payload.get("text") == message:
+            return entries
         self.chats.append(session_id, [transcript.user_entry(message)])
         return self.chats.entries(session_id)
 
@@ -330,10 +335,12 @@ class _Turn:
                 return ToolCard(self._cards[call.id], call.name, "running", dict(call.arguments))
             case ToolFinished(call=call, result=result):
                 self.record(transcript.result_entry(call, result))
-                if call.name in QUESTION_TOOL_NAMES:
-                    self.record(transcript.question_entry(call, result))
                 success = bool(result.get("success"))
                 said = result.get("message") if success else result.get("error")
+                if call.name in QUESTION_TOOL_NAMES:
+                    question = transcript.question_entry(call, result)
+                    self.record(question)
+                    said = " · ".join(question[1].get("answers") or ()) or said
                 return ToolOutcome(self._cards[call.id], call.name, success, said)
         return None
 

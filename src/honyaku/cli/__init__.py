@@ -9,6 +9,7 @@ import typer
 from honyaku import __version__
 from honyaku.cli import chat, glossary, jobs, library, models, serve
 from honyaku.cli.console import error_boundary
+from honyaku.cli.database import db_app
 
 app = typer.Typer(
     help="Translate books with large language models, through checked tool calls.",
@@ -29,6 +30,7 @@ app.command()(chat.chat)
 app.command()(glossary.check)
 app.add_typer(glossary.glossary_app, name="glossary")
 app.add_typer(models.models_app, name="models")
+app.add_typer(db_app, name="db")
 
 
 def _print_version(value: bool) -> None:

@@ -32,8 +32,10 @@ def error_boundary() -> Iterator[None]:
     try:
         yield
     except UserError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
+        hint = f"; {exc.terminal_hint}" if exc.terminal_hint else ""
+        err.print(f"[red]error:[/] {escape(str(exc) + hint)}")
         sys.exit(EXIT_USER_ERROR)
     except HonyakuError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
+        hint = f"; {exc.terminal_hint}" if exc.terminal_hint else ""
+        err.print(f"[red]error:[/] {escape(str(exc) + hint)}")
         sys.exit(EXIT_FAILURE)

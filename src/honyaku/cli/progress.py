@@ -18,6 +18,7 @@ from rich.table import Table
 from honyaku.jobs import (
     ChunkEvent,
     ChunkFinished,
+    ChunkTakenOver,
     JobEvent,
     JobOutcome,
     JobProgress,
@@ -98,6 +99,11 @@ class JobProgressView:
             case ChunkFinished(where=where, error=str() as error):
                 self._say(
                     f"[red]failed[/] chapter {where.chapter} chunk {where.chunk}: {escape(error)}"
+                )
+            case ChunkTakenOver(where=where, reason=reason):
+                self._say(
+                    f"[yellow]taken over[/] chapter {where.chapter} chunk {where.chunk}: "
+                    f"{escape(reason)}"
                 )
 
     def _started(self, event: JobStarted) -> None:

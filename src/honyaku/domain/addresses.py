@@ -31,8 +31,8 @@ def check_base_url(url: str) -> None:
         raise ConfigError(f"base URL {shown!r}: port 0 is not a port")
     if parts.username or parts.password or _secret_parameters(parts.query):
         raise ConfigError(
-            "the base URL holds a password or a key, which honyaku will not store: put the "
-            "key in an environment variable (--api-key-env VAR) or a header (--header)"
+            "the base URL holds a password or a key, which honyaku will not store: keep the "
+            "key in an environment variable, named as the model's key variable, or in a header"
         )
 
 

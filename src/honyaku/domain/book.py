@@ -21,7 +21,9 @@ def manual_version_text(text: str) -> str:
     """A version a person (or the assistant for them) writes, as it is stored.
 
     A paragraph is one line, so a line break is refused rather than joined away: two lines
-    may have been meant as two paragraphs, and only the person can say.
+    may have been meant as two paragraphs, and only the person can say. Keeping it is no
+    option: a chunk shows each work paragraph on one line, and polish and proofreading show
+    its translation on the next (DESIGN's chunk text contract), which a break would split.
     """
     cleaned = text.strip()
     if not cleaned:
@@ -85,7 +87,7 @@ class BookSettings(BaseModel):
     """Tools that would need approval but are always allowed."""
     auto_accept_terms: bool = False
     """Glossary terms a model proposes are accepted at once, not left for the translator."""
-    max_cost: float | None = Field(default=None, gt=0)
+    max_cost: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """What one run of a job may spend at the model's prices, unless the run says otherwise."""
 
 

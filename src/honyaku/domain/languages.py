@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
+
+from honyaku.errors import UserError
 
 SAMPLE_CHARS = 20_000
 MIN_KANA_SHARE = 0.02
@@ -27,8 +30,23 @@ def guess_language(text: str) -> str | None:
     return "en"
 
 
+_TAG = re.compile(
+    r"[a-z]{2,3}(-[a-z]{4})?(-([a-z]{2}|\d{3}))?(-([a-z\d]{5,8}|\d[a-z\d]{3}))*", re.IGNORECASE
+)
+"""A BCP 47 language tag as books use them: language, then script, region and variants."""
+
+
+def is_language_tag(tag: str) -> bool:
+    return _TAG.fullmatch(tag.strip().replace("_", "-")) is not None
+
+
 def normalize_language(tag: str) -> str:
-    """A BCP 47 tag in its usual case: ``ja-jp`` → ``ja-JP``, ``zh-hant`` → ``zh-Hant``."""
+    """A BCP 47 tag in its usual case: ``ja-jp`` → ``ja-JP``, ``zh-hant`` → ``zh-Hant``;
+    anything else is refused, since tags end up in files, file names and pages."""
+    if not is_language_tag(tag):
+        raise UserError(
+            "{tag!r} is not a language tag: write one like ja, zh-CN or en", tag=tag[:40]
+        )
     parts = tag.strip().replace("_", "-").split("-")
     fixed = [parts[0].lower()]
     for part in parts[1:]:

@@ -16,11 +16,13 @@ def parse_chapter_numbers(spec: str | None, count: int) -> list[int] | None:
             low, high = int(first), int(last or first)
         except ValueError:
             raise UserError(
-                f"chapters: {part!r} is not a chapter number or range like 1-3"
+                "chapters: {part!r} is not a chapter number or range like 1-3", part=part
             ) from None
         if low > high:
-            raise UserError(f"chapters: {part!r} is reversed; write {high}-{low}")
+            raise UserError(
+                "chapters: {part!r} is reversed; write {high}-{low}", part=part, high=high, low=low
+            )
         if not 1 <= low <= high <= count:
-            raise UserError(f"chapters: {part!r} is outside 1-{count}")
+            raise UserError("chapters: {part!r} is outside 1-{count}", part=part, count=count)
         numbers.update(range(low, high + 1))
     return sorted(numbers)

@@ -239,8 +239,8 @@ def _decode_legacy(raw: bytes, source: str) -> str:
     hint = f"perhaps --encoding {best.encoding}" if best is not None else "e.g. --encoding cp1252"
     raise BookFormatError(
         f"{source}: cannot tell the text's encoding (it is not UTF-8, and does not read as "
-        f"Windows-1252, Shift_JIS, EUC-JP, GB18030 or Big5); name it with --encoding ({hint}) "
-        "or save it as UTF-8"
+        "Windows-1252, Shift_JIS, EUC-JP, GB18030 or Big5): save it as UTF-8",
+        terminal_hint=f"or name its encoding with --encoding ({hint})",
     )
 
 

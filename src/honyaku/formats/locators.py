@@ -275,7 +275,9 @@ def _reading(node: etree._Element, name: str | None) -> str | None:
 def _normalized_marks(trace: LineTrace, raw: str, text: str) -> tuple[InlineMark, ...]:
     if not trace.marks:
         return ()
-    offsets = normalized_offsets(raw, text)
+    # A line of ideographic spaces is a blank paragraph (``text`` is empty) though its spaces
+    # are not layout: what it held stays at its start.
+    offsets = [min(offset, len(text)) for offset in normalized_offsets(raw, text)]
     return tuple(
         InlineMark(m.tag, offsets[m.start], offsets[m.end], m.attributes, m.reading)
         for m in sorted(trace.marks, key=lambda m: (m.start, -m.end, m.order))

@@ -12,7 +12,14 @@ import asyncio
 
 from honyaku.agent.loop import Nudged, ToolFinished, ToolStarted
 from honyaku.agent.questions import QUESTION_TOOL_NAMES, question_summary
-from honyaku.jobs.events import ChunkEvent, ChunkFinished, JobEvent, ParagraphsBusy, Where
+from honyaku.jobs.events import (
+    ChunkEvent,
+    ChunkFinished,
+    ChunkTakenOver,
+    JobEvent,
+    ParagraphsBusy,
+    Where,
+)
 from honyaku.jobs.progress import cost_change
 from honyaku.llm.events import Response, Retry
 from honyaku.store.jobs import Action, ActionKind, JobCost, JobStore
@@ -33,7 +40,10 @@ class ActionLog:
                 await self._follow_chunk(where, inner)
             case ParagraphsBusy(where=where, paragraph_ids=ids):
                 self._add(where, ActionKind.SKIPPED, None, {"paragraph_ids": list(ids)})
-            case ChunkFinished(where=where, error=str() as error):
+            case (
+                ChunkFinished(where=where, error=str() as error)
+                | ChunkTakenOver(where=where, reason=error)
+            ):
                 self._add(where, ActionKind.ERROR, None, {"message": error})
                 await self.flush()
             case ChunkFinished():

@@ -7,8 +7,9 @@ A job's stream opens with ``JobStarted`` and closes with ``JobFinished``. In bet
 chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in ``ChunkEvent``
 (text and reasoning deltas, retries, responses with their usage, tools started and finished,
 nudges), ``ParagraphsDone`` as batches are accepted, and ``ChunkFinished`` (with what it
-handed over, when its conversation did not fit the model's context). The terminal's
-progress bar, the action log, cost accounting and the web app's SSE all consume this stream.
+handed over, when its conversation did not fit the model's context) or ``ChunkTakenOver``.
+The terminal's progress bar, the action log, cost accounting and the web app's SSE all
+consume this stream.
 """
 
 from __future__ import annotations
@@ -132,6 +133,15 @@ class ChunkFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkTakenOver:
+    """Another process took the chunk over (this one's heartbeat had stalled): this process
+    wrote nothing more of it, and leaves the rest of its chapter to the new holder."""
+
+    where: Where
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class JobFinished:
     outcome: JobOutcome
 
@@ -143,5 +153,6 @@ JobEvent = (
     | ParagraphsDone
     | ParagraphsBusy
     | ChunkFinished
+    | ChunkTakenOver
     | JobFinished
 )

@@ -85,6 +85,7 @@ def add_glossary_terms(
         store.book_glossary(context.book.id),
         [replace(p, status=status) for p in fresh],
         origin=f"job {context.job_id} ({context.model})",
+        claim=context.claim,
     )
     return {
         "added": [p.source for p in fresh],

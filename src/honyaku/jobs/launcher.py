@@ -130,7 +130,7 @@ class InProcessLauncher:
                     if followed is not None:
                         followed.changed(log_grew=followed.progress.follow(event))
         except asyncio.CancelledError:
-            self._ended(followed, JobStatus.INTERRUPTED, "stopped")
+            self._ended(followed, JobStatus.INTERRUPTED, None)
             if not opened.done():
                 opened.set_exception(HonyakuError("the job was stopped before it began"))
         except HonyakuError as exc:
@@ -139,7 +139,7 @@ class InProcessLauncher:
             if not opened.done():
                 opened.set_exception(exc)
 
-    def _ended(self, followed: _Followed | None, status: JobStatus, error: str) -> None:
+    def _ended(self, followed: _Followed | None, status: JobStatus, error: str | None) -> None:
         if followed is not None:
             followed.progress.end(status, error)
             followed.changed(log_grew=True)

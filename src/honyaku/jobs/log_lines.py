@@ -31,7 +31,7 @@ class LogLine:
     @property
     def where(self) -> str:
         chunk = self.entry.action.chunk
-        return f"chapter {self.entry.chapter_number} chunk {chunk}" if chunk else ""
+        return f"chapter {self.entry.chapter_number}, part {chunk}" if chunk else ""
 
     @property
     def is_reasoning(self) -> bool:

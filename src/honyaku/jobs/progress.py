@@ -163,7 +163,7 @@ class JobProgress:
 
     def failure_lines(self) -> list[str]:
         return [
-            f"chapter {f.where.chapter} chunk {f.where.chunk}: {f.reason}" for f in self.failures
+            f"chapter {f.where.chapter}, part {f.where.chunk}: {f.reason}" for f in self.failures
         ]
 
     def figures(self) -> dict[str, Any]:

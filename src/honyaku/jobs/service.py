@@ -6,8 +6,11 @@ order, claiming each chunk before it runs it. It yields the job's events; the ac
 the cost are kept from those same events before they are passed on. Accepted batches are
 written as they come, so a job that dies (crash, SIGKILL, Ctrl-C) resumes where they stopped.
 
-A heartbeat renews this process's leases while the job runs, and stops the run when someone
-asked the job to stop (``JobService.stop``, from this or another process).
+A heartbeat renews this process's claims and its share of the job's lease while the job
+runs, stops the run when someone asked the job to stop (``JobService.stop``, from this or any
+other process), and ends the conversation of a chunk another process took over (this one's
+heartbeat had stalled past the claim timeout). Every write made under a claim shows its token,
+so such a chunk's late writes are refused whatever the heartbeat knows yet.
 
 Chunks are planned at the size that bills the model least and fits its context window
 (``sizing``). As chunks end, the job learns how the model works; when that moves the best
@@ -20,6 +23,8 @@ to run again when the size changed since.
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
@@ -34,13 +39,14 @@ from honyaku.domain.chunking import Chunk
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import TokenRatio
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
-from honyaku.errors import SpendingCapReached
+from honyaku.errors import ClaimLost, ConfigError, SpendingCapReached, StoreError
 from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.approvals import book_approvals
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
 from honyaku.jobs.events import (
     ChunkFailure,
     ChunkFinished,
+    ChunkTakenOver,
     HandOver,
     JobEvent,
     JobFinished,
@@ -59,15 +65,18 @@ from honyaku.jobs.spending import CappedProvider, Spending, check_cap, reply_bou
 from honyaku.jobs.tools import ChunkContext
 from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.tokenizers import token_counter
-from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, HandedBack
+from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken, HandedBack
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import Job, JobCost, JobScope, JobStatus
+from honyaku.store.leases import CLAIM_TIMEOUT_VARIABLE, claim_timeout_s
 from honyaku.store.stores import Stores
 
 CONCURRENCY = 4
 HEARTBEAT_S = 10.0
 RESIZE_CHANGE = 0.25
 """How far the best chunk size must move before the chunks waiting to run are planned again."""
+HEARTBEAT_VARIABLE = "HONYAKU_HEARTBEAT_S"
+"""Seconds between a running job's heartbeats (default 10)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +111,7 @@ class JobService:
         """Run the job ``request`` asks for with ``model``: ``JobStarted``, every chunk's
         events, then ``JobFinished``. A fatal provider error or a stop is raised after the
         job's state is saved."""
+        beat_s = _heartbeat_s()
         book = await asyncio.to_thread(
             self.library.get_book, request.book_id, chapter_numbers=request.chapters
         )
@@ -125,7 +135,9 @@ class JobService:
             resume=request.resume,
             chunk_chars=chunk_chars,
         )
-        run = await asyncio.to_thread(_Run, self, job, book, request, model, spending, sizing)
+        run = await asyncio.to_thread(
+            _Run, self, job, book, request, model, spending, sizing, beat_s
+        )
         if resumed and job.chunk_chars != chunk_chars:
             await run.replan(chunk_chars)
         items = await asyncio.to_thread(self.chunks.items, job.id)
@@ -159,7 +171,7 @@ class JobService:
         task = asyncio.current_task()
         assert task is not None
         self._running[job.id] = task
-        heartbeat = asyncio.create_task(self._heartbeat(job.id, task))
+        heartbeat = asyncio.create_task(self._heartbeat(run, task))
         try:
             async for event in merged(lanes, run.chapter, concurrency=run.request.concurrency):
                 await log.follow(event)
@@ -172,12 +184,12 @@ class JobService:
             # cost are written, and its chunks are free for the next run. On the loop: a
             # cancelled task cannot wait for a thread, and these are a few short writes.
             log.write_now()
-            self.chunks.release(job.id)
-            stopped = isinstance(
-                exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit | SpendingCapReached
-            )
+            self.chunks.release(run.end())
+            asked = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit)
+            stopped = asked or isinstance(exc, SpendingCapReached)
             status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
-            self.store.finish(job.id, status, str(exc) or type(exc).__name__)
+            # A stop someone asked for is no error; the cap's is a reason worth reading.
+            self.store.finish(job.id, status, None if asked else str(exc) or type(exc).__name__)
             raise
         finally:
             heartbeat.cancel()
@@ -200,10 +212,17 @@ class JobService:
         )
         return JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
 
-    async def _heartbeat(self, job_id: str, task: asyncio.Task[object]) -> None:
+    async def _heartbeat(self, run: _Run, task: asyncio.Task[object]) -> None:
         while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            if await asyncio.to_thread(self.chunks.beat, job_id):
+            await asyncio.sleep(run.heartbeat_s)
+            try:
+                beat = await asyncio.to_thread(
+                    self.chunks.beat, run.job.id, list(run.held), run.job.stop_requests
+                )
+            except StoreError:
+                continue  # tried again at the next beat: a claim outlives several missed ones
+            run.give_up(beat.lost)
+            if beat.stop:
                 task.cancel()
                 return
 
@@ -238,6 +257,7 @@ class _Run:
         model: ConnectedModel,
         spending: Spending | None,
         sizing: ChunkSizing,
+        heartbeat_s: float,
     ) -> None:
         self.service, self.job, self.book, self.request = service, job, book, request
         self.spending = spending
@@ -245,6 +265,14 @@ class _Run:
         self.sizing = sizing
         self.chunk_chars = job.chunk_chars or sizing.chunk_chars()
         """The size the chunks waiting to run are planned with."""
+        self.heartbeat_s = heartbeat_s
+        self.held: dict[ClaimToken, asyncio.Task[object] | None] = {}
+        """The claims this run holds, each with the lane running its chunk."""
+        self.lost: set[ClaimToken] = set()
+        """Claims another process took over."""
+        self.ended = False
+        """The run has ended: it takes no more claims."""
+        self._claiming = threading.Lock()
         self.capped: SpendingCapReached | None = None
         """Why the run stopped taking chunks: the next request could pass its cap."""
         written = service.store.paragraphs_done(job.id)
@@ -296,14 +324,14 @@ class _Run:
 
     async def chapter(self, number: int) -> AsyncIterator[JobEvent]:
         """A chapter's chunks in order, each read as it stands when its turn comes (the rest
-        may have been planned again meanwhile); a chunk another process holds leaves it the
-        chapter."""
+        may have been planned again meanwhile); a chunk another process holds, or takes over,
+        leaves it the chapter."""
         chunks, after = self.service.chunks, 0
         while self.capped is None:
             item = await asyncio.to_thread(chunks.next_item, self.job.id, number, after)
             if item is None:
                 return
-            claim = await asyncio.to_thread(chunks.claim, item.pk)
+            claim = await asyncio.to_thread(self._claim, item.pk)
             if claim is None:
                 continue  # planned again meanwhile: read the chapter's rest again
             after = item.planned.number
@@ -317,11 +345,79 @@ class _Run:
                     # The other chapters finish what they have paid for, then stop too.
                     self.capped = reached
                     return
+                if claim.token in self.lost:
+                    return
+
+    def _claim(self, pk: int) -> Claim | ChunkStatus | None:
+        """Claim chunk ``pk`` (in a worker thread) and hold it at once, so that the run's end
+        gives it back even if its lane was cancelled meanwhile. Once the run has ended it takes
+        nothing: ``RUNNING``, as for a chunk another process holds, ends the lane."""
+        with self._claiming:
+            if self.ended:
+                return ChunkStatus.RUNNING
+            claim = self.service.chunks.claim(pk)
+            if isinstance(claim, Claim):
+                self.held.setdefault(claim.token, None)
+            return claim
+
+    def end(self) -> list[ClaimToken]:
+        """Take no more claims; the claims still held, to give back. Lanes of a run that
+        ended may still be running until the job's stream is closed."""
+        with self._claiming:
+            self.ended = True
+            return list(self.held)
+
+    def give_up(self, lost: frozenset[ClaimToken]) -> None:
+        """End the conversations of chunks another process took over."""
+        for token in lost:
+            lane = self.held.pop(token, None)
+            self.lost.add(token)
+            if lane is not None:
+                lane.cancel()
 
     async def _claimed(self, claim: Claim) -> AsyncIterator[JobEvent]:
+        """The claimed chunk's events, then its end written under its claim (with what it
+        handed over planned again); or, if another process takes the chunk over meanwhile,
+        ``ChunkTakenOver``."""
+        token, lane = claim.token, asyncio.current_task()
+        self.held[token] = lane
+        try:
+            chapter, work, gone = await asyncio.to_thread(self._work, claim)
+            finished, seen = None, JobCost()
+            async for event in self._chunk(claim, chapter, work, gone):
+                seen += cost_change(event) or JobCost()
+                finished = event if isinstance(event, ChunkFinished) else finished
+                yield event
+            error = finished.error if finished else None
+            if finished and finished.handed_over:
+                error = await self._hand_over(claim, work, finished.handed_over)
+            # From here the claim is ended, not given back: its end is written in a thread
+            # that runs on even if the run is stopped meanwhile.
+            del self.held[token]
+            status = ChunkStatus.FAILED if error else ChunkStatus.DONE
+            await asyncio.to_thread(self.service.chunks.finish, token, status, error)
+            if finished and not finished.handed_over and not error:
+                await self._learn(len(work), seen)
+            return
+        except ClaimLost as lost:
+            reason = str(lost)
+        except asyncio.CancelledError:
+            if token not in self.lost or lane is None:
+                raise  # a stop: a claim still held is given back
+            lane.uncancel()
+            reason = "the heartbeat found the chunk taken over by another process"
+        self.held.pop(token, None)
+        self.lost.add(token)
+        planned = claim.item.planned
+        yield ChunkTakenOver(
+            Where(planned.chapter_number, planned.number, planned.chapter_id), reason
+        )
+
+    async def _chunk(
+        self, claim: Claim, chapter: Chapter, work: list[Paragraph], gone: int
+    ) -> AsyncIterator[JobEvent]:
         planned = claim.item.planned
         where = Where(planned.chapter_number, planned.number, planned.chapter_id)
-        chapter, work, gone = await asyncio.to_thread(self._work, claim)
         if claim.busy:
             yield ParagraphsBusy(where, claim.busy)
         if gone:
@@ -331,24 +427,13 @@ class _Run:
             and not claim.busy
             and title_wanted(chapter, self.job.kind, retranslate=self.job.retranslate)
         )
-        finished: ChunkFinished | None = None
-        seen = JobCost()
         if work or shows_title:
-            context = self._context(Chunk(chapter, planned.number, tuple(work), shows_title))
+            chunk = Chunk(chapter, planned.number, tuple(work), shows_title)
+            context = self._context(chunk, claim.token)
             async for event in run_chunk(
                 context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
             ):
-                seen += cost_change(event) or JobCost()
-                if isinstance(event, ChunkFinished):
-                    finished = event
                 yield event
-        error = finished.error if finished else None
-        if finished and finished.handed_over:
-            error = await self._hand_over(claim, work, finished.handed_over)
-        status = ChunkStatus.FAILED if error else ChunkStatus.DONE
-        await asyncio.to_thread(self.service.chunks.finish, claim.item.pk, status, error)
-        if finished and not finished.handed_over and not error:
-            await self._learn(len(work), seen)
 
     async def _learn(self, paragraphs: int, seen: JobCost) -> None:
         """Count how the chunk went (``seen``: its replies, those with a batch, the paragraphs
@@ -380,8 +465,7 @@ class _Run:
                 )
             best = sum(len(p.text) for p in handed) // 2
         kept = tuple(p.id for p in work if p.id not in set(over.paragraph_ids))
-        pk = claim.item.pk
-        await self.replan(best, HandedBack(pk, kept, over.paragraph_ids, over.title))
+        await self.replan(best, HandedBack(claim.token, kept, over.paragraph_ids, over.title))
         return None
 
     def _work(self, claim: Claim) -> tuple[Chapter, list[Paragraph], int]:
@@ -409,12 +493,12 @@ class _Run:
         bound = partial(reply_bound, context.workflow, title)
         return replace(self.talk, provider=CappedProvider(self.talk.provider, self.spending, bound))
 
-    def _context(self, chunk: Chunk) -> ChunkContext:
+    def _context(self, chunk: Chunk, claim: ClaimToken) -> ChunkContext:
         chapter = chunk.chapter
         kind = self.job.kind
         asker = (
             f"{kind} of «{self.book.title}», chapter {chapter.order} «{chapter.title}», "
-            f"chunk {chunk.number}"
+            f"part {chunk.number}"
         )
         workflow = ChunkWorkflow(
             kind, {p.id: p for p in chunk.paragraphs}, chapter.id, needs_title=chunk.shows_title
@@ -429,7 +513,24 @@ class _Run:
             chunk,
             workflow,
             self.glossary,
+            claim,
         )
+
+
+def _heartbeat_s() -> float:
+    """``HONYAKU_HEARTBEAT_S``, well under the claim timeout: a claim must outlive a few
+    heartbeats that come late or fail."""
+    setting = os.environ.get(HEARTBEAT_VARIABLE, "").strip()
+    try:
+        seconds = float(setting) if setting else HEARTBEAT_S
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= claim_timeout_s() / 3:
+        raise ConfigError(
+            f"{HEARTBEAT_VARIABLE} must be seconds above 0 and at most a third of "
+            f"{CLAIM_TIMEOUT_VARIABLE} ({claim_timeout_s():g} s), not {setting!r}"
+        )
+    return seconds
 
 
 def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spending | None:
@@ -444,8 +545,14 @@ def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spendin
 def _failure_text(failures: list[ChunkFailure], left: list[ChunkItem]) -> str | None:
     if failures:
         first = failures[0]
-        where = f"chapter {first.where.chapter} chunk {first.where.chunk}"
-        return f"{len(failures)} chunk(s) failed; first: {where}: {first.reason}"
+        return (
+            f"{_parts(len(failures))} of the text failed; the first, in chapter "
+            f"{first.where.chapter}: {first.reason}"
+        )
     if left:
-        return f"{len(left)} chunk(s) not done"
+        return f"{_parts(len(left))} of the text not done"
     return None
+
+
+def _parts(count: int) -> str:
+    return "1 part" if count == 1 else f"{count} parts"

@@ -41,8 +41,9 @@ def check_cap(cap: float | None, prices: Prices | None) -> None:
     """Refuse a cap that cannot be kept: without prices, spending cannot be counted."""
     if cap is not None and prices is None:
         raise ConfigError(
-            "a spending cap needs the model's prices: save them with honyaku models add "
-            "NAME --input-price P --output-price P, and use --model NAME"
+            "a spending cap needs the model's prices: save them with the model",
+            terminal_hint="honyaku models add NAME --input-price P --output-price P, "
+            "and use --model NAME",
         )
 
 

@@ -29,6 +29,7 @@ from honyaku.errors import ToolError
 from honyaku.jobs.batch_quality import batch_warnings, warnings_result
 from honyaku.jobs.events import Where
 from honyaku.llm.messages import ToolCall
+from honyaku.store.chunks import ClaimToken
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.library import Library, LocatedParagraph
 from honyaku.store.stores import Stores
@@ -54,6 +55,8 @@ class ChunkContext(ToolContext):
     workflow: ChunkWorkflow
     glossary: BookGlossary | None = None
     """The job's view of the book's glossary, shared by its chunks; made when first needed."""
+    claim: ClaimToken | None = None
+    """The chunk's claim, which every write of its tools shows (``store.chunks``)."""
 
     @property
     def library(self) -> Library:
@@ -80,7 +83,10 @@ def update_task_status(
 ) -> dict[str, Any]:
     """Move the task on: planning → working → review → end, review → working to revise.
     Polish and proofreading have no review."""
-    return context.workflow.move(status)
+    moved = context.workflow.move(status)
+    if context.claim is not None:
+        context.stores.chunks.record_workflow(context.claim, moved["status"])
+    return moved
 
 
 @tool()
@@ -91,7 +97,7 @@ def update_chapter_title(
 ) -> dict[str, Any]:
     """Submit the translated chapter title (in working)."""
     title = context.workflow.check_title(chapter_id, translated_title)
-    context.library.set_chapter_title(context.book.id, chapter_id, title)
+    context.library.set_chapter_title(context.book.id, chapter_id, title, claim=context.claim)
     context.workflow.title_done = True
     return context.workflow.next_step()
 
@@ -119,6 +125,7 @@ def add_translation_batch(
             model=context.model,
             job_id=context.job_id,
             flags=warnings,
+            claim=context.claim,
         )
     return {
         "accepted": len(paragraphs),

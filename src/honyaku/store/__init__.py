@@ -11,8 +11,16 @@ never waits on the database.
 """
 
 from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
-from honyaku.store.chunks import ChunkItem, ChunkStatus, ChunkStore, Claim, PlannedChunk
-from honyaku.store.database import Database, resolve_home
+from honyaku.store.chunks import (
+    ChunkItem,
+    ChunkStatus,
+    ChunkStore,
+    Claim,
+    ClaimToken,
+    Heartbeat,
+    PlannedChunk,
+)
+from honyaku.store.database import Database, database_url, resolve_home
 from honyaku.store.editions import EditionFile, EditionRecord, EditionStore
 from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
 from honyaku.store.jobs import (
@@ -38,6 +46,7 @@ from honyaku.store.library import (
 from honyaku.store.model_profiles import ModelProfiles
 from honyaku.store.plan import PlanStore
 from honyaku.store.quality_flags import FlaggedParagraph, QualityFlags
+from honyaku.store.revisions import Migration, SchemaState
 from honyaku.store.stores import Stores
 
 __all__ = [
@@ -53,6 +62,7 @@ __all__ = [
     "ChunkStatus",
     "ChunkStore",
     "Claim",
+    "ClaimToken",
     "Database",
     "EditionFile",
     "EditionRecord",
@@ -61,6 +71,7 @@ __all__ = [
     "FlaggedParagraph",
     "GlossaryRef",
     "GlossaryStore",
+    "Heartbeat",
     "Job",
     "JobCost",
     "JobScope",
@@ -70,15 +81,18 @@ __all__ = [
     "Lease",
     "Library",
     "LocatedParagraph",
+    "Migration",
     "ModelProfiles",
     "ModelRecord",
     "PlanStore",
     "PlannedChunk",
     "QualityFlags",
     "RecordedAction",
+    "SchemaState",
     "StoredEntry",
     "Stores",
     "Version",
+    "database_url",
     "resolve_home",
     "this_process",
 ]

@@ -16,9 +16,9 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
-from honyaku.domain.ids import new_id
 from honyaku.errors import NotFoundError
 from honyaku.store.database import Database
+from honyaku.store.ids import fresh_id
 from honyaku.store.schema import ChatMessageRow, ChatSessionRow, table_of, utc_now
 
 
@@ -60,7 +60,7 @@ class ChatStore:
         with self.database.transaction() as session:
             now = utc_now()
             row = ChatSessionRow(
-                id=new_id(set(session.scalars(select(ChatSessionRow.id)))),
+                id=fresh_id(session, ChatSessionRow),
                 book_id=book_id,
                 title=title,
                 created_at=now,
@@ -126,7 +126,7 @@ class ChatStore:
 def _row(session: Session, session_id: str) -> ChatSessionRow:
     row = session.get(ChatSessionRow, session_id)
     if row is None:
-        raise NotFoundError(f"no chat session {session_id!r}")
+        raise NotFoundError("no chat session {session_id!r}", session_id=session_id)
     return row
 
 

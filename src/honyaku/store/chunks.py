@@ -2,7 +2,14 @@
 
 The rows are written when the job is planned, so resume, progress, the web app and any other
 process read the same plan. A chunk is claimed, not a whole job: a process takes the next
-chunk of a chapter whose earlier chunks have ended, under a lease (owner and heartbeat).
+chunk of a chapter whose earlier chunks have ended, under a lease (holder and heartbeat).
+
+A claim carries a token, the chunk's attempt number, which every later claim raises. Each
+write made under a claim (a batch, a title, a workflow status, the chunk's end) shows its
+token, and the same transaction checks it and locks the chunk's row until it commits: a
+process whose claim was taken over (its heartbeat had stalled past the claim timeout) has its
+writes refused with ``ClaimLost`` and writes nothing, and no claim can come between a check
+and its write.
 
 Chunks waiting to run (never started, or given back by a run that stopped or failed) may be
 planned again (``ChunkStore.replan``): the chapter's last run of them is replaced, in the
@@ -11,21 +18,22 @@ hand its unfinished paragraphs over to them.
 
 No paragraph is worked on by two conversations at once: a claim leaves out the paragraphs
 that a live chunk of any job on the same book holds, and the claimer is told which. Claims
-run in an exclusive transaction (SQLite's write lock, a row lock elsewhere), so two
-processes can never both see a paragraph free and take it.
+on one book wait for each other (SQLite's write lock, the book's row lock on PostgreSQL), so
+two processes can never both see a paragraph free and take it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from itertools import groupby
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import ColumnElement, insert, select, update
 from sqlalchemy.orm import Session
 
+from honyaku.errors import ClaimLost
 from honyaku.store.database import Database
 from honyaku.store.leases import Lease, this_process
 from honyaku.store.schema import BookRow, ChunkRow, JobRow, table_of, utc_now
@@ -59,9 +67,10 @@ title, the number of the first chunk) as chunks."""
 
 @dataclass(frozen=True, slots=True)
 class HandedBack:
-    """What a running chunk gives back to be planned again: it keeps what it finished."""
+    """What a running chunk gives back, under its claim, to be planned again: it keeps what
+    it finished."""
 
-    pk: int
+    token: ClaimToken
     kept: tuple[str, ...]
     """Its paragraphs that are done."""
     paragraph_ids: tuple[str, ...]
@@ -83,12 +92,34 @@ class ChunkItem:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimToken:
+    """What a write made under a claim shows: the chunk, and the attempt that claimed it."""
+
+    chunk: int
+    attempt: int
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     item: ChunkItem
     free: tuple[str, ...]
     """The chunk's paragraphs this claim may work on."""
     busy: tuple[str, ...]
     """Paragraphs a live chunk of another job holds: left to it."""
+
+    @property
+    def token(self) -> ClaimToken:
+        return ClaimToken(self.item.pk, self.item.attempts)
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """What a heartbeat learned."""
+
+    stop: bool
+    """Someone asked the job to stop since this run opened it."""
+    lost: frozenset[ClaimToken]
+    """Claims another process took over: their conversations should end."""
 
 
 def add_chunks(
@@ -117,7 +148,7 @@ def add_chunks(
 
 
 def reopen_chunks(session: Session, job_id: str) -> None:
-    """A resumed job tries its failed chunks again; chunks a dead process held are free."""
+    """A resumed job tries its failed chunks again; chunks whose holder went silent are free."""
     now = utc_now()
     rows = session.scalars(
         select(ChunkRow).where(
@@ -128,6 +159,13 @@ def reopen_chunks(session: Session, job_id: str) -> None:
     for row in rows:
         if row.status == ChunkStatus.FAILED or not _lease(row).is_live(now):
             row.status, row.owner, row.error = ChunkStatus.PENDING, None, None
+
+
+def hold(session: Session, token: ClaimToken) -> None:
+    """Check, in the transaction of a write made under a claim, that the claim still stands,
+    and keep the chunk locked until that write commits; else raise ``ClaimLost``."""
+    if not _renew(session, token):
+        raise ClaimLost(_lost_reason(session, token))
 
 
 class ChunkStore:
@@ -166,17 +204,23 @@ class ChunkStore:
         ``None`` for a chunk planned again since it was read."""
         now = utc_now()
         with self.database.transaction(exclusive=True) as session:
-            row = session.get(ChunkRow, pk)
+            book_id = session.scalar(select(ChunkRow.book_id).where(ChunkRow.pk == pk))
+            if book_id is None:
+                return None
+            session.execute(select(BookRow.id).where(BookRow.id == book_id).with_for_update())
+            row = session.scalars(
+                select(ChunkRow).where(ChunkRow.pk == pk).with_for_update()
+            ).first()
             if row is None:
                 return None
             if row.status in ENDED or _lease(row).held_elsewhere(now):
                 return ChunkStatus(row.status)
-            session.execute(select(BookRow.id).where(BookRow.id == row.book_id).with_for_update())
             held = _held_by_others(session, row, now)
             row.status = ChunkStatus.RUNNING
             row.owner = this_process()
             row.heartbeat_at = now
             row.attempts += 1
+            row.workflow_status = None
             session.flush()
             ids = tuple(row.paragraph_ids)
             return Claim(
@@ -185,11 +229,20 @@ class ChunkStore:
                 tuple(pid for pid in ids if pid in held),
             )
 
-    def finish(self, pk: int, status: ChunkStatus, error: str | None = None) -> None:
+    def record_workflow(self, token: ClaimToken, status: str) -> None:
+        """Note the workflow status the chunk's conversation reached."""
         with self.database.transaction() as session:
+            hold(session, token)
+            session.execute(
+                update(ChunkRow).where(ChunkRow.pk == token.chunk).values(workflow_status=status)
+            )
+
+    def finish(self, token: ClaimToken, status: ChunkStatus, error: str | None = None) -> None:
+        with self.database.transaction() as session:
+            hold(session, token)
             session.execute(
                 update(ChunkRow)
-                .where(ChunkRow.pk == pk)
+                .where(ChunkRow.pk == token.chunk)
                 .values(status=status, error=error, heartbeat_at=utc_now())
             )
 
@@ -204,11 +257,19 @@ class ChunkStore:
         """Plan again, with ``split``, each chapter's (or ``chapter_id``'s) last run of chunks
         waiting to run, after the paragraphs ``handed_back`` by a running chunk, if any."""
         with self.database.transaction(exclusive=True) as session:
+            # The book's row first, as a claim locks it: no chunk is claimed while it is
+            # planned again.
+            book_id = select(JobRow.book_id).where(JobRow.id == job_id).scalar_subquery()
+            session.execute(select(BookRow.id).where(BookRow.id == book_id).with_for_update())
+            if handed_back is not None:
+                hold(session, handed_back.token)
             query = select(ChunkRow).where(ChunkRow.job_id == job_id)
             if chapter_id is not None:
                 query = query.where(ChunkRow.chapter_id == chapter_id)
             rows = list(session.scalars(query.order_by(ChunkRow.chapter_number, ChunkRow.number)))
-            if handed_back is not None and (running := session.get(ChunkRow, handed_back.pk)):
+            if handed_back is not None and (
+                running := session.get(ChunkRow, handed_back.token.chunk)
+            ):
                 running.paragraph_ids = list(handed_back.kept)
                 running.shows_title = running.shows_title and not handed_back.title
             for chapter, group in groupby(rows, key=lambda row: row.chapter_id):
@@ -216,34 +277,33 @@ class ChunkStore:
                 given = handed_back if _holds(in_chapter, handed_back) else None
                 _replan_chapter(session, chapter, in_chapter, split, given)
 
-    def release(self, job_id: str) -> None:
-        """Give back every chunk of the job this process holds but did not end (a stop)."""
+    def release(self, tokens: Collection[ClaimToken]) -> None:
+        """Give back claims this process holds but did not end (a stop); claims taken over
+        meanwhile stay with their new holders."""
         with self.database.transaction() as session:
-            session.execute(
-                update(ChunkRow)
-                .where(
-                    ChunkRow.job_id == job_id,
-                    ChunkRow.owner == this_process(),
-                    ChunkRow.status == ChunkStatus.RUNNING,
+            for token in tokens:
+                session.execute(
+                    update(ChunkRow)
+                    .where(*_standing(token))
+                    .values(status=ChunkStatus.PENDING, owner=None)
                 )
-                .values(status=ChunkStatus.PENDING, owner=None)
-            )
 
-    def beat(self, job_id: str) -> bool:
-        """Renew this process's leases on the job; ``True`` if someone asked the job to stop."""
-        now = utc_now()
+    def beat(self, job_id: str, tokens: Collection[ClaimToken], stops_seen: int) -> Heartbeat:
+        """Renew this process's claims (``tokens``) and its share of the job's lease; what
+        the job's stops and the claims' fates are now."""
         with self.database.transaction() as session:
+            # The job's row before the chunks', in the order a job is opened in: two
+            # transactions locking both never wait for each other in a circle.
             session.execute(
-                update(ChunkRow)
-                .where(ChunkRow.job_id == job_id, ChunkRow.owner == this_process())
-                .values(heartbeat_at=now)
+                update(JobRow).where(JobRow.id == job_id).values(heartbeat_at=utc_now())
             )
-            session.execute(
-                update(JobRow)
-                .where(JobRow.id == job_id, JobRow.owner == this_process())
-                .values(heartbeat_at=now)
+            lost = frozenset(
+                token
+                for token in tokens
+                if not _renew(session, token) and not _ended_by_holder(session, token)
             )
-            return bool(session.scalar(select(JobRow.stop_requested).where(JobRow.id == job_id)))
+            stops = session.scalar(select(JobRow.stop_requests).where(JobRow.id == job_id))
+            return Heartbeat(bool(stops and stops > stops_seen), lost)
 
     def live_elsewhere(self, job_id: str) -> int:
         """Chunks of the job that another live process is running now."""
@@ -256,7 +316,7 @@ class ChunkStore:
 
 
 def _holds(rows: list[ChunkRow], handed_back: HandedBack | None) -> bool:
-    return handed_back is not None and any(row.pk == handed_back.pk for row in rows)
+    return handed_back is not None and any(row.pk == handed_back.token.chunk for row in rows)
 
 
 def _replan_chapter(
@@ -266,9 +326,10 @@ def _replan_chapter(
     split: Replan,
     handed_back: HandedBack | None,
 ) -> None:
+    running = handed_back.token.chunk if handed_back else None
     tail: list[ChunkRow] = []
     for row in reversed(rows):
-        if row.status != ChunkStatus.PENDING or row.pk == getattr(handed_back, "pk", None):
+        if row.status != ChunkStatus.PENDING or row.pk == running:
             break
         tail.insert(0, row)
     ids = list(handed_back.paragraph_ids if handed_back else ()) + [
@@ -287,6 +348,45 @@ def _replan_chapter(
         session.delete(row)
     session.flush()
     add_chunks(session, rows[0].job_id, rows[0].book_id, planned)
+
+
+def _standing(token: ClaimToken) -> tuple[ColumnElement[bool], ...]:
+    """Where the claim ``token`` names still stands: the chunk runs under that attempt."""
+    return (
+        ChunkRow.pk == token.chunk,
+        ChunkRow.attempts == token.attempt,
+        ChunkRow.status == ChunkStatus.RUNNING,
+    )
+
+
+def _renew(session: Session, token: ClaimToken) -> bool:
+    """Renew the claim's heartbeat if it still stands; the update locks the chunk's row."""
+    renewed = session.execute(
+        update(ChunkRow).where(*_standing(token)).values(heartbeat_at=utc_now())
+    )
+    return renewed.rowcount == 1  # type: ignore[attr-defined]
+
+
+def _ended_by_holder(session: Session, token: ClaimToken) -> bool:
+    row = session.execute(
+        select(ChunkRow.attempts, ChunkRow.status).where(ChunkRow.pk == token.chunk)
+    ).first()
+    return row is not None and row.attempts == token.attempt and row.status in ENDED
+
+
+def _lost_reason(session: Session, token: ClaimToken) -> str:
+    row = session.get(ChunkRow, token.chunk)
+    where = "" if row is None else f" (chapter {row.chapter_number}, chunk {row.number})"
+    if row is not None and row.attempts != token.attempt:
+        why = f"{row.owner or 'another process'} took it over (attempt {row.attempts})"
+    elif row is not None and row.status in ENDED:
+        why = f"it has ended ({row.status})"
+    else:
+        why = "it was given back after this process's heartbeat stalled"
+    return (
+        f"the claim on chunk {token.chunk}{where} is no longer this process's: {why}; "
+        "the write was refused and nothing of it was saved"
+    )
 
 
 def _held_by_others(session: Session, row: ChunkRow, now: datetime) -> set[str]:

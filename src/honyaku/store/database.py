@@ -1,27 +1,33 @@
-"""Where the database lives, how it is opened, and its migrations.
+"""Where the database lives, and how it is opened.
 
 SQLite is the default: one file under the honyaku home, in WAL mode so a reader never
-blocks the job that writes. Any SQLAlchemy URL works through ``HONYAKU_DATABASE_URL``.
+blocks the job that writes. Only this machine uses it, so opening it brings its schema up to
+date. A shared database (PostgreSQL, through ``HONYAKU_DATABASE_URL``) is brought up to date
+once, by ``honyaku db upgrade``: the servers and workers that open it only check that it is,
+so that many of them starting at once never race to migrate it.
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import platformdirs
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import URL, Engine, create_engine, event, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from honyaku.errors import ConfigError, StoreError
+from honyaku.errors import ConfigError, StoreError, UserError
+from honyaku.store.revisions import SchemaState, require_latest, schema_state, upgrade
 
 DATABASE_FILE = "honyaku.db"
+DATABASE_URL_VARIABLE = "HONYAKU_DATABASE_URL"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
-_MIGRATIONS = Path(__file__).with_name("migrations")
+POSTGRESQL_DRIVER = "postgresql+psycopg"
 
 
 def resolve_home(explicit: Path | None = None) -> Path:
@@ -33,32 +39,87 @@ def resolve_home(explicit: Path | None = None) -> Path:
     return platformdirs.user_data_path("honyaku")
 
 
+def database_url(home: Path | None = None) -> str:
+    """``$HONYAKU_DATABASE_URL``, else the SQLite file in the honyaku home."""
+    if url := os.environ.get(DATABASE_URL_VARIABLE):
+        return url
+    folder = resolve_home(home)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot use {folder} as honyaku's home: {exc.strerror}") from exc
+    return f"sqlite:///{folder / DATABASE_FILE}"
+
+
 class Database:
-    """An engine with the schema migrated to the latest version."""
+    """An engine on one database; ``Database.open`` also sees to its schema."""
 
     def __init__(self, url: str) -> None:
-        self.url = url
+        self.url = _with_driver(url)
         try:
-            self.engine = _create_engine(url)
-            _migrate(self.engine)
-        except SQLAlchemyError as exc:
-            raise StoreError(f"cannot open the database: {_first_line(exc)}") from exc
+            self.engine = _create_engine(self.url)
+            # A database dropped without close() still closes its connections, in good order:
+            # a PostgreSQL server keeps a process for each connection left open.
+            weakref.finalize(self, self.engine.dispose)
         except ModuleNotFoundError as exc:
             raise ConfigError(
-                f"the database driver {exc.name!r} is not installed; for PostgreSQL: "
-                "pip install 'honyaku[postgres]'"
+                "the database driver {driver!r} is not installed; for PostgreSQL: "
+                "pip install 'honyaku[postgres]'",
+                driver=exc.name,
             ) from exc
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot open the database: {_first_line(exc)}") from exc
 
     @classmethod
-    def open(cls, home: Path | None = None) -> Database:
-        if url := os.environ.get("HONYAKU_DATABASE_URL"):
-            return cls(url)
-        folder = resolve_home(home)
+    def open(
+        cls, home: Path | None = None, *, url: str | None = None, migrate: bool | None = None
+    ) -> Database:
+        """The database at ``url``, else ``$HONYAKU_DATABASE_URL``, else the home's SQLite
+        file. ``migrate=True`` brings its schema up to date, ``False`` leaves it as it is; by
+        default the embedded SQLite file is brought up to date, and a shared database must
+        already be (``honyaku db upgrade``)."""
+        database = cls(url or database_url(home))
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"cannot use {folder} as honyaku's home: {exc.strerror}") from exc
-        return cls(f"sqlite:///{folder / DATABASE_FILE}")
+            if migrate or (migrate is None and database.embedded):
+                database.upgrade()
+            elif migrate is None:
+                database.require_latest()
+        except BaseException:
+            database.close()
+            raise
+        return database
+
+    def schema(self) -> SchemaState:
+        """The schema's revision, and the migrations it still lacks."""
+        with self._reaching():
+            return schema_state(self.engine)
+
+    def upgrade(self) -> SchemaState:
+        """Run the migrations the schema lacks, all in one transaction; the state before."""
+        with self._reaching():
+            return upgrade(self.engine)
+
+    def require_latest(self) -> None:
+        """Refuse a schema that is not the one this honyaku needs."""
+        with self._reaching():
+            require_latest(self.engine)
+
+    @contextmanager
+    def _reaching(self) -> Iterator[None]:
+        try:
+            yield
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot open the database: {_first_line(exc)}") from exc
+
+    @property
+    def embedded(self) -> bool:
+        """SQLite: a file only this machine's processes use."""
+        return self.engine.dialect.name == "sqlite"
+
+    @property
+    def shown_url(self) -> str:
+        """The URL with its password masked."""
+        return self.engine.url.render_as_string(hide_password=True)
 
     @contextmanager
     def transaction(self, *, exclusive: bool = False) -> Iterator[Session]:
@@ -66,7 +127,7 @@ class Database:
 
         ``exclusive`` takes SQLite's write lock when the transaction begins, so that a check
         and the write it allows cannot interleave with another process doing the same
-        (claiming work, opening a job). Elsewhere, callers lock a row ``FOR UPDATE``.
+        (claiming work, opening a job). On PostgreSQL, callers lock rows ``FOR UPDATE``.
         """
         engine = self.engine.execution_options(exclusive=exclusive) if exclusive else self.engine
         try:
@@ -79,11 +140,41 @@ class Database:
         self.engine.dispose()
 
 
-def _create_engine(url: str) -> Engine:
-    if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+def _with_driver(url: str) -> str:
+    """PostgreSQL URLs as people write them (``postgresql://``, ``postgres://``) name psycopg,
+    the driver ``honyaku[postgres]`` installs."""
+    try:
+        parsed: URL = make_url(url)
+    except ArgumentError as exc:
+        raise ConfigError(f"{DATABASE_URL_VARIABLE} is not a database URL: {exc}") from exc
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername=POSTGRESQL_DRIVER)
+    return parsed.render_as_string(hide_password=False)
 
+
+def _create_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+        _configure_sqlite(engine)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    event.listen(engine, "before_cursor_execute", _refuse_nul)
+    return engine
+
+
+def _refuse_nul(
+    _connection: Any, _cursor: Any, _statement: str, parameters: Any, *_rest: Any
+) -> None:
+    """PostgreSQL cannot hold U+0000 in text, and it is nobody's real text: refused on every
+    database alike, with a reason, before any driver sees it."""
+    rows = parameters if isinstance(parameters, list) else [parameters]
+    for row in rows:
+        values = row.values() if isinstance(row, dict) else row or ()
+        if any(isinstance(value, str) and "\x00" in value for value in values):
+            raise UserError("text cannot hold the NUL character (U+0000)")
+
+
+def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
@@ -99,59 +190,6 @@ def _create_engine(url: str) -> Engine:
         # hold no snapshot a write would then have to upgrade.
         if connection.get_execution_options().get("exclusive"):
             connection.exec_driver_sql("BEGIN IMMEDIATE")
-
-    return engine
-
-
-def _migrate(engine: Engine) -> None:
-    if _current_revision(engine) == _latest_revision():
-        return
-    # Alembic costs a quarter second to import: only when there is something to migrate.
-    from alembic import command
-    from alembic.config import Config
-
-    config = Config()
-    config.set_main_option("script_location", str(_MIGRATIONS))
-    with engine.connect() as connection, _foreign_keys_off(connection), connection.begin():
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
-        _check_foreign_keys(connection)
-
-
-@contextmanager
-def _foreign_keys_off(connection: Connection) -> Iterator[None]:
-    """On SQLite, a batch migration copies a table and drops the old one: with foreign keys
-    on, the drop would cascade to every row pointing at it (Alembic's advice: turn them off).
-    The switch only takes outside a transaction."""
-    if connection.dialect.name != "sqlite":
-        yield
-        return
-    connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
-    connection.commit()
-    try:
-        yield
-    finally:
-        connection.exec_driver_sql("PRAGMA foreign_keys=ON")
-        connection.commit()
-
-
-def _check_foreign_keys(connection: Connection) -> None:
-    if connection.dialect.name == "sqlite":
-        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
-        if broken is not None:
-            raise StoreError(f"a migration left a row of {broken[0]} pointing nowhere")
-
-
-def _current_revision(engine: Engine) -> str | None:
-    with engine.connect() as connection:
-        if not inspect(connection).has_table("alembic_version"):
-            return None
-        return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
-
-
-def _latest_revision() -> str:
-    """Migrations are named ``NNNN_what_it_does.py`` and their revision id is ``NNNN``."""
-    return max(path.name[:4] for path in (_MIGRATIONS / "versions").glob("[0-9]*.py"))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from honyaku.domain.glossary import EntryStatus, GlossaryEntry, GlossaryMatcher, match_key
 from honyaku.errors import NotFoundError, StoreError
+from honyaku.store.chunks import ClaimToken, hold
 from honyaku.store.database import Database
 from honyaku.store.schema import (
     BookRow,
@@ -142,9 +143,17 @@ class GlossaryStore:
 
     # -- entries ---------------------------------------------------------------------------
 
-    def add(self, glossary: GlossaryRef, entries: Iterable[GlossaryEntry], *, origin: str) -> None:
-        """Add a version of each entry, all in one transaction."""
-        self._insert(glossary, [(entry, entry.status.value) for entry in entries], origin)
+    def add(
+        self,
+        glossary: GlossaryRef,
+        entries: Iterable[GlossaryEntry],
+        *,
+        origin: str,
+        claim: ClaimToken | None = None,
+    ) -> None:
+        """Add a version of each entry, all in one transaction; made under a chunk's
+        ``claim``, only while that claim stands."""
+        self._insert(glossary, [(entry, entry.status.value) for entry in entries], origin, claim)
 
     def remove(
         self, glossary: GlossaryRef, entries: Iterable[GlossaryEntry], *, origin: str
@@ -153,12 +162,18 @@ class GlossaryStore:
         self._insert(glossary, [(entry, REMOVED) for entry in entries], origin)
 
     def _insert(
-        self, glossary: GlossaryRef, rows: list[tuple[GlossaryEntry, str]], origin: str
+        self,
+        glossary: GlossaryRef,
+        rows: list[tuple[GlossaryEntry, str]],
+        origin: str,
+        claim: ClaimToken | None = None,
     ) -> None:
         if not rows:
             return
         now = utc_now()
         with self.database.transaction() as session:
+            if claim is not None:
+                hold(session, claim)
             session.execute(
                 insert(table_of(GlossaryEntryRow)),
                 [
@@ -270,4 +285,4 @@ def _stored(row: GlossaryEntryRow, glossary: GlossaryRef) -> StoredEntry:
 
 def _require_book(session: Session, book_id: str) -> None:
     if session.get(BookRow, book_id) is None:
-        raise NotFoundError(f"no book with id {book_id!r} (see `honyaku books`)")
+        raise NotFoundError(f"no book with id {book_id!r}", terminal_hint="see `honyaku books`")

@@ -2,7 +2,8 @@
 
 A job is opened inside an exclusive transaction: of several processes started at once over
 the same scope, one creates the job and plans its chunks, and the others find it and join in,
-claiming chunks of their own (``store.chunks``).
+claiming chunks of their own (``store.chunks``). Each process that runs a job renews the job's
+lease; a stop asked while several run it reaches every one of them (``JobRow.stop_requests``).
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from honyaku.domain.ids import new_id
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
 from honyaku.store.chunks import ENDED, PlannedChunk, add_chunks, reopen_chunks
 from honyaku.store.database import Database
+from honyaku.store.ids import fresh_id
 from honyaku.store.leases import Lease, this_process
 from honyaku.store.schema import (
     ActionRow,
@@ -152,9 +153,10 @@ class Job:
     created_at: datetime
     cost: JobCost
     lease: Lease
-    """The process that last opened it."""
+    """The process that last opened it, and the last heartbeat of any process running it."""
     retranslate: bool = False
-    stop_requested: bool = False
+    stop_requests: int = 0
+    """Stops asked so far; a run stops when the count grows past what it opened the job with."""
     chunk_chars: int | None = None
     """The size its chunks waiting to run were last planned with."""
 
@@ -236,7 +238,7 @@ class JobStore:
         with self.database.transaction() as session:
             row = session.get(JobRow, job_id)
             if row is None:
-                raise NotFoundError(f"no job with id {job_id!r}")
+                raise NotFoundError("no job with id {job_id!r}", job_id=job_id)
             return _job(row)
 
     def for_book(self, book_id: str) -> list[Job]:
@@ -247,11 +249,12 @@ class JobStore:
             return [_job(row) for row in rows]
 
     def finish(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
+        """Record how the job ended; a stop asked meanwhile still reaches every process."""
         with self.database.transaction() as session:
             session.execute(
                 update(JobRow)
                 .where(JobRow.id == job_id)
-                .values(status=status, error=error, finished_at=utc_now(), stop_requested=False)
+                .values(status=status, error=error, finished_at=utc_now())
             )
 
     def planned_with(self, job_id: str, chunk_chars: int) -> None:
@@ -262,9 +265,13 @@ class JobStore:
             )
 
     def request_stop(self, job_id: str) -> None:
-        """Ask the processes running the job to stop; they look between requests."""
+        """Ask every process running the job to stop; each looks at its next heartbeat."""
         with self.database.transaction() as session:
-            session.execute(update(JobRow).where(JobRow.id == job_id).values(stop_requested=True))
+            session.execute(
+                update(JobRow)
+                .where(JobRow.id == job_id)
+                .values(stop_requests=JobRow.stop_requests + 1)
+            )
 
     def record(self, job_id: str, actions: Sequence[Action], cost: JobCost = JobCost()) -> None:
         """Add actions and cost in one transaction."""
@@ -382,14 +389,12 @@ def _reopen(session: Session, row: JobRow, *, model: str, protocol: str) -> None
     row.protocol = protocol
     row.owner = this_process()
     row.heartbeat_at = utc_now()
-    row.stop_requested = False
     session.flush()
 
 
 def _new_job(session: Session, scope: JobScope, *, model: str, protocol: str) -> JobRow:
-    taken = set(session.scalars(select(JobRow.id)))
     row = JobRow(
-        id=new_id(taken),
+        id=fresh_id(session, JobRow),
         book_id=scope.book_id,
         kind=scope.kind.value,
         chapters=scope.chapters,
@@ -400,7 +405,7 @@ def _new_job(session: Session, scope: JobScope, *, model: str, protocol: str) ->
         owner=this_process(),
         heartbeat_at=utc_now(),
         retranslate=scope.retranslate,
-        stop_requested=False,
+        stop_requests=0,
         **dict.fromkeys(JobCost.__slots__, 0),
     )
     session.add(row)
@@ -422,6 +427,6 @@ def _job(row: JobRow) -> Job:
         JobCost(*(getattr(row, name) for name in JobCost.__slots__)),
         Lease(row.owner, row.heartbeat_at),
         bool(row.retranslate),
-        bool(row.stop_requested),
+        row.stop_requests,
         row.chunk_chars,
     )

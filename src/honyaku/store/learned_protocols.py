@@ -7,6 +7,7 @@ from sqlalchemy import update
 
 from honyaku.store.database import Database
 from honyaku.store.schema import LearnedProtocolRow, ModelProfileRow, utc_now
+from honyaku.store.upsert import upsert
 
 
 class LearnedProtocols:
@@ -31,12 +32,17 @@ class LearnedProtocols:
     ) -> None:
         """Keep the window for the server's model, and on ``profile`` where the choice came
         from one."""
-        with self.database.transaction(exclusive=True) as session:
-            row = session.get(LearnedProtocolRow, (base_url, model))
-            if row is None:
-                row = LearnedProtocolRow(base_url=base_url, model=model, checked_at=utc_now())
-                session.add(row)
-            row.context_window = tokens
+        with self.database.transaction() as session:
+            upsert(
+                session,
+                LearnedProtocolRow,
+                {
+                    "base_url": base_url,
+                    "model": model,
+                    "context_window": tokens,
+                    "checked_at": utc_now(),
+                },
+            )
             if profile is not None:
                 session.execute(
                     update(ModelProfileRow)
@@ -45,10 +51,14 @@ class LearnedProtocols:
                 )
 
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
-        # merge reads before it writes: two processes saving at once must not both insert.
-        with self.database.transaction(exclusive=True) as session:
-            session.merge(
-                LearnedProtocolRow(
-                    base_url=base_url, model=model, protocol=protocol, checked_at=utc_now()
-                )
+        with self.database.transaction() as session:
+            upsert(
+                session,
+                LearnedProtocolRow,
+                {
+                    "base_url": base_url,
+                    "model": model,
+                    "protocol": protocol,
+                    "checked_at": utc_now(),
+                },
             )

@@ -32,7 +32,9 @@ from honyaku.domain.ids import new_id
 from honyaku.domain.quality import QualityWarning
 from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
 from honyaku.errors import ConfigError, NotFoundError
+from honyaku.store.chunks import ClaimToken, hold
 from honyaku.store.database import Database
+from honyaku.store.ids import fresh_id
 from honyaku.store.quality_flags import add_flags
 from honyaku.store.schema import (
     BookRow,
@@ -77,6 +79,8 @@ class ChapterProgress:
     stale: int = 0
     title_stale: bool = False
     """A new edition renamed the chapter since its title was translated."""
+    previous_title: str | None = None
+    """The title its translated title was made for, where it is stale (and asked for)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +123,7 @@ class Library:
         """Store a whole book in one transaction, as its edition 1 (read from ``file_name``),
         and return its new id."""
         with self.database.transaction() as session:
-            taken = set(session.scalars(select(BookRow.id)))
-            book_id = new_id(taken)
+            book_id = fresh_id(session, BookRow)
             session.add(
                 BookRow(
                     id=book_id,
@@ -150,7 +153,7 @@ class Library:
     def resolve(self, ref: str) -> str:
         """The id of the book that ``ref`` names: a whole id or an unambiguous prefix."""
         if not ID_PREFIX.fullmatch(ref):
-            raise NotFoundError(f"{ref!r} is not a book id (8 hex characters)")
+            raise NotFoundError("{ref!r} is not a book id (8 hex characters)", ref=ref)
         with self.database.transaction() as session:
             if session.get(BookRow, ref) is not None:
                 return ref
@@ -160,27 +163,21 @@ class Library:
             return matches[0]
         raise NotFoundError(_unresolved(ref, matches))
 
-    def list_books(self) -> list[BookSummary]:
+    def list_books(self, *, start: int = 0, limit: int | None = None) -> list[BookSummary]:
+        """The books in the order they came, with their counts; only ``limit`` of them from
+        the ``start``-th, if asked."""
         with self.database.transaction() as session:
-            counts = _counts_by(session, ParagraphRow.book_id)
-            chapters = dict(
-                session.execute(
-                    select(ChapterRow.book_id, func.count()).group_by(ChapterRow.book_id)
-                ).all()
-            )
-            books = session.scalars(select(BookRow).order_by(BookRow.created_at)).all()
-            return [
-                BookSummary(
-                    row.id,
-                    row.title,
-                    row.author,
-                    row.source_lang,
-                    row.target_lang,
-                    chapters.get(row.id, 0),
-                    *counts.get(row.id, (0, 0, 0, 0))[1:],
-                )
-                for row in books
-            ]
+            query = select(BookRow).order_by(BookRow.created_at, BookRow.id).offset(start)
+            return _summaries(session, session.scalars(query.limit(limit)).all())
+
+    def summary(self, book_id: str) -> BookSummary:
+        """One book with its counts."""
+        with self.database.transaction() as session:
+            return _summaries(session, [book_row(session, book_id)])[0]
+
+    def count_books(self) -> int:
+        with self.database.transaction() as session:
+            return session.scalar(select(func.count()).select_from(BookRow)) or 0
 
     def book(self, book_id: str) -> Book:
         """The book's title, languages and settings, without its chapters."""
@@ -206,20 +203,18 @@ class Library:
                 select(ChapterRow).where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
             )
             if row is None:
-                raise NotFoundError(f"no chapter {chapter_id} in book {book_id}")
+                raise NotFoundError(
+                    "no chapter {chapter_id} in book {book_id}",
+                    chapter_id=chapter_id,
+                    book_id=book_id,
+                )
             return _chapter(row, ())
 
     def paragraphs(self, book_id: str, ids: Collection[str]) -> dict[str, Paragraph]:
         """The paragraphs with these ids, with their selected translations."""
         with self.database.transaction() as session:
             rows = session.execute(
-                select(
-                    ParagraphRow.id,
-                    ParagraphRow.position,
-                    ParagraphRow.text,
-                    TranslationRow.text,
-                    TranslationRow.translated_from,
-                )
+                select(*_paragraph_columns())
                 .outerjoin(TranslationRow, _selected_join())
                 .where(
                     ParagraphRow.book_id == book_id,
@@ -254,6 +249,51 @@ class Library:
                 paragraphs={row[0]: _location(*row[1:]) for row in paragraphs},
                 titles={row[0]: _location(*row[1:]) for row in titles},
             )
+
+    def chapter_at(self, book_id: str, number: int) -> ChapterProgress:
+        """Chapter ``number`` (from 1): its titles and counts, without its paragraphs."""
+        with self.database.transaction() as session:
+            book_row(session, book_id)
+            row = session.scalar(
+                select(ChapterRow).where(
+                    ChapterRow.book_id == book_id, ChapterRow.position == number - 1
+                )
+            )
+            if row is None:
+                raise NotFoundError(
+                    "book {book_id} has no chapter {number}", book_id=book_id, number=number
+                )
+            counts = _counts_by(session, ParagraphRow.chapter_pk, ParagraphRow.chapter_pk == row.pk)
+            previous = _chapter(row, ()).previous_title
+            return ChapterProgress(
+                number,
+                row.id,
+                row.title,
+                row.translated_title,
+                *counts.get(row.pk, (0, 0, 0, 0)),
+                previous is not None,
+                previous,
+            )
+
+    def paragraph_range(
+        self, book_id: str, number: int, start: int, stop: int
+    ) -> tuple[Paragraph, ...]:
+        """The paragraphs at positions ``start`` to ``stop`` (not included) of chapter
+        ``number`` (from 1), with their selected translations: a window on a long chapter."""
+        with self.database.transaction() as session:
+            rows = session.execute(
+                select(*_paragraph_columns())
+                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+                .outerjoin(TranslationRow, _selected_join())
+                .where(
+                    ChapterRow.book_id == book_id,
+                    ChapterRow.position == number - 1,
+                    ParagraphRow.position >= start,
+                    ParagraphRow.position < stop,
+                )
+                .order_by(ParagraphRow.position)
+            )
+            return tuple(_paragraph(*row) for row in rows)
 
     def chapter_count(self, book_id: str) -> int:
         with self.database.transaction() as session:
@@ -312,16 +352,15 @@ class Library:
         model: str | None = None,
         job_id: str | None = None,
         flags: Mapping[str, Sequence[QualityWarning]] | None = None,
+        claim: ClaimToken | None = None,
     ) -> None:
         """Add one new selected version per paragraph id, all in one transaction, with the
-        quality checks' ``flags`` on the new versions, by paragraph id."""
+        quality checks' ``flags`` on the new versions, by paragraph id; made under ``claim``,
+        only while that claim stands."""
         with self.database.transaction() as session:
-            found = session.execute(
-                select(ParagraphRow.id, ParagraphRow.pk).where(
-                    ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(texts))
-                )
-            )
-            pks = {pid: pk for pid, pk in found}
+            if claim is not None:
+                hold(session, claim)
+            pks = _locked_paragraphs(session, book_id, texts)
             if missing := set(texts) - set(pks):
                 raise NotFoundError(f"no paragraph {', '.join(sorted(missing))} in book {book_id}")
             session.execute(
@@ -366,14 +405,22 @@ class Library:
             ).scalars()
             return [_version(r) for r in rows]
 
-    def chapter_versions(self, book_id: str, chapter_id: str) -> dict[str, list[Version]]:
-        """Every version of every paragraph of a chapter, by paragraph id, oldest first."""
+    def range_versions(
+        self, book_id: str, number: int, start: int, stop: int
+    ) -> dict[str, list[Version]]:
+        """Every version of the paragraphs at positions ``start`` to ``stop`` (not included)
+        of chapter ``number`` (from 1), by paragraph id, oldest first."""
         with self.database.transaction() as session:
             rows = session.execute(
                 select(ParagraphRow.id, TranslationRow)
                 .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
                 .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
-                .where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
+                .where(
+                    ChapterRow.book_id == book_id,
+                    ChapterRow.position == number - 1,
+                    ParagraphRow.position >= start,
+                    ParagraphRow.position < stop,
+                )
                 .order_by(TranslationRow.pk)
             )
             found: dict[str, list[Version]] = {}
@@ -384,14 +431,14 @@ class Library:
     def select_version(self, book_id: str, paragraph_id: str, version_id: int) -> None:
         """Make one of a paragraph's versions the selected one; the others are kept."""
         with self.database.transaction() as session:
-            paragraph_pk = session.scalar(
-                select(ParagraphRow.pk).where(
-                    ParagraphRow.book_id == book_id, ParagraphRow.id == paragraph_id
-                )
-            )
+            paragraph_pk = _locked_paragraphs(session, book_id, [paragraph_id]).get(paragraph_id)
             row = session.get(TranslationRow, version_id)
             if paragraph_pk is None or row is None or row.paragraph_pk != paragraph_pk:
-                raise NotFoundError(f"paragraph {paragraph_id} has no version {version_id}")
+                raise NotFoundError(
+                    "paragraph {paragraph_id} has no version {version_id}",
+                    paragraph_id=paragraph_id,
+                    version_id=version_id,
+                )
             session.execute(
                 update(TranslationRow)
                 .where(TranslationRow.paragraph_pk == paragraph_pk, TranslationRow.selected)
@@ -404,13 +451,27 @@ class Library:
         with self.database.transaction() as session:
             session.delete(book_row(session, book_id))
 
-    def set_chapter_title(self, book_id: str, chapter_id: str, translated_title: str) -> None:
+    def set_chapter_title(
+        self,
+        book_id: str,
+        chapter_id: str,
+        translated_title: str,
+        *,
+        claim: ClaimToken | None = None,
+    ) -> None:
+        """Set a chapter's translated title; made under ``claim``, only while it stands."""
         with self.database.transaction() as session:
+            if claim is not None:
+                hold(session, claim)
             row = session.scalar(
                 select(ChapterRow).where(ChapterRow.book_id == book_id, ChapterRow.id == chapter_id)
             )
             if row is None:
-                raise NotFoundError(f"no chapter {chapter_id} in book {book_id}")
+                raise NotFoundError(
+                    "no chapter {chapter_id} in book {book_id}",
+                    chapter_id=chapter_id,
+                    book_id=book_id,
+                )
             row.translated_title = translated_title
             row.title_translated_from = None
 
@@ -454,11 +515,47 @@ class Library:
             return found[::-1] if direction == "before" else found
 
 
+def _summaries(session: Session, books: Sequence[BookRow]) -> list[BookSummary]:
+    ids = [row.id for row in books]
+    counts = _counts_by(session, ParagraphRow.book_id, ParagraphRow.book_id.in_(ids))
+    chapters = dict(
+        session.execute(
+            select(ChapterRow.book_id, func.count())
+            .where(ChapterRow.book_id.in_(ids))
+            .group_by(ChapterRow.book_id)
+        ).all()
+    )
+    return [
+        BookSummary(
+            row.id,
+            row.title,
+            row.author,
+            row.source_lang,
+            row.target_lang,
+            chapters.get(row.id, 0),
+            *counts.get(row.id, (0, 0, 0, 0))[1:],
+        )
+        for row in books
+    ]
+
+
 def book_row(session: Session, book_id: str) -> BookRow:
     row = session.get(BookRow, book_id)
     if row is None:
-        raise NotFoundError(f"no book with id {book_id!r}")
+        raise NotFoundError("no book with id {book_id!r}", book_id=book_id)
     return row
+
+
+def _locked_paragraphs(session: Session, book_id: str, ids: Collection[str]) -> dict[str, int]:
+    """The paragraphs' pks by id, their rows locked until the transaction ends: two writers
+    of versions of one paragraph take turns, and each sees the other's selected version."""
+    found = session.execute(
+        select(ParagraphRow.id, ParagraphRow.pk)
+        .where(ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(ids)))
+        .order_by(ParagraphRow.pk)
+        .with_for_update()
+    )
+    return {pid: pk for pid, pk in found}
 
 
 def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
@@ -573,6 +670,17 @@ def _version(row: TranslationRow) -> Version:
         row.job_id,
         row.created_at,
         row.selected,
+    )
+
+
+def _paragraph_columns() -> tuple[Any, ...]:
+    """What ``_paragraph`` makes a paragraph of, in its order."""
+    return (
+        ParagraphRow.id,
+        ParagraphRow.position,
+        ParagraphRow.text,
+        TranslationRow.text,
+        TranslationRow.translated_from,
     )
 
 

@@ -9,6 +9,7 @@ from honyaku.domain.model_profile import ModelProfile
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.store.database import Database
 from honyaku.store.schema import ModelProfileRow, utc_now
+from honyaku.store.upsert import upsert
 
 
 class ModelProfiles:
@@ -17,9 +18,8 @@ class ModelProfiles:
 
     def save(self, profile: ModelProfile) -> None:
         """Add the profile, or replace the one of the same name."""
-        # merge reads before it writes: two processes saving at once must not both insert.
-        with self.database.transaction(exclusive=True) as session:
-            session.merge(ModelProfileRow(**profile.model_dump(), saved_at=utc_now()))
+        with self.database.transaction() as session:
+            upsert(session, ModelProfileRow, {**profile.model_dump(), "saved_at": utc_now()})
 
     def get(self, name: str) -> ModelProfile | None:
         with self.database.transaction() as session:
@@ -48,6 +48,8 @@ def _profile(row: ModelProfileRow) -> ModelProfile:
         # Saved before honyaku checked what it checks now (e.g. half its prices).
         problem = exc.errors()[0]["msg"]
         raise ConfigError(
-            f"the saved model profile {row.name!r} is not valid any more ({problem}): save it "
-            "again with its corrections"
+            "the saved model profile {name!r} is not valid any more ({problem}): save it "
+            "again with its corrections",
+            name=row.name,
+            problem=problem,
         ) from None

@@ -7,10 +7,10 @@ from datetime import date
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from honyaku.domain.ids import new_id
 from honyaku.domain.plan import PlanTask, PlanView
 from honyaku.errors import NotFoundError
 from honyaku.store.database import Database
+from honyaku.store.ids import fresh_id
 from honyaku.store.schema import PlanTaskRow, utc_now
 
 
@@ -30,7 +30,7 @@ class PlanStore:
         with self.database.transaction() as session:
             now = utc_now()
             row = PlanTaskRow(
-                id=new_id(set(session.scalars(select(PlanTaskRow.id)))),
+                id=fresh_id(session, PlanTaskRow),
                 title=title,
                 book_id=book_id,
                 chapters=chapters,

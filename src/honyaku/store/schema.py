@@ -236,7 +236,10 @@ class JobRow(Base):
     owner: Mapped[str | None] = mapped_column(Text)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     retranslate: Mapped[bool] = mapped_column(Boolean, default=False)
-    stop_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    stop_requests: Mapped[int] = mapped_column(Integer, default=0)
+    """How many times someone asked the job to stop: each process running it stops when the
+    count grows past what it was when the process opened the job. A count, not a flag, so that
+    no process can clear a stop another has yet to see."""
 
 
 class ChunkRow(Base):
@@ -259,9 +262,12 @@ class ChunkRow(Base):
     shows_title: Mapped[bool] = mapped_column(Boolean)
     status: Mapped[str] = mapped_column(String(10))
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    """Raised by every claim: the claim's token, which each write made under it shows."""
     owner: Mapped[str | None] = mapped_column(Text)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     error: Mapped[str | None] = mapped_column(Text)
+    workflow_status: Mapped[str | None] = mapped_column(String(10))
+    """Where the chunk's conversation is in its workflow (``domain.workflow``)."""
 
 
 class ActionRow(Base):

@@ -9,6 +9,39 @@ services as the terminal; the model's questions and approval requests shown in t
     front_end.py    the browser as a front end of the broker
     guard.py        Host, Origin and token checks
     serving.py      running it with uvicorn
+    i18n.py         the interface's language (Chinese, English, Japanese) and its catalogs
+    words.py        the engine's names (statuses, kinds, tools) as a translator reads them
+
+Languages
+---------
+The workbench speaks Simplified Chinese, English or Japanese: the person's choice (the
+switcher on every page, remembered in a cookie), else their browser's ``Accept-Language``.
+The terminal stays English. English is the source text; every text a person reads is
+marked, and the catalogs hold its Chinese and Japanese:
+
+- **Templates**: ``{{ _("Import a book") }}``; with values, Jinja2's new style,
+  ``{{ _("chapter %(number)s of %(count)s", number=n, count=total) }}``; plurals with
+  ``{{ ngettext("%(num)s version", "%(num)s versions", n) }}``; a sentence holding markup
+  in one ``{% trans %}…<a href="/models">…</a>…{% endtrans %}``, never cut into pieces.
+  A macro that translates is imported ``with context``.
+- **Scripts**: ``import { t } from "./i18n.js"``, then ``t("Saved.")`` or
+  ``t("Delete “{title}”?", { title })``. Only a plain string literal inside ``t(…)`` is
+  extracted: no template literal around it.
+- **Python in** ``web/``: ``from honyaku.web.i18n import _``; ``_("…")`` translates into
+  the language of the request being served (``_("…").format(…)`` for values). The
+  engine's names go through ``words.word``; a name is marked with ``words.N_`` where it
+  is listed. Messages of honyaku's errors are translated when the catalog has them (the
+  plain-text ones the domain raises are extracted); others stay English.
+- **Text from a book** carries its language: ``lang="{{ book.source_lang }}"`` on the
+  source, ``lang="{{ book.target_lang }}"`` on every translation, so the style sheet's
+  ``:lang(ja)`` and ``:lang(zh)`` fonts draw each with its own glyph forms.
+
+After changing a text run ``scripts/catalogs``: it extracts the texts (``pybabel
+extract`` with ``locales/babel.cfg`` into ``messages.pot``, ``locales/babel-js.cfg`` into
+``js.pot``), merges them into ``locales/{zh,ja}/LC_MESSAGES/*.po`` (``pybabel update``)
+and compiles the ``.mo`` files the package ships (``pybabel compile``). Translate what it
+left empty, run it again, and commit all of it: ``tests/web/test_catalogs.py`` fails while
+a text is missing from a catalog or a catalog is older than the code.
 """
 
 from honyaku.web.app import create_app

@@ -12,19 +12,22 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi import Path as PathParam
 from fastapi.responses import FileResponse
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
 
-from honyaku.application import Honyaku, JobProgress, JobRequest, ModelChoice
+from honyaku.application import PAGE_PARAGRAPHS, Honyaku, JobProgress, JobRequest, ModelChoice
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import UserError
 from honyaku.formats import ExportFormat
 from honyaku.jobs.estimate import Estimate
+from honyaku.web.i18n import _, message_of
 from honyaku.web.schemas import (
+    ERROR_RESPONSES,
     AnswerIn,
     BookDetail,
     BookOut,
@@ -32,6 +35,7 @@ from honyaku.web.schemas import (
     ChapterDetail,
     ChapterOut,
     Created,
+    DiffPartOut,
     ExportFormatName,
     JobOut,
     JobResume,
@@ -46,9 +50,14 @@ from honyaku.web.schemas import (
 from honyaku.web.workbench import App, Bench
 
 UPLOAD_CHUNK_BYTES = 1024 * 1024
+MAX_NUMBER = 2**31 - 1
+"""The largest chapter number, position or version id a path or query may name: beyond it
+nothing exists, and the database could not even be asked."""
+MAX_PAGE_PARAGRAPHS = 1000
+MAX_FILE_NAME_CHARS = 120
 HEARTBEAT_S = 15
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=ERROR_RESPONSES)
 
 
 # -- books ----------------------------------------------------------------------------------
@@ -67,10 +76,14 @@ async def add_book(
     source_lang: Annotated[str | None, Form()] = None,
     target_lang: Annotated[str, Form()] = "zh-CN",
     chapter_pattern: Annotated[str | None, Form()] = None,
+    again: Annotated[
+        bool, Form(description="Import it even if the library holds the same book.")
+    ] = False,
 ) -> Created:
-    """Import a book, as ``honyaku import`` does."""
+    """Import a book, as ``honyaku import`` does; a book the library already holds is
+    refused (409) unless ``again``."""
     with tempfile.TemporaryDirectory(prefix="honyaku-upload-") as folder:
-        path = Path(folder) / "book"
+        path = Path(folder) / _file_name(file.filename)
         await save_capped(file, path, bench.upload_limit_bytes)
         book = await bench.honyaku.books.import_file(
             path,
@@ -78,8 +91,17 @@ async def add_book(
             source_lang=source_lang or None,
             target_lang=target_lang or "zh-CN",
             chapter_pattern=chapter_pattern or None,
+            again=again,
         )
     return Created(id=book.id)
+
+
+def _file_name(uploaded: str | None) -> str:
+    """The uploaded file's own name, for its title and its errors; no folders, nothing that
+    is not printable."""
+    name = Path((uploaded or "").replace("\\", "/")).name
+    name = "".join(ch for ch in name if ch.isprintable()).strip(" .")[:MAX_FILE_NAME_CHARS]
+    return name or "book"
 
 
 async def save_capped(upload: UploadFile, path: Path, limit_bytes: int) -> None:
@@ -88,7 +110,9 @@ async def save_capped(upload: UploadFile, path: Path, limit_bytes: int) -> None:
         while chunk := await upload.read(UPLOAD_CHUNK_BYTES):
             size += len(chunk)
             if size > limit_bytes:
-                raise UserError(f"the file is larger than {limit_bytes / 2**20:g} MB")
+                raise UserError(
+                    _("the file is larger than {size} MB").format(size=f"{limit_bytes / 2**20:g}")
+                )
             saved.write(chunk)
 
 
@@ -128,15 +152,25 @@ async def get_estimate(
 
 
 @router.get("/books/{book_id}/chapters/{number}")
-async def get_chapter(honyaku: App, book_id: str, number: int) -> ChapterDetail:
-    view = await honyaku.books.chapter(book_id, number)
+async def get_chapter(
+    honyaku: App,
+    book_id: str,
+    number: Annotated[int, PathParam(ge=1, le=MAX_NUMBER)],
+    start: Annotated[int, Query(ge=0, le=MAX_NUMBER, description="First position.")] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE_PARAGRAPHS)] = PAGE_PARAGRAPHS,
+) -> ChapterDetail:
+    """Up to ``limit`` of the chapter's paragraphs from position ``start`` (empty ones
+    counted), with their versions: a long chapter is read a window at a time."""
+    view = await honyaku.books.chapter(book_id, number, start=start, limit=limit)
     chapter = view.chapter
     return ChapterDetail(
         book_id=book_id,
-        number=chapter.order,
+        number=chapter.number,
         id=chapter.id,
         title=chapter.title,
         translated_title=chapter.translated_title,
+        paragraph_count=chapter.paragraphs,
+        start=view.start,
         previous_title=chapter.previous_title,
         paragraphs=[
             ParagraphOut(
@@ -147,7 +181,7 @@ async def get_chapter(honyaku: App, book_id: str, number: int) -> ChapterDetail:
                 previous_source=p.previous_source,
                 versions=[VersionOut.of(v) for v in view.versions.get(p.id, [])],
             )
-            for p in chapter.paragraphs
+            for p in view.paragraphs
         ],
     )
 
@@ -163,10 +197,26 @@ async def add_manual_version(
 
 @router.post("/books/{book_id}/paragraphs/{paragraph_id}/versions/{version_id}/select")
 async def select_version(
-    honyaku: App, book_id: str, paragraph_id: str, version_id: int
+    honyaku: App,
+    book_id: str,
+    paragraph_id: str,
+    version_id: Annotated[int, PathParam(ge=1, le=MAX_NUMBER)],
 ) -> list[VersionOut]:
     versions = await honyaku.versions.select(book_id, paragraph_id, version_id)
     return [VersionOut.of(v) for v in versions]
+
+
+@router.get("/books/{book_id}/paragraphs/{paragraph_id}/diff")
+async def diff_versions(
+    honyaku: App,
+    book_id: str,
+    paragraph_id: str,
+    old: Annotated[int, Query(ge=1, le=MAX_NUMBER, description="A version's id.")],
+    new: Annotated[int, Query(ge=1, le=MAX_NUMBER, description="Another version's id.")],
+) -> list[DiffPartOut]:
+    """What changed from version ``old`` of the paragraph to version ``new``."""
+    parts = await honyaku.versions.diff(book_id, paragraph_id, old, new)
+    return [DiffPartOut(change=part.change.value, text=part.text) for part in parts]
 
 
 @router.get("/books/{book_id}/export", response_class=FileResponse)
@@ -232,7 +282,9 @@ async def _model(honyaku: Honyaku, name: str) -> ModelChoice:
     try:
         return await honyaku.models.saved(name)
     except UserError as exc:
-        raise UserError(f"{exc}: add one on the Models page") from None
+        raise UserError(
+            _("{reason}: add one on the Models page").format(reason=message_of(exc))
+        ) from None
 
 
 @router.get("/jobs")

@@ -9,7 +9,7 @@ answer JSON, pages answer a page.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -18,11 +18,20 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from honyaku import __version__
-from honyaku.errors import HonyakuError, NotFoundError, ProviderError, UserError
+from honyaku.errors import (
+    DuplicateBookError,
+    HonyakuError,
+    NotFoundError,
+    ProviderError,
+    UserError,
+)
 from honyaku.web import api, chat, editions, pages
-from honyaku.web.guard import Guard
+from honyaku.web.guard import BodyLimit, Guard
+from honyaku.web.i18n import Language, _, language_of, message_of, speak
+from honyaku.web.words import N_
 from honyaku.web.workbench import Workbench
 
 log = logging.getLogger("honyaku.web")
@@ -55,13 +64,42 @@ def create_app(
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected)
+    app.add_middleware(BodyLimit, limit_bytes=lambda: bench.upload_limit_bytes)
     app.add_middleware(Guard, hosts=hosts, token=token)
+    app.add_middleware(_HeadAsGet)
+    app.add_middleware(Language)
     return app
+
+
+class _HeadAsGet:
+    """``HEAD`` answers what ``GET`` would, without the body: FastAPI's routes know only the
+    methods they name, and a page or a download should answer both."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+        ended = False
+
+        async def headers_only(message: Message) -> None:
+            nonlocal ended
+            if message["type"] == "http.response.body":
+                if ended:
+                    return
+                ended, message = True, {**message, "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 def _status(error: HonyakuError) -> int:
     if isinstance(error, NotFoundError):
         return 404
+    if isinstance(error, DuplicateBookError):
+        return 409
     if isinstance(error, UserError):
         return 400
     if isinstance(error, ProviderError):
@@ -69,32 +107,45 @@ def _status(error: HonyakuError) -> int:
     return 500
 
 
-def _answer(request: Request, status: int, message: str) -> Response:
+def _answer(
+    request: Request, status: int, message: str, headers: Mapping[str, str] | None = None
+) -> Response:
+    """``message`` (English, as the catalog knows it) in the reader's language."""
+    speak(language_of(request.headers))  # handlers outside the app's middleware run here too
+    message = _(message)
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"detail": message}, status)
-    return pages.error_page(request, status, message)
+        return JSONResponse({"detail": message}, status, headers=headers)
+    answer = pages.error_page(request, status, message)
+    answer.headers.update(headers or {})
+    return answer
 
 
 async def _honyaku_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HonyakuError)
-    return _answer(request, _status(error), str(error))
+    speak(language_of(request.headers))
+    return _answer(request, _status(error), message_of(error))
 
 
 async def _invalid_request(request: Request, error: Exception) -> Response:
     assert isinstance(error, RequestValidationError)
     problems = "; ".join(
-        f"{'.'.join(str(part) for part in problem['loc'][1:]) or 'body'}: {problem['msg']}"
+        f"{'.'.join(str(part) for part in problem['loc'][1:]) or 'body'}: "
+        + str(problem["msg"]).removeprefix("Value error, ")
         for problem in error.errors()
     )
-    return _answer(request, 422, problems or "the request is not valid")
+    return _answer(request, 422, problems or N_("the request is not valid"))
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
-    messages = {404: "there is nothing at this address", 405: "that method is not allowed here"}
-    return _answer(request, error.status_code, messages.get(error.status_code, str(error.detail)))
+    messages = {
+        404: N_("there is nothing at this address"),
+        405: N_("that method is not allowed here"),
+    }
+    message = messages.get(error.status_code, str(error.detail))
+    return _answer(request, error.status_code, message, error.headers)
 
 
 async def _unexpected(request: Request, error: Exception) -> Response:
     log.exception("unexpected error on %s", request.url.path)
-    return _answer(request, 500, "something went wrong in honyaku; the log has the details")
+    return _answer(request, 500, N_("something went wrong in honyaku; the log has the details"))

@@ -1,9 +1,11 @@
 """The assistant in the browser: the chat stream of seed 002, and the sessions to reopen.
 
 ``POST /api/ai/chat/stream`` answers ``text/event-stream``: ``message`` events (text, tool
-cards, questions, notices), then one ``done`` or ``error``. A comment every 15 s keeps
-proxies from closing a quiet stream. A client that goes away stops the reply: the model's
-request is closed with it.
+cards, questions, notices), then one ``done`` or ``error``. Text streams as the model
+writes it; once a stretch of text is whole (a tool card or the end follows), a
+``markdown`` message carries it as safe HTML (``web.markdown``) for the page to show
+instead. A comment every 15 s keeps proxies from closing a quiet stream. A client that
+goes away stops the reply: the model's request is closed with it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
-from honyaku.application import ChatSession
+from honyaku.application import ChatEntry, ChatSession, EntryKind
 from honyaku.assistant import (
     ChatDone,
     ChatEvent,
@@ -31,9 +33,11 @@ from honyaku.assistant import (
 )
 from honyaku.errors import HonyakuError
 from honyaku.web.api import HEARTBEAT_S
+from honyaku.web.markdown import render_markdown
+from honyaku.web.schemas import ERROR_RESPONSES
 from honyaku.web.workbench import App
 
-router = APIRouter(prefix="/api/ai/chat")
+router = APIRouter(prefix="/api/ai/chat", responses=ERROR_RESPONSES)
 
 
 class ChatIn(BaseModel):
@@ -64,6 +68,7 @@ class SessionOut(BaseModel):
 class EntryOut(BaseModel):
     kind: str
     payload: dict[str, Any]
+    html: str | None = Field(default=None, description="An assistant's text, as safe HTML.")
 
 
 class SessionDetail(SessionOut):
@@ -79,8 +84,14 @@ async def chat_stream(honyaku: App, chat: ChatIn) -> EventSourceResponse:
 
     async def stream() -> AsyncIterator[dict[str, Any]]:
         yield _message({"type": "session", "session_id": session.id, "title": session.title})
+        said: list[str] = []  # the text since the last tool card, to show as Markdown
         try:
             async for event in chats.reply(session, chat.message, choice):
+                if isinstance(event, ChatText):
+                    said.append(event.content)
+                elif said:
+                    yield _message({"type": "markdown", "html": render_markdown("".join(said))})
+                    said.clear()
                 yield _sse(event)
         except HonyakuError as exc:
             yield {
@@ -100,7 +111,11 @@ async def list_sessions(honyaku: App, book_id: str | None = None) -> list[Sessio
 async def get_session(honyaku: App, session_id: str) -> SessionDetail:
     session = await honyaku.chats.get(session_id)
     entries = [
-        EntryOut(kind=e.kind.value, payload=e.payload)
+        EntryOut(
+            kind=e.kind.value,
+            payload=e.payload,
+            html=render_markdown(e.payload["text"]) if _is_text(e) else None,
+        )
         for e in await honyaku.chats.entries(session_id)
     ]
     return SessionDetail(**SessionOut.of(session).model_dump(), entries=entries)
@@ -109,6 +124,10 @@ async def get_session(honyaku: App, session_id: str) -> SessionDetail:
 @router.delete("/sessions/{session_id}", status_code=204)
 async def delete_session(honyaku: App, session_id: str) -> None:
     await honyaku.chats.delete(session_id)
+
+
+def _is_text(entry: ChatEntry) -> bool:
+    return entry.kind is EntryKind.ASSISTANT and bool(entry.payload.get("text"))
 
 
 def _sse(event: ChatEvent) -> dict[str, Any]:

@@ -12,9 +12,10 @@ from fastapi import APIRouter, File, Form, UploadFile
 from pydantic import BaseModel, Field
 
 from honyaku.web.api import save_capped
+from honyaku.web.schemas import ERROR_RESPONSES
 from honyaku.web.workbench import Bench
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=ERROR_RESPONSES)
 
 
 class Tally(BaseModel):

@@ -6,24 +6,34 @@
   itself; a browser marks a cross-site request with ``Origin`` or ``Sec-Fetch-Site``, so a
   form on another site (CSRF) is refused. Scripts without either header are let through.
 - **Token**: served beyond loopback, every request needs the token printed at start, as a
-  ``?token=`` once (it is then kept in a cookie), or ``Authorization: Bearer``.
+  ``?token=`` once (it is then kept in a cookie named for the port, so two workbenches on
+  one host do not log each other out), or ``Authorization: Bearer``.
+- **Size**: a request body larger than the upload cap is refused as soon as its
+  ``Content-Length`` says so, or, without one, once that much has arrived: nothing that
+  large is ever written to disk.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import secrets
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from honyaku.web.i18n import HTML_LANG, _, current_language
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 TOKEN_COOKIE = "honyaku_token"
+BODY_OVERHEAD_BYTES = 1024 * 1024
+"""Room for a form's other fields and boundaries around an uploaded file."""
 
 
 WILDCARD_HOSTS = ("0.0.0.0", "::")
@@ -51,10 +61,10 @@ class Guard:
         headers = Headers(scope=scope)
         host = headers.get("host", "").lower()
         if self.hosts is not None and host not in self.hosts:
-            await _refuse(scope, send, 400, "this server does not answer to that Host name")
+            await _refuse(scope, send, 400, _("this server does not answer to that Host name"))
             return
         if scope["method"] not in SAFE_METHODS and not _same_origin(headers, host):
-            await _refuse(scope, send, 403, "refused: the request came from another site")
+            await _refuse(scope, send, 403, _("refused: the request came from another site"))
             return
         if self.token is not None and not await self._with_token(scope, receive, send, headers):
             return
@@ -65,33 +75,74 @@ class Guard:
     ) -> bool:
         """Whether the request carries the token; a ``?token=`` becomes a cookie."""
         assert self.token is not None
+        name = token_cookie(scope)
         cookie = SimpleCookie(headers.get("cookie", ""))
-        given = cookie[TOKEN_COOKIE].value if TOKEN_COOKIE in cookie else None
+        given = cookie[name].value if name in cookie else None
         bearer = headers.get("authorization", "").removeprefix("Bearer ").strip()
         if _matches(given, self.token) or _matches(bearer, self.token):
             return True
-        query = parse_qs(scope.get("query_string", b"").decode())
-        if _matches(next(iter(query.get("token", [])), None), self.token):
+        query = parse_qsl(scope.get("query_string", b"").decode(), keep_blank_values=True)
+        if _matches(dict(query).get("token"), self.token):
+            rest = urlencode([(key, value) for key, value in query if key != "token"])
+            place = scope["path"] + (f"?{rest}" if rest else "")
+            cookie_line = f"{name}={self.token}; HttpOnly; SameSite=Strict; Path=/"
             await send(
                 {
                     "type": "http.response.start",
                     "status": 303,
                     "headers": [
-                        (b"location", scope["path"].encode()),
-                        (
-                            b"set-cookie",
-                            f"{TOKEN_COOKIE}={self.token}; HttpOnly; SameSite=Strict; "
-                            "Path=/".encode(),
-                        ),
+                        (b"location", place.encode()),
+                        (b"set-cookie", cookie_line.encode()),
                     ],
                 }
             )
             await send({"type": "http.response.body", "body": b""})
             return False
         await _refuse(
-            scope, send, 401, "this workbench needs its token: open the address it printed"
+            scope, send, 401, _("this workbench needs its token: open the address it printed")
         )
         return False
+
+
+def token_cookie(scope: Scope) -> str:
+    """The cookie that keeps the token: one per port, since cookies do not tell ports apart."""
+    server = scope.get("server") or ("", 0)
+    return f"{TOKEN_COOKIE}_{server[1]}"
+
+
+class BodyLimit:
+    """Refuses a request body larger than ``limit_bytes()`` before it is all read."""
+
+    def __init__(self, app: ASGIApp, *, limit_bytes: Callable[[], int]) -> None:
+        self.app = app
+        self.limit_bytes = limit_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit_bytes() + BODY_OVERHEAD_BYTES
+        declared = Headers(scope=scope).get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            await _refuse(scope, send, 413, _too_large(limit))
+            return
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise HTTPException(413, _too_large(limit))
+            return message
+
+        await self.app(scope, counted, send)
+
+
+def _too_large(limit_bytes: int) -> str:
+    return _("the request is larger than {size} MB, more than any book").format(
+        size=f"{limit_bytes / 2**20:.0f}"
+    )
 
 
 def _matches(given: str | None, token: str) -> bool:
@@ -116,6 +167,7 @@ async def _refuse(scope: Scope, send: Send, status: int, message: str) -> None:
 
 def _page(status: int, message: str) -> str:
     return (
-        "<!doctype html><meta charset=utf-8><title>honyaku</title>"
-        f"<h1>{status}</h1><p>{message}</p>"
+        f"<!doctype html><html lang={HTML_LANG[current_language()]}>"
+        "<meta charset=utf-8><title>honyaku</title>"
+        f"<h1>{status}</h1><p>{html.escape(message)}</p>"
     )

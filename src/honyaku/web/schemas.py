@@ -15,6 +15,22 @@ from honyaku.domain.workflow import JobKind
 __all__ = ["BookSettings", "ModelProfile"]
 
 
+class Problem(BaseModel):
+    """What every error answers: one readable line, in the language of the request."""
+
+    detail: str
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": Problem, "description": "The request asks for something honyaku refuses."},
+    404: {"model": Problem, "description": "Nothing has that id."},
+    409: {"model": Problem, "description": "The library holds that book already."},
+    413: {"model": Problem, "description": "The request is larger than any book."},
+    422: {"model": Problem, "description": "A parameter or the body is not valid."},
+}
+"""The errors any route may answer, as ``/openapi.json`` describes them."""
+
+
 class Created(BaseModel):
     id: str
 
@@ -90,7 +106,14 @@ class ChapterDetail(BaseModel):
     previous_title: str | None = Field(
         default=None, description="The title a stale translated title was made for."
     )
+    paragraph_count: int = Field(description="All the chapter's paragraphs, empty ones too.")
+    start: int = Field(description="The position of the first paragraph in ``paragraphs``.")
     paragraphs: list[ParagraphOut]
+
+
+class DiffPartOut(BaseModel):
+    change: Literal["same", "added", "removed"]
+    text: str
 
 
 class SettingsPatch(BaseModel):

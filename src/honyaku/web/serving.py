@@ -54,6 +54,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _shown_host(host: str, *, wildcard: bool) -> str:
+    """The host to print in the address: on every interface, the machine's name, the one
+    others can reach it by (127.0.0.1 would say it is only reachable from here)."""
+    if wildcard:
+        return socket.gethostname() or "127.0.0.1"
+    return "127.0.0.1" if host == "localhost" else host
+
+
 def serve(
     honyaku: Honyaku,
     *,
@@ -87,7 +95,7 @@ def serve(
         if server.started:
             bound = server.servers[0].sockets[0].getsockname()[1]
             hosts.update(allowed_hosts(host, bound) or ())
-            shown = "127.0.0.1" if wildcard or host == "localhost" else host
+            shown = _shown_host(host, wildcard=wildcard)
             url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{bound}/"
             announce(url + (f"?token={token}" if token else ""))
             if open_browser:

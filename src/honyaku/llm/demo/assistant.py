@@ -21,8 +21,8 @@ SUMMARY_MARK = "You summarise a conversation"
 Step = Reply | Callable[[Sequence[Turn]], Reply]
 INTRODUCTION = (
     "I am honyaku's demo assistant: no real model is set up, so all I can do is look up your "
-    "books (ask about books) or your plan (ask about tasks). Add a model with "
-    "`honyaku models add` for a real conversation."
+    "books (ask about books) or your plan (ask about tasks). Add a real model (on the "
+    "workbench's Models page, or with `honyaku models add`) for a real conversation."
 )
 
 

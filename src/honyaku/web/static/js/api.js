@@ -16,12 +16,20 @@ export async function api(method, path, body) {
     } catch {
       // Not JSON: keep the status line.
     }
-    throw new Error(detail);
+    throw Object.assign(new Error(detail), { status: response.status });
   }
   return response.status === 204 ? null : response.json();
 }
 
-// Shows `error` in the page's error bar; `retry`, if given, is offered as a button.
+// Shows `error` in `where` (an element beside what caused it), and brings it into view.
+export function showErrorAt(where, error) {
+  where.textContent = error.message ?? String(error);
+  where.hidden = false;
+  where.scrollIntoView({ block: "nearest" });
+}
+
+// Shows `error` in the page's error bar, for what belongs to no one place on the page;
+// `retry`, if given, is offered as a button.
 export function showError(error, retry) {
   const bar = document.getElementById("error-bar");
   bar.querySelector(".message").textContent = error.message ?? String(error);

@@ -1,20 +1,25 @@
 // A book's page: start a job, change the translation settings.
 
-import { api, attempt } from "./api.js";
+import { api, showErrorAt } from "./api.js";
+import { t } from "./i18n.js";
 
 const book = document.querySelector("[data-book]").dataset.book;
 
 document.getElementById("job-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
-  const started = await attempt(() =>
-    api("POST", `/api/books/${book}/jobs`, {
+  const error = event.target.querySelector(".form-error");
+  error.hidden = true;
+  try {
+    const started = await api("POST", `/api/books/${book}/jobs`, {
       kind: form.get("kind"),
       chapters: form.get("chapters").trim() || null,
       model: form.get("model"),
-    }),
-  );
-  if (started) location.href = `/jobs/${started.id}`;
+    });
+    location.href = `/jobs/${started.id}`;
+  } catch (failure) {
+    showErrorAt(error, failure);
+  }
 });
 
 const dialog = document.getElementById("settings-dialog");
@@ -32,16 +37,31 @@ for (const tab of dialog.querySelectorAll("[role=tab]")) {
   });
 }
 
+// A tool is asked about first or always allowed, never both.
+dialog.addEventListener("change", (event) => {
+  const box = event.target;
+  if (!box.checked || !["approve_tools", "always_allow"].includes(box.name)) return;
+  const other = box.name === "approve_tools" ? "always_allow" : "approve_tools";
+  dialog.querySelector(`input[name=${other}][value="${box.value}"]`).checked = false;
+});
+
 document.getElementById("settings-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const form = new FormData(event.target);
-  const saved = await attempt(() =>
-    api("PATCH", `/api/books/${book}/settings`, {
+  const formElement = event.target;
+  const form = new FormData(formElement);
+  const error = formElement.querySelector(".form-error");
+  const saved = formElement.querySelector(".saved");
+  error.hidden = true;
+  saved.textContent = "";
+  try {
+    await api("PATCH", `/api/books/${book}/settings`, {
       skip_ask_user: form.get("skip_ask_user") === "on",
       chunk_chars: Number(form.get("chunk_chars")),
       approve_tools: form.getAll("approve_tools"),
       always_allow: form.getAll("always_allow"),
-    }),
-  );
-  if (saved) dialog.close();
+    });
+    saved.textContent = t("Saved.");
+  } catch (failure) {
+    showErrorAt(error, failure);
+  }
 });

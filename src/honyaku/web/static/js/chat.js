@@ -1,7 +1,10 @@
 // The assistant's chat panel (seed 002): the reply streams in as text and tool cards; Stop
-// ends it (the server stops the model), Retry sends the last message again.
+// ends it (the server stops the model), Retry sends the last message again. Text streams as
+// plain text; once whole, the server's safe HTML of its Markdown takes its place (the
+// model's own HTML never reaches the page: the server escapes it).
 
 import { api, element } from "./api.js";
+import { t } from "./i18n.js";
 
 const panel = document.querySelector("[data-chat]");
 const log = panel.querySelector(".chat-log");
@@ -10,6 +13,7 @@ const sessions = panel.querySelector(".chat-sessions");
 const errorBar = panel.querySelector(".chat-error");
 const [stopButton, againButton] = [panel.querySelector(".stop"), panel.querySelector(".again")];
 const forgetButton = panel.querySelector(".forget");
+const working = panel.querySelector(".chat-working");
 const bookId = panel.dataset.book || null;
 let sessionId = null;
 let lastMessage = null;
@@ -27,23 +31,29 @@ form.message.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
 });
 stopButton.addEventListener("click", () => streaming?.abort());
-againButton.addEventListener("click", () => lastMessage && send(lastMessage));
-errorBar.querySelector(".retry").addEventListener("click", () => lastMessage && send(lastMessage));
+againButton.addEventListener("click", () => lastMessage && send(lastMessage, { again: true }));
+errorBar.querySelector(".retry").addEventListener("click", () => lastMessage && send(lastMessage, { again: true }));
 errorBar.querySelector(".dismiss").addEventListener("click", () => (errorBar.hidden = true));
 sessions.addEventListener("change", () => reopen(sessions.value || null));
 forgetButton.addEventListener("click", async () => {
-  if (!sessionId || !confirm("Delete this chat and its whole transcript?")) return;
+  if (!sessionId || !confirm(t("Delete this chat and its whole transcript?"))) return;
   await api("DELETE", `/api/ai/chat/sessions/${sessionId}`);
   await reopen(null);
   listSessions();
 });
 listSessions();
 
-async function send(message) {
+// Sends `message`; `again` sends the last one anew. A reply that failed before saying
+// anything gives way to the new one, and the message is neither shown nor stored twice (the
+// server keeps it once too); after a reply that said something, it is sent as a new message.
+let lastReply = null;
+async function send(message, { again = false } = {}) {
   lastMessage = message;
   errorBar.hidden = true;
-  log.append(element("li", { className: "said" }, message));
+  if (again && lastReply?.failedSilent()) lastReply.root.remove();
+  else log.append(element("li", { className: "said" }, message));
   const reply = new Reply(log);
+  lastReply = reply;
   setStreaming(new AbortController());
   try {
     const response = await fetch("/api/ai/chat/stream", {
@@ -59,7 +69,10 @@ async function send(message) {
       if (name === "error") showChatError(data.message);
     }
   } catch (error) {
-    if (error.name === "AbortError") reply.notice("Stopped.");
+    if (error.name === "AbortError") {
+      reply.stopped = true;
+      reply.notice(t("Stopped."));
+    }
     else showChatError(error.message);
   } finally {
     setStreaming(null);
@@ -82,17 +95,56 @@ class Reply {
   take(data) {
     if (data.type === "session") sessionId = data.session_id;
     if (data.type === "text") this.write(data.content);
+    if (data.type === "markdown") this.markdown(data.html);
     if (data.type === "tool_call") this.card(data);
     if (data.type === "tool_result") this.result(data);
-    if (data.type === "question") this.notice("Waiting for your answer…");
+    if (data.type === "question") this.question(data);
     if (data.type === "notice") this.notice(data.message);
-    if (data.type === "retry") this.notice(`The model's server failed; trying again (${data.attempt}).`);
+    if (data.type === "retry") this.notice(t("The model’s server failed; trying again ({attempt}).", { attempt: data.attempt }));
+    showWorking(this.working(data));
     log.scrollTop = log.scrollHeight;
   }
 
+  // Whether the reply failed before the model said or did anything (notices aside): then the
+  // server has kept nothing of it either.
+  failedSilent() {
+    return !this.stopped && !this.root.querySelector(".text, .tool-card, .answered");
+  }
+
+  // What the indicator says while the reply goes on, after `data`.
+  working(data) {
+    if (data.type === "question") return t("Waiting for your answer…");
+    if (data.type === "tool_call") return t("Working: {tool}…", { tool: data.name });
+    return data.type === "text" ? t("Writing…") : t("Thinking…");
+  }
+
   write(content) {
-    if (!this.text) this.text = this.root.appendChild(element("p", { className: "text" }));
-    this.text.textContent += content;
+    if (!this.text) {
+      this.text = this.root.appendChild(element("div", { className: "text" }));
+      this.said = "";
+    }
+    this.said += content;
+    this.text.textContent = this.said;
+  }
+
+  // The stretch of text just written, as the server rendered its Markdown (escaped, safe).
+  markdown(html) {
+    if (!this.text) return;
+    this.text.className = "text markdown";
+    this.text.innerHTML = html;
+    this.text = null;
+  }
+
+  question({ id, questions }) {
+    const card = element(
+      "div",
+      { className: "answered waiting" },
+      ...questions.map((question) => element("p", { className: "question" }, question)),
+      element("p", { className: "answer muted" }, t("Waiting for your answer…")),
+    );
+    this.cards.set(id, card);
+    this.root.append(card);
+    this.text = null;
   }
 
   card({ id, name, status, arguments: args }) {
@@ -105,11 +157,18 @@ class Reply {
       this.text = null;
     }
     card.dataset.status = status;
-    card.querySelector(".status").textContent = status === "parsing" ? "writing…" : "running…";
+    card.querySelector(".status").textContent = status === "parsing" ? t("writing…") : t("running…");
     if (args) card.title = JSON.stringify(args, null, 1);
   }
 
   result({ id, name, success, message }) {
+    const asked = this.cards.get(id);
+    if (asked?.matches(".answered")) {
+      asked.classList.remove("waiting");
+      asked.querySelector(".answer").textContent = message ? `→ ${message}` : t("(no answer)");
+      asked.querySelector(".answer").classList.toggle("muted", !success);
+      return;
+    }
     if (!this.cards.has(id)) this.card({ id, name, status: "running" });
     const card = this.cards.get(id);
     card.dataset.status = success ? "done" : "failed";
@@ -149,9 +208,18 @@ async function* serverEvents(body) {
 
 function setStreaming(controller) {
   streaming = controller;
+  showWorking(controller ? t("Thinking…") : null);
   stopButton.hidden = !controller;
   form.querySelector(".send").disabled = Boolean(controller);
   againButton.hidden = Boolean(controller) || !lastMessage;
+}
+
+const QUESTION_TOOLS = ["ask_user", "ask_user_batch"];
+const OUTCOMES = { cancelled: t("(cancelled)"), skipped: t("(questions are skipped for this book)"), error: t("(no answer)") };
+
+function showWorking(what) {
+  working.hidden = !what;
+  if (what) working.querySelector(".what").textContent = what;
 }
 
 function showChatError(message) {
@@ -163,7 +231,7 @@ async function listSessions() {
   const query = bookId ? `?book_id=${bookId}` : "";
   const found = await api("GET", `/api/ai/chat/sessions${query}`);
   sessions.replaceChildren(
-    element("option", { value: "" }, "New chat"),
+    element("option", { value: "" }, t("New chat")),
     ...found.map((s) => element("option", { value: s.id, selected: s.id === sessionId }, s.title)),
   );
   forgetButton.hidden = !sessionId;
@@ -177,16 +245,25 @@ async function reopen(id) {
   if (!id) return;
   const session = await api("GET", `/api/ai/chat/sessions/${id}`);
   let reply = null;
-  for (const { kind, payload } of session.entries) {
+  for (const { kind, payload, html } of session.entries) {
     if (kind === "user") {
       log.append(element("li", { className: "said" }, payload.text));
       reply = new Reply(log);
     } else if (reply && kind === "assistant") {
-      if (payload.text) reply.write(payload.text);
-      payload.calls.forEach((call) => reply.card({ id: call.id, name: call.name, status: "running" }));
-    } else if (reply && kind === "tool_result") {
+      if (payload.text) {
+        reply.write(payload.text);
+        reply.markdown(html);
+      }
+      for (const call of payload.calls) {
+        if (!QUESTION_TOOLS.includes(call.name)) reply.card({ id: call.id, name: call.name, status: "running" });
+      }
+    } else if (reply && kind === "tool_result" && !QUESTION_TOOLS.includes(payload.name)) {
       const { success, message, error } = payload.result;
       reply.result({ id: payload.id, name: payload.name, success, message: message ?? error });
+    } else if (reply && kind === "question") {
+      reply.question({ id: `asked-${reply.cards.size}`, questions: payload.questions });
+      const answers = payload.answers ?? [];
+      reply.result({ id: `asked-${reply.cards.size - 1}`, success: payload.outcome === "answered", message: answers.join(" · ") || OUTCOMES[payload.outcome] });
     } else if (reply && kind === "notice") {
       reply.notice(payload.text);
     }

@@ -3,6 +3,7 @@
 // page, closes it everywhere.
 
 import { api, element, showError } from "./api.js";
+import { t } from "./i18n.js";
 
 const root = document.getElementById("person-dialog");
 let shownId = null;
@@ -48,15 +49,15 @@ async function send(reply) {
 function approval(request) {
   const allow = (allowed, always = false) => () => send({ allowed, always });
   return [
-    element("h2", { id: "person-dialog-title" }, `Allow ${request.tool}?`),
-    element("p", {}, "The model wants to make this call:"),
+    element("h2", { id: "person-dialog-title" }, t("Allow {tool}?", { tool: request.tool })),
+    element("p", {}, t("The model wants to make this call:")),
     element("pre", { className: "arguments" }, JSON.stringify(request.arguments, null, 2)),
     element(
       "menu",
       {},
-      element("button", { type: "button", className: "allow", onclick: allow(true) }, "Allow"),
-      element("button", { type: "button", className: "always", onclick: allow(true, true) }, `Always allow ${request.tool}`),
-      element("button", { type: "button", className: "deny danger", onclick: allow(false) }, "Deny"),
+      element("button", { type: "button", className: "allow", onclick: allow(true) }, t("Allow")),
+      element("button", { type: "button", className: "always", onclick: allow(true, true) }, t("Always allow {tool}", { tool: request.tool })),
+      element("button", { type: "button", className: "deny danger", onclick: allow(false) }, t("Deny")),
     ),
   ];
 }
@@ -107,14 +108,14 @@ function questions(request) {
   function controls() {
     const buttons = [];
     if (request.batch) {
-      buttons.push(element("button", { type: "button", className: "back", disabled: step === 0, onclick: () => draw(step - 1) }, "Back"));
+      buttons.push(element("button", { type: "button", className: "back", disabled: step === 0, onclick: () => draw(step - 1) }, t("Back")));
       if (step < count - 1) {
-        buttons.push(element("button", { type: "button", className: "next", disabled: !answers.has(step), onclick: () => draw(step + 1) }, "Next"));
+        buttons.push(element("button", { type: "button", className: "next", disabled: !answers.has(step), onclick: () => draw(step + 1) }, t("Next")));
       } else {
-        buttons.push(element("button", { type: "button", className: "submit", disabled: answers.size < count, onclick: submit }, "Submit"));
+        buttons.push(element("button", { type: "button", className: "submit", disabled: answers.size < count, onclick: submit }, t("Submit")));
       }
     }
-    buttons.push(element("button", { type: "button", className: "cancel", onclick: cancel }, "Cancel"));
+    buttons.push(element("button", { type: "button", className: "cancel", onclick: cancel }, t("Cancel")));
     return element("menu", {}, ...buttons);
   }
 
@@ -126,14 +127,15 @@ function freeText(index, chosen, choose) {
   const input = element("input", {
     type: "text",
     name: "answer",
-    placeholder: "Your own answer",
+    placeholder: t("Your own answer"),
+    ariaLabel: t("Your own answer"),
     value: chosen && chosen.selected_index === undefined ? chosen.answer : "",
   });
   const form = element(
     "form",
     { className: "free-text" },
     input,
-    element("button", { type: "submit" }, "Answer"),
+    element("button", { type: "submit" }, t("Answer")),
   );
   form.onsubmit = (event) => {
     event.preventDefault();

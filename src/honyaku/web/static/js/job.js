@@ -1,36 +1,72 @@
 // A job's page: its progress live over server-sent events, stop and resume, its log.
 
-import { api, attempt, element } from "./api.js";
+import { api, element, showErrorAt } from "./api.js";
+import { t } from "./i18n.js";
+
+const STATUS = { running: t("running"), finished: t("finished"), failed: t("failed"), interrupted: t("stopped") };
 
 const section = document.querySelector("[data-job]");
 const job = section.dataset.job;
 const field = (name) => section.querySelector(`[data-field=${name}]`);
 const log = document.getElementById("job-log");
+const emptyLog = document.querySelector(".empty-log");
 const showReasoning = document.getElementById("show-reasoning");
+const actionError = section.querySelector(".job-actions .form-error");
 
-const events = new EventSource(`/api/jobs/${job}/events`);
-events.addEventListener("progress", (event) => draw(JSON.parse(event.data)));
-events.addEventListener("log", refreshLog);
+let events = null;
+if (section.dataset.running === "true") follow();
+
+function follow() {
+  events = new EventSource(`/api/jobs/${job}/events`);
+  events.addEventListener("progress", (event) => draw(JSON.parse(event.data)));
+  events.addEventListener("log", refreshLog);
+  // The stream ends with the job: read its last figures at once, never waiting for a reconnect.
+  events.addEventListener("error", settle);
+}
+
+async function settle() {
+  events?.close();
+  events = null;
+  try {
+    draw(await api("GET", `/api/jobs/${job}`));
+    refreshLog();
+  } catch (failure) {
+    showErrorAt(actionError, failure);
+  }
+}
 
 function draw(progress) {
   const total = progress.paragraphs_total;
-  field("status").textContent = progress.status;
+  field("status").textContent = STATUS[progress.status] ?? progress.status;
+  field("status").className = `status status-${progress.status}`;
   field("bar").max = total || 1;
   field("bar").value = total ? progress.paragraphs_done : 1;
   field("paragraphs").textContent = `${progress.paragraphs_done}/${total}`;
   field("percent").textContent = total ? Math.floor((100 * progress.paragraphs_done) / total) : 100;
   for (const name of ["requests", "tokens", "retries"]) field(name).textContent = progress[name];
   field("failures").textContent = progress.failures.length;
+  field("failure-list").replaceChildren(...progress.failures.map((failure) => element("li", {}, failure)));
+  const interrupted = progress.status === "interrupted";
   field("error").textContent = progress.error ?? "";
-  field("error").hidden = !progress.error;
+  field("error").hidden = !progress.error || interrupted;
+  field("stopped").hidden = !interrupted;
+  if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${t("Resume goes on where it stopped; nothing accepted is lost.")}`;
   document.getElementById("stop-job").hidden = !progress.running_here;
   document.getElementById("resume-job").hidden = progress.running_here || progress.status === "finished";
-  if (!progress.running_here) events.close();
+  if (!progress.running_here) {
+    events?.close();
+    events = null;
+  }
 }
 
 async function refreshLog() {
-  const lines = await attempt(() => api("GET", `/api/jobs/${job}/actions?reasoning=${showReasoning.checked}`));
-  if (!lines) return;
+  let lines;
+  try {
+    lines = await api("GET", `/api/jobs/${job}/actions?reasoning=${showReasoning.checked}`);
+  } catch (failure) {
+    showErrorAt(actionError, failure);
+    return;
+  }
   log.replaceChildren(
     ...lines.map((line) =>
       element(
@@ -41,15 +77,31 @@ async function refreshLog() {
       ),
     ),
   );
+  emptyLog.hidden = lines.length > 0;
 }
 
 showReasoning.addEventListener("change", refreshLog);
 
-document.getElementById("stop-job").addEventListener("click", () =>
-  attempt(() => api("POST", `/api/jobs/${job}/stop`)),
-);
+// The stop is asked for; the stream (or, with none, one reading) shows when it is done.
+document.getElementById("stop-job").addEventListener("click", async (event) => {
+  event.target.disabled = true;
+  actionError.hidden = true;
+  try {
+    await api("POST", `/api/jobs/${job}/stop`);
+    if (!events) await settle();
+  } catch (failure) {
+    showErrorAt(actionError, failure);
+  } finally {
+    event.target.disabled = false;
+  }
+});
 
 document.getElementById("resume-job").addEventListener("click", async () => {
-  const resumed = await attempt(() => api("POST", `/api/jobs/${job}/resume`, {}));
-  if (resumed) location.reload();
+  actionError.hidden = true;
+  try {
+    await api("POST", `/api/jobs/${job}/resume`, {});
+    location.reload();
+  } catch (failure) {
+    showErrorAt(actionError, failure);
+  }
 });

@@ -1,0 +1,62 @@
+"""The engine's names as a translator reads them: job kinds and statuses, version kinds, and a
+word for what each tool does. ``N_`` marks them for the catalog; ``word`` translates one."""
+
+from __future__ import annotations
+
+from honyaku.web.i18n import _
+
+
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalog, to be translated where it is shown."""
+    return message
+
+
+WORDS = {
+    "translation": N_("translation"),
+    "polish": N_("polish"),
+    "proofreading": N_("proofreading"),
+    "extraction": N_("glossary extraction"),
+    "manual": N_("by hand"),
+    "running": N_("running"),
+    "finished": N_("finished"),
+    "failed": N_("failed"),
+    "interrupted": N_("stopped"),
+}
+
+TOOL_WORDS = {
+    "update_task_status": N_("moves a part of a chapter through its steps"),
+    "update_chapter_title": N_("writes a chapter’s translated title"),
+    "add_translation_batch": N_("writes translations of paragraphs"),
+    "get_previous_paragraphs": N_("reads the paragraphs before"),
+    "get_next_paragraphs": N_("reads the paragraphs after"),
+    "get_paragraph_position": N_("finds where a paragraph is"),
+    "get_paragraph_info": N_("reads one paragraph"),
+    "add_glossary_terms": N_("proposes glossary terms"),
+    "get_glossary": N_("reads the glossary"),
+    "ask_user": N_("asks you a question"),
+    "ask_user_batch": N_("asks you several questions"),
+    "list_books": N_("lists the library’s books"),
+    "book_info": N_("reads a book’s details"),
+    "read_paragraphs": N_("reads paragraphs of a book"),
+    "search_paragraphs": N_("searches a book"),
+    "paragraph_versions": N_("reads a paragraph’s versions"),
+    "select_version": N_("chooses which version a paragraph uses"),
+    "write_version": N_("writes a version of a paragraph"),
+    "create_task": N_("adds a task to your plan"),
+    "read_tasks": N_("reads your plan"),
+    "update_task": N_("changes a task in your plan"),
+    "create_schedule": N_("schedules tasks in your plan"),
+    "delete_task": N_("removes a task from your plan"),
+    "start_job": N_("starts a translation job"),
+    "job_progress": N_("reads a job’s progress"),
+}
+
+
+def word(name: str) -> str:
+    """The engine's ``name`` (a status, a kind) in the reader's language."""
+    return _(WORDS.get(name, name))
+
+
+def tool_word(name: str) -> str:
+    """What the tool ``name`` does, in a few of the reader's words."""
+    return _(TOOL_WORDS[name]) if name in TOOL_WORDS else ""

@@ -1,0 +1,188 @@
+"""Requests at the edges get a clear answer and change nothing: numbers past any book, tags
+that are not languages, endless costs, uploads larger than any book, methods a route does not
+take, keys in addresses. Against the workbench served in this process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+
+from honyaku.application import Honyaku
+from honyaku.web import Workbench
+
+from .conftest import served_here
+
+HUGE = 2**70
+
+
+@pytest.fixture
+def local(honyaku: Honyaku) -> Iterator[tuple[str, Workbench]]:
+    with served_here(honyaku) as served:
+        yield served
+
+
+def test_numbers_past_any_book_are_refused_as_invalid_not_a_failure(local, book_id):
+    url, _ = local
+
+    answers = [
+        httpx2.get(f"{url}/api/books/{book_id}/chapters/{HUGE}"),
+        httpx2.get(f"{url}/books/{book_id}/chapters/{HUGE}"),
+        httpx2.get(f"{url}/api/books/{book_id}/chapters/1?start={HUGE}"),
+        httpx2.post(f"{url}/api/books/{book_id}/paragraphs/abcdefab/versions/{HUGE}/select"),
+    ]
+
+    assert [a.status_code for a in answers] == [422, 422, 422, 422]
+    assert all(
+        isinstance(a.json()["detail"], str) for a in answers if "json" in a.headers["content-type"]
+    )
+
+
+@pytest.mark.parametrize("tag", ["../../etc", "ja\x01", "Japanese"])
+def test_a_book_in_a_language_that_is_no_tag_is_refused_and_nothing_is_imported(
+    local, library, tag
+):
+    url, _ = local
+
+    answer = httpx2.post(
+        f"{url}/api/books",
+        files={"file": ("story.txt", "本文。\n".encode())},
+        data={"source_lang": tag},
+    )
+
+    assert answer.status_code == 400
+    assert "not a language tag" in answer.json()["detail"]
+    assert library.list_books() == []
+
+
+def test_an_endless_spending_cap_is_refused(local, book_id, library):
+    url, _ = local
+
+    answer = httpx2.patch(
+        f"{url}/api/books/{book_id}/settings",
+        content=b'{"max_cost": Infinity}',
+        headers={"Content-Type": "application/json"},
+    )
+
+    assert answer.status_code == 422
+    assert library.settings(book_id).max_cost is None
+
+
+def test_an_upload_that_says_it_is_too_large_is_refused_before_it_is_read(local, library):
+    url, bench = local
+    bench.upload_limit_bytes = 1000
+    sent = []
+
+    def body() -> Iterator[bytes]:
+        for _ in range(64):
+            sent.append(1)
+            yield b"x" * 65536
+
+    answer = httpx2.post(
+        f"{url}/api/books",
+        content=body(),
+        headers={
+            "Content-Type": "multipart/form-data; boundary=x",
+            "Content-Length": str(64 * 65536),
+        },
+    )
+
+    assert answer.status_code == 413
+    assert "larger than" in answer.json()["detail"]
+    assert library.list_books() == []
+
+
+def test_an_upload_of_unknown_size_is_refused_once_it_passes_the_cap(local, library):
+    url, bench = local
+    bench.upload_limit_bytes = 1000
+    chunk = b"--x\r\nContent-Disposition: form-data; name=file; filename=a.txt\r\n\r\n"
+
+    def body() -> Iterator[bytes]:
+        yield chunk
+        for _ in range(64):  # 4 MB, past the cap and its room for the form's fields
+            yield "本文。\n".encode() * 7000
+
+    answer = httpx2.post(
+        f"{url}/api/books",
+        content=body(),
+        headers={"Content-Type": "multipart/form-data; boundary=x"},
+    )
+
+    assert answer.status_code == 413
+    assert library.list_books() == []
+
+
+def test_an_invalid_request_answers_the_shape_the_api_describes(local):
+    url, _ = local
+
+    answer = httpx2.post(f"{url}/api/models", json={"name": "x"})
+    described = httpx2.get(f"{url}/openapi.json").json()
+
+    assert answer.status_code == 422
+    assert set(answer.json()) == {"detail"}
+    assert isinstance(answer.json()["detail"], str)
+    invalid = described["paths"]["/api/models"]["post"]["responses"]["422"]
+    assert invalid["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Problem"
+    }
+
+
+def test_head_answers_as_get_and_a_method_not_taken_says_which_are(local):
+    url, _ = local
+
+    head = httpx2.head(f"{url}/")
+    post = httpx2.post(f"{url}/api/questions")
+
+    assert head.status_code == 200
+    assert head.content == b""
+    assert post.status_code == 405
+    assert post.headers["allow"] == "GET"
+
+
+def test_a_key_in_a_model_servers_address_is_refused_and_not_stored(local):
+    url, _ = local
+    profile = {
+        "name": "leaky",
+        "model": "m",
+        "base_url": "http://127.0.0.1:9/v1?api_key=sk-secret1234",
+    }
+
+    answer = httpx2.post(f"{url}/api/models", json=profile)
+    listed = httpx2.get(f"{url}/api/models").text + httpx2.get(f"{url}/models").text
+
+    assert answer.status_code == 422
+    assert "sk-secret1234" not in answer.text
+    assert "sk-secret1234" not in listed
+    assert "Value error" not in answer.text
+
+
+def test_the_language_comes_from_the_browser_or_the_persons_choice(local):
+    url, _ = local
+
+    chinese = httpx2.get(f"{url}/", headers={"Accept-Language": "ja;q=0.5, zh-CN, en;q=0.8"})
+    chosen = httpx2.get(f"{url}/language/ja?next=/jobs", follow_redirects=False)
+    remembered = httpx2.get(
+        f"{url}/jobs", cookies=dict(chosen.cookies), headers={"Accept-Language": "zh"}
+    )
+    elsewhere = httpx2.get(f"{url}/language/en?next=//attacker.example/", follow_redirects=False)
+
+    assert '<html lang="zh-CN">' in chinese.text
+    assert "书库" in chinese.text
+    assert (chosen.status_code, chosen.headers["location"]) == (303, "/jobs")
+    assert '<html lang="ja">' in remembered.text
+    assert "ジョブ" in remembered.text
+    assert elsewhere.headers["location"] == "/"
+
+
+def test_an_error_speaks_the_persons_language(local):
+    url, _ = local
+
+    answer = httpx2.get(f"{url}/nowhere", headers={"Accept-Language": "zh-CN"})
+    api = httpx2.get(f"{url}/api/nowhere", headers={"Accept-Language": "ja"})
+
+    assert answer.status_code == 404
+    assert "这个地址什么也没有" in answer.text
+    assert api.json() == {"detail": "このアドレスには何もありません"}
+    missing = httpx2.get(f"{url}/api/books/deadbeef", headers={"Accept-Language": "zh-CN"})
+    assert missing.json() == {"detail": "没有 id 为 'deadbeef' 的书"}
