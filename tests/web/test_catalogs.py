@@ -22,6 +22,9 @@ DOMAINS = {
 }
 PLACEHOLDER = re.compile(r"%\(\w+\)s|\{\w+(?:![rsa])?\}")
 
+# The catalogs are files: no database is read.
+pytestmark = pytest.mark.backends("sqlite")
+
 
 def _ids(catalog: Catalog) -> set[str]:
     return {_key(m.id) for m in catalog if m.id}
