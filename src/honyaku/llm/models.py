@@ -200,12 +200,12 @@ class ContextWindow:
     """Tokens the server counted for each token honyaku counted, where a refusal said: its
     tokenizer and chat template may count more."""
 
-    def learn(self, tokens: int, source: str) -> None:
+    async def learn(self, tokens: int, source: str) -> None:
         if tokens <= 0 or tokens == self.tokens:
             return
         self.tokens, self.source = tokens, source
         if self.remember is not None:
-            self.remember(tokens)
+            await asyncio.to_thread(self.remember, tokens)
 
     def observe_count(self, factor: float) -> None:
         self.count_factor = max(self.count_factor, factor)
@@ -268,11 +268,11 @@ async def _context_window(
         key = {"Authorization": f"Bearer {choice.api_key}"} if choice.api_key else {}
         info = await ask_server(choice.endpoint, model, headers={**key, **choice.header_map})
         if info.context_window:
-            window.learn(info.context_window, info.server or "the server")
+            await window.learn(info.context_window, info.server or "the server")
             return window
     if choice.context_window:
         window.tokens, window.source = choice.context_window, "the profile"
-    elif learned := memory.context_window(url, model):
+    elif learned := await asyncio.to_thread(memory.context_window, url, model):
         window.tokens, window.source = learned, "an earlier job"
     return window
 
