@@ -4,6 +4,7 @@ with, and how many tokens its context holds."""
 from __future__ import annotations
 
 from sqlalchemy import update
+from sqlalchemy.orm import Session
 
 from honyaku.store.database import Database
 from honyaku.store.schema import LearnedProtocolRow, ModelProfileRow, utc_now
@@ -33,16 +34,7 @@ class LearnedProtocols:
         """Keep the window for the server's model, and on ``profile`` where the choice came
         from one."""
         with self.database.transaction() as session:
-            upsert(
-                session,
-                LearnedProtocolRow,
-                {
-                    "base_url": base_url,
-                    "model": model,
-                    "context_window": tokens,
-                    "checked_at": utc_now(),
-                },
-            )
+            _remember(session, base_url, model, context_window=tokens)
             if profile is not None:
                 session.execute(
                     update(ModelProfileRow)
@@ -52,13 +44,10 @@ class LearnedProtocols:
 
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
         with self.database.transaction() as session:
-            upsert(
-                session,
-                LearnedProtocolRow,
-                {
-                    "base_url": base_url,
-                    "model": model,
-                    "protocol": protocol,
-                    "checked_at": utc_now(),
-                },
-            )
+            _remember(session, base_url, model, protocol=protocol)
+
+
+def _remember(session: Session, base_url: str, model: str, **learned: object) -> None:
+    """Keep what was learned of the server's model, leaving what was learned before of it."""
+    values = {"base_url": base_url, "model": model, **learned, "checked_at": utc_now()}
+    upsert(session, LearnedProtocolRow, values)
