@@ -18,6 +18,7 @@ from honyaku.application.editions import Editions
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import Models
+from honyaku.application.search import Search
 from honyaku.application.settings import Settings
 from honyaku.application.versions import Versions
 from honyaku.assistant import ChatService
@@ -31,10 +32,11 @@ class Honyaku:
         self.broker = Broker()
         self.engine = JobService(stores, self.broker)
         self.launcher = launcher or InProcessLauncher(self.engine, stores.protocols)
-        self.models = Models(stores.profiles)
+        self.models = Models(stores.profiles, stores.protocols)
         self.books = Books(stores)
         self.editions = Editions(stores)
         self.versions = Versions(stores.library)
+        self.search = Search(stores.library)
         self.glossary = Glossary(stores.glossary)
         self.settings = Settings(stores.library)
         self.jobs = Jobs(stores, self.engine, self.launcher, self.models)

@@ -14,15 +14,17 @@ from dataclasses import replace
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices
 from honyaku.errors import NotFoundError
+from honyaku.llm.model_check import ModelCheck, check_model
 from honyaku.llm.models import DEMO_MODEL, ModelChoice, ToolProtocol
-from honyaku.store import ModelProfiles
+from honyaku.store import LearnedProtocols, ModelProfiles
 
 DEMO = ModelChoice(DEMO_MODEL, prices=Prices(0.0, 0.0))
 
 
 class Models:
-    def __init__(self, profiles: ModelProfiles) -> None:
+    def __init__(self, profiles: ModelProfiles, protocols: LearnedProtocols) -> None:
         self._profiles = profiles
+        self._protocols = protocols
 
     async def all(self) -> list[ModelProfile]:
         return await asyncio.to_thread(self._profiles.all)
@@ -33,6 +35,11 @@ class Models:
         ModelChoice.from_profile(profile).check()
         await asyncio.to_thread(self._profiles.save, profile)
         return profile
+
+    async def check(self, profile: ModelProfile) -> ModelCheck:
+        """Ask the profile's model once (saved or not): is its server there, does it take
+        the key, does it call tools natively? An ``auto`` profile's answer is kept for jobs."""
+        return await check_model(ModelChoice.from_profile(profile), self._protocols)
 
     async def remove(self, name: str) -> None:
         await asyncio.to_thread(self._profiles.remove, name)

@@ -1,6 +1,7 @@
 // A job's page: its progress live over server-sent events, stop and resume, its log.
 
 import { api, element, showErrorAt } from "./api.js";
+import { duration, money } from "./figures.js";
 import { t } from "./i18n.js";
 
 const STATUS = { running: t("running"), finished: t("finished"), failed: t("failed"), interrupted: t("stopped") };
@@ -45,18 +46,26 @@ function draw(progress) {
   field("percent").textContent = total ? Math.floor((100 * progress.paragraphs_done) / total) : 100;
   for (const name of ["requests", "tokens", "retries"]) field(name).textContent = progress[name];
   field("failures").textContent = progress.failures.length;
+  drawSpending(progress);
   field("failure-list").replaceChildren(...progress.failures.map((failure) => element("li", {}, failure)));
   const interrupted = progress.status === "interrupted";
   field("error").textContent = progress.error ?? "";
   field("error").hidden = !progress.error || interrupted;
   field("stopped").hidden = !interrupted;
-  if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${t("Resume goes on where it stopped; nothing accepted is lost.")}`;
+  const resumable = t("Resume goes on where it stopped; nothing accepted is lost.");
+  if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${resumable}`;
   document.getElementById("stop-job").hidden = !progress.running_here;
   document.getElementById("resume-job").hidden = progress.running_here || progress.status === "finished";
   if (!progress.running_here) {
     events?.close();
     events = null;
   }
+}
+
+function drawSpending(progress) {
+  field("spent").textContent = progress.spent === null ? t("no prices") : money(progress.spent);
+  field("elapsed").textContent = progress.elapsed_s === null ? "—" : duration(progress.elapsed_s);
+  field("eta").textContent = progress.eta_s === null ? "—" : duration(progress.eta_s);
 }
 
 async function refreshLog() {
