@@ -3,16 +3,18 @@
 It is an async iterator of typed events, so progress bars, logs, SSE and tests consume it
 without reaching in. The history only ever grows at its end: the system prompt, the tool
 schemas and the first user message are never edited, so provider prompt caches keep hitting
-the prefix. Turns and nudges have hard caps; a conversation that reaches one raises
-``LoopError`` with the reason.
+the prefix. A reply whose calls said at length what need not be said again (``Shortening``)
+is shortened once its calls have run, before any request sends it back, so every request
+still begins with the whole of the one before. Turns and nudges have hard caps; a
+conversation that reaches one raises ``LoopError`` with the reason.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from honyaku.agent.registry import Result, ToolContext, ToolRegistry
 from honyaku.errors import LoopError
@@ -33,6 +35,7 @@ from honyaku.llm.messages import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    with_arguments,
 )
 
 MAX_TURNS = 16
@@ -86,6 +89,9 @@ class Goal(Protocol):
 
 C = TypeVar("C", bound=ToolContext)
 
+Shortening = Callable[[ToolCall, Result], Mapping[str, Any] | None]
+"""The arguments to send back instead of a call's own, given its result; ``None`` keeps them."""
+
 
 async def run_loop(
     provider: ChatProvider,
@@ -94,14 +100,16 @@ async def run_loop(
     context: C,
     goal: Goal,
     limits: LoopLimits = LoopLimits(),
-) -> AsyncIterator[LoopEvent]:
+    shortening: Shortening | None = None,
+) -> AsyncGenerator[LoopEvent, None]:
     """Drive one conversation to its goal, appending every message to ``history``.
 
     A conversation taken back up (its history kept while it waited for a person) first runs
     the calls of its last reply that have no result yet, and counts the turns it had."""
     nudges = 0
     if pending := unanswered_calls(history):
-        async for event in _run_calls(pending, history, registry, context):
+        at = _last_reply_at(history)
+        async for event in _run_calls(at, pending, history, registry, context, shortening):
             yield event
         if goal.is_reached():
             return
@@ -117,8 +125,9 @@ async def run_loop(
                     reply = event.message
         if reply is None:
             raise LoopError("the model's reply ended without a response")
+        at = len(history)
         history.append(reply)
-        async for event in _run_calls(reply.tool_calls, history, registry, context):
+        async for event in _run_calls(at, reply.tool_calls, history, registry, context, shortening):
             yield event
         if goal.is_reached():
             return
@@ -140,13 +149,31 @@ async def run_loop(
 
 
 async def _run_calls(
-    calls: Sequence[ToolCall], history: list[Message], registry: ToolRegistry[C], context: C
-) -> AsyncIterator[LoopEvent]:
+    at: int,
+    calls: Sequence[ToolCall],
+    history: list[Message],
+    registry: ToolRegistry[C],
+    context: C,
+    shortening: Shortening | None,
+) -> AsyncGenerator[LoopEvent, None]:
+    """Run ``calls`` of the reply at ``history[at]``; where ``shortening`` says so, that reply
+    is kept with shorter arguments once their results are in."""
+    shortened: dict[str, Mapping[str, Any]] = {}
     for call in calls:
         yield ToolStarted(call)
         result = await registry.run(call, context)
         history.append(ToolResultMessage(call.id, call.name, result_json(result)))
+        if shortening is not None and (arguments := shortening(call, result)) is not None:
+            shortened[call.id] = arguments
         yield ToolFinished(call, result)
+    if shortened:
+        reply = history[at]
+        assert isinstance(reply, AssistantMessage)
+        history[at] = with_arguments(reply, shortened)
+
+
+def _last_reply_at(history: Sequence[Message]) -> int:
+    return max(n for n, m in enumerate(history) if isinstance(m, AssistantMessage))
 
 
 def unanswered_calls(history: Sequence[Message]) -> list[ToolCall]:

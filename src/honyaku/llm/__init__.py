@@ -31,7 +31,9 @@ from honyaku.llm.messages import (
     request_tokens,
 )
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
+from honyaku.llm.server_info import ServerInfo, ask_server
 from honyaku.llm.timeouts import Timeouts
+from honyaku.llm.tokenizers import token_counter
 
 __all__ = [
     "AssistantMessage",
@@ -44,6 +46,7 @@ __all__ = [
     "Retry",
     "RetryPolicy",
     "RetryingProvider",
+    "ServerInfo",
     "StreamEvent",
     "SystemMessage",
     "TextDelta",
@@ -54,8 +57,10 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "UserMessage",
+    "ask_server",
     "message_chars",
     "message_tokens",
     "request_chars",
     "request_tokens",
+    "token_counter",
 ]

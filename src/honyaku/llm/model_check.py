@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from honyaku.errors import AuthError, ProviderError, UnreachableError
-from honyaku.llm.models import ModelChoice, ProtocolMemory, ToolProtocol
+from honyaku.llm.models import ModelChoice, ModelMemory, ToolProtocol
 from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tool_support import calls_tools_natively
 
@@ -37,7 +37,7 @@ class ModelCheck:
         return bool(self.reachable and self.key_accepted is not False and not self.problem)
 
 
-async def check_model(choice: ModelChoice, memory: ProtocolMemory | None = None) -> ModelCheck:
+async def check_model(choice: ModelChoice, memory: ModelMemory | None = None) -> ModelCheck:
     """Ask the chosen model once; with ``memory``, an ``auto`` profile's verdict is kept."""
     kind = choice.check()
     variable = choice.key_variable

@@ -23,6 +23,7 @@ from typing import Any
 import httpx2
 import openai
 
+from honyaku.domain.tokens import TokenCounter
 from honyaku.errors import (
     CutStreamError,
     FatalProviderError,
@@ -30,7 +31,7 @@ from honyaku.errors import (
     TransientProviderError,
 )
 from honyaku.llm.events import Response, StreamEvent, Usage
-from honyaku.llm.http_errors import error_for_status, unreachable_error
+from honyaku.llm.http_errors import context_overflow, error_for_status, unreachable_error
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
@@ -50,6 +51,7 @@ from honyaku.llm.timeouts import (
     IDLE_TIMEOUT_S,
     ReplyClock,
 )
+from honyaku.llm.tokenizers import token_counter
 
 MAX_STREAM_FAILURES = 2
 
@@ -74,6 +76,8 @@ class OpenAICompatibleProvider:
     ) -> None:
         """``read_timeout_s``, where given, is both the first-byte and the idle bound."""
         self.model = model
+        self.tokens = token_counter(model)
+        """Counts the tokens of what is sent, to set beside what the server reports."""
         self.service_tier = service_tier
         """Sent with every request where set (OpenAI's ``flex``, ``priority``…)."""
         self.on_headers = on_headers
@@ -127,7 +131,9 @@ class OpenAICompatibleProvider:
         for delta in assembler.finish():
             yield delta
         message = assembler.message(request.turn)
-        yield Response(message, assembler.finish_reason, _usage(request, message, assembler.usage))
+        yield Response(
+            message, assembler.finish_reason, _usage(request, message, assembler.usage, self.tokens)
+        )
 
     def _streaming_refused(self, exc: FatalProviderError) -> bool:
         return self.streaming and exc.status_code in (400, 422) and "stream" in str(exc).lower()
@@ -196,7 +202,10 @@ def _json(text: str) -> Any:
 def _chunk(data: str) -> Any:
     chunk = _json(data)
     if isinstance(error := field_of(chunk, "error"), dict):
-        raise TransientProviderError(f"the server failed mid-reply: {error.get('message', error)}")
+        message = str(error.get("message", error))
+        if overflow := context_overflow(400, message, error):
+            raise overflow
+        raise TransientProviderError(f"the server failed mid-reply: {message}")
     return chunk
 
 
@@ -214,7 +223,9 @@ def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str,
     return body
 
 
-def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage:
+def _usage(
+    request: ChatRequest, message: AssistantMessage, usage: Any, tokens: TokenCounter
+) -> Usage:
     return Usage(
         input_chars=request_chars(request),
         output_chars=message_chars(message),
@@ -222,8 +233,8 @@ def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage
         output_tokens=field_of(usage, "completion_tokens"),
         cached_tokens=field_of(field_of(usage, "prompt_tokens_details"), "cached_tokens"),
         reasoning_tokens=field_of(field_of(usage, "completion_tokens_details"), "reasoning_tokens"),
-        estimated_input_tokens=request_tokens(request),
-        estimated_output_tokens=message_tokens(message),
+        estimated_input_tokens=request_tokens(request, tokens),
+        estimated_output_tokens=message_tokens(message, tokens),
     )
 
 
@@ -233,6 +244,7 @@ def _status_error(exc: openai.APIStatusError, model: str) -> ProviderError:
         _brief(exc),
         model=model,
         retry_after_s=retry_after_s(exc.response.headers),
+        body=field_of(exc, "body"),
     )
 
 

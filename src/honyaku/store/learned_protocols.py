@@ -1,14 +1,19 @@
-"""What honyaku learned about models: the tool protocol each one answered the probe with."""
+"""What honyaku learned about models on servers: the tool protocol each one answered the probe
+with, and how many tokens its context holds."""
 
 from __future__ import annotations
 
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
 from honyaku.store.database import Database
-from honyaku.store.schema import LearnedProtocolRow, utc_now
+from honyaku.store.schema import LearnedProtocolRow, ModelProfileRow, utc_now
 from honyaku.store.upsert import upsert
 
 
 class LearnedProtocols:
-    """The verdicts of ``--protocol auto``, per base URL and model."""
+    """The verdicts of ``--protocol auto`` and the context windows learned, per base URL and
+    model (``llm.models.ModelMemory``)."""
 
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -18,15 +23,31 @@ class LearnedProtocols:
             row = session.get(LearnedProtocolRow, (base_url, model))
             return row.protocol if row else None
 
+    def context_window(self, base_url: str, model: str) -> int | None:
+        with self.database.transaction() as session:
+            row = session.get(LearnedProtocolRow, (base_url, model))
+            return row.context_window if row else None
+
+    def remember_context_window(
+        self, base_url: str, model: str, tokens: int, *, profile: str | None = None
+    ) -> None:
+        """Keep the window for the server's model, and on ``profile`` where the choice came
+        from one."""
+        with self.database.transaction() as session:
+            _remember(session, base_url, model, context_window=tokens)
+            if profile is not None:
+                session.execute(
+                    update(ModelProfileRow)
+                    .where(ModelProfileRow.name == profile)
+                    .values(context_window=tokens)
+                )
+
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
         with self.database.transaction() as session:
-            upsert(
-                session,
-                LearnedProtocolRow,
-                {
-                    "base_url": base_url,
-                    "model": model,
-                    "protocol": protocol,
-                    "checked_at": utc_now(),
-                },
-            )
+            _remember(session, base_url, model, protocol=protocol)
+
+
+def _remember(session: Session, base_url: str, model: str, **learned: object) -> None:
+    """Keep what was learned of the server's model, leaving what was learned before of it."""
+    values = {"base_url": base_url, "model": model, **learned, "checked_at": utc_now()}
+    upsert(session, LearnedProtocolRow, values)
