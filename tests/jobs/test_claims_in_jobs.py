@@ -82,5 +82,7 @@ def test_the_heartbeat_ends_the_conversation_of_a_chunk_taken_over(
     [taken] = [e for e in events if isinstance(e, ChunkTakenOver)]
     assert taken.where.chapter == 1
     assert "heartbeat" in taken.reason
-    assert len(first_chapter) == 1
+    # Its one request may not even have reached the server when the heartbeat ended it, on a
+    # loaded machine: what matters is that none followed.
+    assert len(first_chapter) <= 1
     assert all(p.translation is None for p in library.get_book(book_id).chapters[0].paragraphs)
