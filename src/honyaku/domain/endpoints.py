@@ -37,6 +37,11 @@ class EndpointHealth:
     def room(self) -> int:
         return self.limit - self.in_flight
 
+    @property
+    def free_share(self) -> float:
+        """The share of its limit still free: a bigger limit takes more of the load."""
+        return self.room / self.limit
+
     def resting(self, now: float) -> bool:
         return now < self.resting_until
 
@@ -78,7 +83,7 @@ def choose_endpoint(
     endpoints: Sequence[EndpointHealth], now: float, *, skip: Collection[int] = ()
 ) -> int | None:
     """The endpoint for the next request, of those not in ``skip``: of those not resting and
-    with room, the one with the most room, then the one chosen longest ago (so that one
+    with room, the one with the largest share of its limit free, then the one chosen longest ago (so that one
     request at a time still spreads). When every one rests, the one that wakes first, for a
     request must go somewhere and waiting would only hide the failure. ``None``: every
     endpoint awake is full."""
@@ -89,4 +94,4 @@ def choose_endpoint(
     open_ = [n for n in awake if endpoints[n].room > 0]
     if not open_:
         return None
-    return max(open_, key=lambda n: (endpoints[n].room, -endpoints[n].last_chosen))
+    return max(open_, key=lambda n: (endpoints[n].free_share, -endpoints[n].last_chosen))
