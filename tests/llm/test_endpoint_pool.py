@@ -16,7 +16,7 @@ from honyaku.domain.model_profile import Endpoint, ModelProfile
 from honyaku.jobs import JobFinished, JobRequest
 from honyaku.store import Library
 from honyaku.testing import FakeLLMServer, pseudo_translation
-from tests.conftest import novel
+from ..conftest import novel
 
 CHAPTERS = 8
 
