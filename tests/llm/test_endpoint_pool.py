@@ -16,6 +16,7 @@ from honyaku.domain.model_profile import Endpoint, ModelProfile
 from honyaku.jobs import JobFinished, JobRequest
 from honyaku.store import Library
 from honyaku.testing import FakeLLMServer, pseudo_translation
+
 from ..conftest import novel
 
 CHAPTERS = 8
@@ -85,11 +86,13 @@ def test_a_job_finishes_on_the_live_endpoint_while_the_dead_one_rests(
     assert finished.outcome.job.status is JobStatus.FINISHED
     assert every_paragraph_translated(honyaku, book_id)
     rests = [r.getMessage() for r in caplog.records if "rests" in r.getMessage()]
-    assert rests and all(dead in message for message in rests)
+    assert rests
+    assert all(dead in message for message in rests)
     # Only the requests sent before its first refusal came back met it: then it rested.
     assert len(rests) <= 2 < len(live.requests) / 3
     assert {h["authorization"] for h in live.headers} == {f"Bearer {SECOND_KEY}"}
-    assert FIRST_KEY not in caplog.text and SECOND_KEY not in caplog.text
+    assert FIRST_KEY not in caplog.text
+    assert SECOND_KEY not in caplog.text
 
 
 def test_a_rate_limited_endpoint_is_left_as_long_as_it_asked_and_the_load_spreads(
@@ -117,12 +120,11 @@ def test_a_rate_limited_endpoint_is_left_as_long_as_it_asked_and_the_load_spread
     assert len(capped.requests) == 1 + 1
     assert len(free.requests) > 1
     assert {h["authorization"] for h in capped.headers} == {f"Bearer {FIRST_KEY}"}
-    assert FIRST_KEY not in caplog.text and SECOND_KEY not in caplog.text
+    assert FIRST_KEY not in caplog.text
+    assert SECOND_KEY not in caplog.text
 
 
-def test_a_profile_keeps_its_endpoints_and_lists_them_without_keys(
-    honyaku: Honyaku, keys: None
-):
+def test_a_profile_keeps_its_endpoints_and_lists_them_without_keys(honyaku: Honyaku, keys: None):
     profile = ModelProfile(
         name="keys",
         model="deepseek-chat",
@@ -143,4 +145,5 @@ def test_a_profile_keeps_its_endpoints_and_lists_them_without_keys(
     ]
     described = choice.describe()
     assert "2 more endpoints" in described
-    assert FIRST_KEY not in described and SECOND_KEY not in described
+    assert FIRST_KEY not in described
+    assert SECOND_KEY not in described

@@ -83,8 +83,8 @@ def choose_endpoint(
     endpoints: Sequence[EndpointHealth], now: float, *, skip: Collection[int] = ()
 ) -> int | None:
     """The endpoint for the next request, of those not in ``skip``: of those not resting and
-    with room, the one with the largest share of its limit free, then the one chosen longest ago (so that one
-    request at a time still spreads). When every one rests, the one that wakes first, for a
+    with room, the one with the largest share of its limit free, then the one chosen longest
+    ago (so that one request at a time still spreads). When every one rests, the one that wakes first, for a
     request must go somewhere and waiting would only hide the failure. ``None``: every
     endpoint awake is full."""
     candidates = [n for n in range(len(endpoints)) if n not in skip]
@@ -94,4 +94,8 @@ def choose_endpoint(
     open_ = [n for n in awake if endpoints[n].room > 0]
     if not open_:
         return None
-    return max(open_, key=lambda n: (endpoints[n].free_share, -endpoints[n].last_chosen))
+    return max(open_, key=lambda n: _preference(endpoints[n]))
+
+
+def _preference(endpoint: EndpointHealth) -> tuple[float, float]:
+    return endpoint.free_share, -endpoint.last_chosen

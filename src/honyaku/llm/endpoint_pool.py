@@ -8,6 +8,7 @@ once to another that is awake. What each failure means for its endpoint is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from time import monotonic
@@ -70,10 +71,8 @@ class EndpointPool:
         """The endpoint chosen for a request, counted in flight; waits while all are full."""
         while (n := choose_endpoint(self.health, self._clock(), skip=skip)) is None:
             self._room_changed.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._room_changed.wait(), self._next_wake_s())
-            except TimeoutError:
-                pass
         self.health[n] = self.health[n].chosen(self._clock())
         return n
 
