@@ -84,9 +84,9 @@ def choose_endpoint(
 ) -> int | None:
     """The endpoint for the next request, of those not in ``skip``: of those not resting and
     with room, the one with the largest share of its limit free, then the one chosen longest
-    ago (so that one request at a time still spreads). When every one rests, the one that wakes first, for a
-    request must go somewhere and waiting would only hide the failure. ``None``: every
-    endpoint awake is full."""
+    ago (so that one request at a time still spreads). When every one rests, the one that
+    wakes first, for a request must go somewhere and waiting would only hide the failure.
+    ``None``: every endpoint awake is full."""
     candidates = [n for n in range(len(endpoints)) if n not in skip]
     awake = [n for n in candidates if not endpoints[n].resting(now)]
     if not awake:
