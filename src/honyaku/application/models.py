@@ -75,7 +75,8 @@ class Models:
         replay_reasoning: bool = False,
     ) -> ModelChoice:
         """The model the options name: a saved profile, with any option given overriding
-        it; or a model by its own name."""
+        it (a base URL or a key variable overrides all its endpoints); or a model by its own
+        name."""
         profile = await asyncio.to_thread(self._profiles.get, model) if model else None
         if profile is None:
             if model == DEMO_MODEL and not (base_url or provider):
@@ -90,6 +91,9 @@ class Models:
                 replay_reasoning,
             )
         saved = ModelChoice.from_profile(profile)
+        if base_url or api_key_env:
+            # One endpoint named on the command line stands for all the profile's.
+            saved = replace(saved, more_endpoints=())
         return replace(
             saved,
             base_url=base_url or saved.base_url,

@@ -13,7 +13,7 @@ from rich.table import Table
 from honyaku.application import DEMO_MODEL, PROVIDER_KINDS, Honyaku, ModelChoice, ToolProtocol
 from honyaku.cli.console import out
 from honyaku.cli.options import Home, open_honyaku, run
-from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.model_profile import Endpoint, ModelProfile
 from honyaku.errors import ConfigError
 
 Model = Annotated[
@@ -120,6 +120,16 @@ def add_model(
     model: Annotated[str, typer.Option("--model", help="The model's name on its server.")],
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = None,
+    endpoint: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--endpoint",
+            help="Another place the model is served, URL or URL,KEY_VAR (,KEY_VAR: another "
+            "key at --base-url); repeatable. Requests spread over --base-url and these; one "
+            "that fails rests a while.",
+            show_default=False,
+        ),
+    ] = None,
     provider: Provider = None,
     protocol: Protocol = None,
     replay_reasoning: ReplayReasoning = False,
@@ -196,6 +206,7 @@ def add_model(
             requests_per_minute=rpm,
             tokens_per_minute=tpm,
             context_window=context_window,
+            more_endpoints=tuple(Endpoint.parse(text) for text in endpoint or ()),
         )
     except ValidationError as exc:
         raise ConfigError(_problem(exc)) from None
@@ -212,13 +223,13 @@ def list_models(home: Home = None) -> None:
         return
     table = Table("name", "model", "server", "protocol", "key variable", "prices /M", "limits")
     for profile in profiles:
-        choice = ModelChoice.from_profile(profile)
+        endpoints = ModelChoice.from_profile(profile).each_endpoint()
         table.add_row(
             escape(profile.name),
             escape(profile.model),
-            escape(choice.describe().split(" at ", 1)[-1].split(" (", 1)[0]),
+            escape("\n".join(each.printable_endpoint for each in endpoints)),
             profile.protocol,
-            profile.api_key_env or "(default)",
+            "\n".join(each.api_key_env or "(default)" for each in endpoints),
             _prices(profile),
             _limits(profile),
         )

@@ -17,6 +17,38 @@ PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+class Endpoint(BaseModel):
+    """One more place a profile's model is served: a base URL (``None``: the provider's own)
+    and the variable holding its key (``None``: the profile's)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> Endpoint:
+        if self.base_url is None and self.api_key_env is None:
+            raise _problem("an endpoint needs a base URL, a key variable or both")
+        return self
+
+    @field_validator("base_url")
+    @classmethod
+    def _address(cls, url: str | None) -> str | None:
+        return _checked_url(url)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable(cls, name: str | None) -> str | None:
+        return _checked_variable(name)
+
+    @classmethod
+    def parse(cls, text: str) -> Endpoint:
+        """``URL``, ``URL,KEY_VAR`` or ``,KEY_VAR`` (the profile's URL with another key)."""
+        url, _, variable = (part.strip() for part in text.partition(","))
+        return cls(base_url=url or None, api_key_env=variable or None)
+
+
 class ModelProfile(BaseModel):
     """Checked when made, wherever it comes from (a command, the web app, the database): its
     errors are sentences for the person, with no "Value error" before them."""
@@ -49,6 +81,26 @@ class ModelProfile(BaseModel):
         ge=512,
         description="Tokens the model's context holds; learned from the server where it says.",
     )
+    more_endpoints: tuple[Endpoint, ...] = Field(
+        default=(),
+        description="Where else the model is served; requests spread over all of them.",
+    )
+
+    @property
+    def endpoints(self) -> tuple[Endpoint, ...]:
+        """Every endpoint, the profile's own first; an endpoint without a URL or a key
+        variable has the profile's."""
+        first = Endpoint.model_construct(base_url=self.base_url, api_key_env=self.api_key_env)
+        return (
+            first,
+            *(
+                Endpoint.model_construct(
+                    base_url=e.base_url or self.base_url,
+                    api_key_env=e.api_key_env or self.api_key_env,
+                )
+                for e in self.more_endpoints
+            ),
+        )
 
     @property
     def prices(self) -> Prices | None:
@@ -75,12 +127,7 @@ class ModelProfile(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _address(cls, url: str | None) -> str | None:
-        if url is not None:
-            try:
-                check_base_url(url)
-            except ConfigError as exc:
-                raise _problem(str(exc)) from None
-        return url
+        return _checked_url(url)
 
     @field_validator("name")
     @classmethod
@@ -92,9 +139,7 @@ class ModelProfile(BaseModel):
     @field_validator("api_key_env")
     @classmethod
     def _variable(cls, name: str | None) -> str | None:
-        if name is not None and not ENV_NAME.fullmatch(name):
-            raise _problem("an environment variable's name, like DEEPSEEK_API_KEY")
-        return name
+        return _checked_variable(name)
 
     @field_validator("service_tier")
     @classmethod
@@ -113,3 +158,18 @@ class ModelProfile(BaseModel):
 
 def _problem(message: str) -> PydanticCustomError:
     return PydanticCustomError("model_profile", message)
+
+
+def _checked_url(url: str | None) -> str | None:
+    if url is not None:
+        try:
+            check_base_url(url)
+        except ConfigError as exc:
+            raise _problem(str(exc)) from None
+    return url
+
+
+def _checked_variable(name: str | None) -> str | None:
+    if name is not None and not ENV_NAME.fullmatch(name):
+        raise _problem("an environment variable's name, like DEEPSEEK_API_KEY")
+    return name

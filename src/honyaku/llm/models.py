@@ -18,16 +18,17 @@ import asyncio
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
 from honyaku.domain.addresses import check_base_url, printable_url
-from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.model_profile import Endpoint, ModelProfile
 from honyaku.domain.pricing import Prices, RateLimits
 from honyaku.errors import ConfigError
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
+from honyaku.llm.endpoint_pool import EndpointPool
 from honyaku.llm.events import ChatProvider
 from honyaku.llm.rate_limit import (
     RateLimitedProvider,
@@ -89,6 +90,9 @@ class ModelChoice:
     """Sent as ``service_tier`` with every Chat Completions request, e.g. ``flex``."""
     context_window: int | None = None
     """Tokens the model's context holds, as the profile says."""
+    more_endpoints: tuple[Endpoint, ...] = ()
+    """Where else the model is served, each with its URL and key variable filled in:
+    requests spread over all (``endpoint_pool``)."""
 
     @classmethod
     def from_profile(cls, profile: ModelProfile) -> ModelChoice:
@@ -104,6 +108,18 @@ class ModelChoice:
             rate_limits=profile.rate_limits,
             service_tier=profile.service_tier,
             context_window=profile.context_window,
+            more_endpoints=profile.endpoints[1:],
+        )
+
+    def each_endpoint(self) -> tuple[ModelChoice, ...]:
+        """This choice once per endpoint, its own first."""
+        alone = replace(self, more_endpoints=())
+        return (
+            alone,
+            *(
+                replace(alone, base_url=e.base_url, api_key_env=e.api_key_env)
+                for e in self.more_endpoints
+            ),
         )
 
     @property
@@ -157,24 +173,31 @@ class ModelChoice:
     def check(self) -> ProviderKind:
         """Refuse, in one line, what cannot work: an unknown provider, a malformed base URL,
         a password inside it. Answers the provider's kind."""
-        if self.base_url is not None:
-            check_base_url(self.base_url)
+        for choice in self.each_endpoint():
+            if choice.base_url is not None:
+                check_base_url(choice.base_url)
         return self.kind
 
     def check_key(self) -> None:
         """Refuse, before any request, a named key variable that is not set."""
-        if self.api_key_env and not os.environ.get(self.api_key_env):
-            raise ConfigError(
-                f"--api-key-env {self.api_key_env}: that environment variable is not set"
-            )
+        for choice in self.each_endpoint():
+            if choice.api_key_env and not os.environ.get(choice.api_key_env):
+                raise ConfigError(
+                    f"--api-key-env {choice.api_key_env}: that environment variable is not set"
+                )
 
     def describe(self) -> str:
         """Where requests go; never the key itself."""
         if self.kind.name == "demo":
             return "the built-in demo model (it marks each paragraph 〈译〉 instead of translating)"
         key = f"key from ${self.key_variable}" if self.api_key else "no key"
-        url = printable_url(self.endpoint or self.kind.default_url or "")
-        return f"{self.model} at {url} ({key})"
+        more = len(self.more_endpoints)
+        also = f" and {more} more endpoint{'s' if more > 1 else ''}" if more else ""
+        return f"{self.model} at {self.printable_endpoint} ({key}){also}"
+
+    @property
+    def printable_endpoint(self) -> str:
+        return printable_url(self.endpoint or self.kind.default_url or "")
 
 
 class ModelMemory(Protocol):
@@ -248,7 +271,7 @@ async def open_model(
     timeouts = Timeouts.from_environment()
     limiter = _limiter(choice, kind, windows)
     # Connecting imports the SDK, which takes a while: off the event loop.
-    server = await asyncio.to_thread(kind.connect, choice, timeouts, limiter)
+    server = await asyncio.to_thread(_connect, choice, kind, timeouts, limiter)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     try:
         # The probe is a request the provider counts too: it waits for the limiter.
@@ -288,6 +311,17 @@ async def _context_window(
     elif learned := await asyncio.to_thread(memory.context_window, url, model):
         window.tokens, window.source = learned, "an earlier job"
     return window
+
+
+def _connect(
+    choice: ModelChoice, kind: ProviderKind, timeouts: Timeouts, limiter: RateLimiter | None
+) -> ChatProvider:
+    """The provider at the choice's endpoint; with more endpoints, a pool over all of them."""
+    if not choice.more_endpoints:
+        return kind.connect(choice, timeouts, limiter)
+    each = choice.each_endpoint()
+    servers = [kind.connect(one, timeouts, limiter) for one in each]
+    return EndpointPool(servers, [one.printable_endpoint for one in each])
 
 
 def _limiter(

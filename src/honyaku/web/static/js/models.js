@@ -13,7 +13,16 @@ function profileOf(values) {
   profile.replay_reasoning = values.replay_reasoning === "on";
   for (const name of TEXTS) profile[name] = values[name] || null;
   for (const name of NUMBERS) profile[name] = values[name] === "" ? null : Number(values[name]);
+  profile.more_endpoints = endpointsOf(values.more_endpoints || "");
   return profile;
+}
+
+// "URL", "URL, KEY_VAR" or ", KEY_VAR" a line, as `honyaku models add --endpoint` takes them.
+function endpointsOf(text) {
+  return text.split("\n").filter((line) => line.trim()).map((line) => {
+    const [url, variable = ""] = line.split(",").map((part) => part.trim());
+    return { base_url: url || null, api_key_env: variable || null };
+  });
 }
 
 form.addEventListener("submit", async (event) => {
@@ -43,6 +52,8 @@ function edit(profile) {
   for (const [name, value] of Object.entries(profile)) {
     if (form.elements[name]) form.elements[name].value = value ?? "";
   }
+  form.elements.more_endpoints.value = profile.more_endpoints
+    .map((e) => (e.api_key_env ? `${e.base_url ?? ""}, ${e.api_key_env}` : e.base_url)).join("\n");
   form.elements.replay_reasoning.checked = profile.replay_reasoning;
   form.elements.name.readOnly = true;
   document.getElementById("model-form-title").textContent = t("Edit {name}", { name: profile.name });
