@@ -24,6 +24,7 @@ from honyaku.llm.events import (
     Response,
     Retry,
     TextDelta,
+    Waiting,
     closed_after,
 )
 from honyaku.llm.messages import (
@@ -67,6 +68,7 @@ LoopEvent = (
     | ArgumentsDelta
     | CallStreaming
     | Retry
+    | Waiting
     | Response
     | ToolStarted
     | ToolFinished

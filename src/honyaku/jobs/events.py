@@ -5,10 +5,10 @@ are named here too, so a front end reads the whole stream from this one vocabula
 
 A job's stream opens with ``JobStarted`` and closes with ``JobFinished``. In between, each
 chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in ``ChunkEvent``
-(text and reasoning deltas, retries, responses with their usage, tools started and finished,
-nudges), ``ParagraphsDone`` as batches are accepted, and ``ChunkFinished`` (or
-``ChunkTakenOver``). The terminal's progress bar, the action log, cost accounting and the web
-app's SSE all consume this stream.
+(``Waiting`` as each request goes, text and reasoning deltas, retries, responses with their
+usage, tools started and finished, nudges), ``ParagraphsDone`` as batches are accepted, and
+``ChunkFinished`` (or ``ChunkTakenOver``). The terminal's progress bar, the action log, cost
+accounting and the web app's SSE all consume this stream.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from honyaku.agent.loop import LoopEvent, ToolFinished, ToolStarted
-from honyaku.llm.events import ReasoningDelta, Response, Retry, TextDelta
+from honyaku.llm.events import ReasoningDelta, Response, Retry, TextDelta, Waiting
 from honyaku.store.jobs import Job
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "TextDelta",
     "ToolFinished",
     "ToolStarted",
+    "Waiting",
     "Where",
 ]
 

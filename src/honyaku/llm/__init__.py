@@ -14,6 +14,7 @@ from honyaku.llm.events import (
     StreamEvent,
     TextDelta,
     Usage,
+    Waiting,
 )
 from honyaku.llm.messages import (
     AssistantMessage,
@@ -54,6 +55,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "UserMessage",
+    "Waiting",
     "message_chars",
     "message_tokens",
     "request_chars",

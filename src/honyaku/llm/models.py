@@ -5,7 +5,8 @@ provider is a ``ProviderKind`` in ``PROVIDER_KINDS``, an open registry: its defa
 environment variables its key may be in, and how to connect. ``open_model`` turns a choice
 into a provider with retries, speaking tools natively or through the XML protocol; ``auto``
 asks the model once with a trivial tool and remembers the verdict (``ProtocolMemory``) for
-that server and model.
+that server and model. The memory also keeps the model's pace there (``llm.pace``), which
+sets how long each reply is waited for.
 
 Model SDKs take a second to import: each kind imports its own only when it connects.
 """
@@ -22,11 +23,13 @@ from typing import Protocol
 
 from honyaku.domain.addresses import check_base_url, printable_url
 from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.pace import Pace
 from honyaku.domain.pricing import Prices, RateLimits
 from honyaku.errors import ConfigError
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.events import ChatProvider
+from honyaku.llm.pace import ServerPace
 from honyaku.llm.rate_limit import RateLimitedProvider, RateLimiter, shared_limiter
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
 from honyaku.llm.timeouts import Timeouts
@@ -46,8 +49,9 @@ class ProviderKind:
     summary: str
     default_url: str | None
     key_variables: tuple[str, ...]
-    connect: Callable[[ModelChoice, Timeouts, RateLimiter | None], ChatProvider]
-    """The provider for a choice; a limiter, where given, reads the server's rate headers."""
+    connect: Callable[[ModelChoice, ServerPace, RateLimiter | None], ChatProvider]
+    """The provider for a choice, its replies waited for as the pace says; a limiter, where
+    given, reads the server's rate headers."""
     native_tools: bool | None = None
     """Known to call tools natively (or not): ``auto`` then asks nothing."""
 
@@ -167,11 +171,15 @@ class ModelChoice:
 
 
 class ProtocolMemory(Protocol):
-    """Where the verdict of ``auto`` is kept, per server and model."""
+    """Where the verdict of ``auto`` and the pace are kept, per server and model."""
 
     def protocol(self, base_url: str, model: str) -> str | None: ...
 
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None: ...
+
+    def pace(self, base_url: str, model: str) -> Pace | None: ...
+
+    def remember_pace(self, base_url: str, model: str, pace: Pace) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,9 +206,10 @@ async def open_model(
     choice.check_key()
     timeouts = Timeouts.from_environment()
     limiter = _limiter(choice, kind)
-    # Connecting imports the SDK, which takes a while: off the event loop.
-    server = await asyncio.to_thread(kind.connect, choice, timeouts, limiter)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
+    pace = await _pace(memory, url, choice.model, timeouts)
+    # Connecting imports the SDK, which takes a while: off the event loop.
+    server = await asyncio.to_thread(kind.connect, choice, pace, limiter)
     try:
         protocol = await _resolve(choice.protocol, kind, server, url, memory, timeouts)
         provider: ChatProvider = DegenerationGuard(server)
@@ -212,6 +221,16 @@ async def open_model(
         yield ConnectedModel(retrying, protocol, choice.prices)
     finally:
         await server.aclose()
+
+
+async def _pace(memory: ProtocolMemory, url: str, model: str, timeouts: Timeouts) -> ServerPace:
+    """The model's pace on the server as learned before, kept as it changes."""
+
+    def remember(pace: Pace) -> None:
+        memory.remember_pace(url, model, pace)
+
+    # The memory is a database: off the event loop.
+    return ServerPace(timeouts, await asyncio.to_thread(memory.pace, url, model), remember)
 
 
 def _limiter(choice: ModelChoice, kind: ProviderKind) -> RateLimiter | None:
@@ -255,7 +274,7 @@ def retry_policy(timeouts: Timeouts) -> RetryPolicy:
 # -- the kinds honyaku knows ----------------------------------------------------------------
 
 
-def _openai(choice: ModelChoice, timeouts: Timeouts, limiter: RateLimiter | None) -> ChatProvider:
+def _openai(choice: ModelChoice, pace: ServerPace, limiter: RateLimiter | None) -> ChatProvider:
     from honyaku.llm.openai_compat import OpenAICompatibleProvider
 
     assert choice.model is not None
@@ -264,29 +283,29 @@ def _openai(choice: ModelChoice, timeouts: Timeouts, limiter: RateLimiter | None
         base_url=choice.endpoint,
         api_key=choice.api_key,
         headers=choice.header_map,
-        first_byte_timeout_s=timeouts.first_byte_s,
-        idle_timeout_s=timeouts.idle_s,
+        pace=pace,
         replay_reasoning=choice.replay_reasoning,
         service_tier=choice.service_tier,
         on_headers=limiter.observe if limiter else None,
     )
 
 
-def _gemini(choice: ModelChoice, timeouts: Timeouts, _limiter: RateLimiter | None) -> ChatProvider:
+def _gemini(choice: ModelChoice, pace: ServerPace, _limiter: RateLimiter | None) -> ChatProvider:
     from honyaku.llm.gemini import GeminiProvider
 
     assert choice.model is not None
+    # A hosted API's pace varies too little to learn: its bounds stay the configured ones.
     return GeminiProvider(
         model=choice.model,
         api_key=choice.api_key,
         base_url=choice.endpoint,
         headers=choice.header_map,
-        first_byte_timeout_s=timeouts.first_byte_s,
-        idle_timeout_s=timeouts.idle_s,
+        first_byte_timeout_s=pace.floor.first_byte_s,
+        idle_timeout_s=pace.floor.idle_s,
     )
 
 
-def _demo(_choice: ModelChoice, _timeouts: Timeouts, _limiter: RateLimiter | None) -> ChatProvider:
+def _demo(_choice: ModelChoice, _pace: ServerPace, _limiter: RateLimiter | None) -> ChatProvider:
     return DemoProvider()
 
 

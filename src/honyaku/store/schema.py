@@ -281,14 +281,19 @@ class ActionRow(Base):
 
 
 class LearnedProtocolRow(Base):
-    """What honyaku learned about a model on a server: how it calls tools."""
+    """What honyaku learned about a model on a server: how it calls tools, its pace."""
 
     __tablename__ = "learned_protocols"
 
     base_url: Mapped[str] = mapped_column(Text, primary_key=True)
     model: Mapped[str] = mapped_column(Text, primary_key=True)
-    protocol: Mapped[str] = mapped_column(String(10))
+    protocol: Mapped[str | None] = mapped_column(String(10))
     checked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    prompt_tokens_per_s: Mapped[float | None] = mapped_column(Float)
+    """The pace (``domain.pace.Pace``), once a reply was timed."""
+    output_tokens_per_s: Mapped[float | None] = mapped_column(Float)
+    longest_reply_tokens: Mapped[int | None] = mapped_column(Integer)
+    timed_replies: Mapped[int | None] = mapped_column(Integer)
 
 
 class ModelProfileRow(Base):
