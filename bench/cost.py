@@ -1,21 +1,33 @@
 """What translating a book costs with honyaku, beside bilingual_book_maker, on the fake model.
 
-    .venv/bin/python bench/cost.py [--books rashomon,web-novel,kusamakura] [--chunk-chars N]
+    .venv/bin/python bench/cost.py [--books rashomon,web-novel,kusamakura]
+                                   [--behaviours eager,stepwise,careful] [--chunk-chars N]
                                    [--cached-ratio 0.25] [--output-ratio 4] [--bbm PATH]
+                                   [--json PATH]
 
 Three books (a short story, a dialogue-heavy web novel, a long EPUB) go through honyaku over
 real HTTP to the fake model server, once per scripted model behaviour:
 
 - *eager*: every call of a step in one reply, as few replies as the workflow allows;
-- *stepwise*: one tool call per reply, as cautious real models do.
+- *stepwise*: one tool call per reply, each batch with every missing paragraph;
+- *careful*: one tool call per reply, 3 to 12 paragraphs a batch, and ``review`` tried before
+  the chapter title, as real models often work.
 
-The server bills each request as a provider would (``honyaku.testing.billing``): tokens
-estimated script by script, and the part of a prompt that repeats the longest prefix of any
-earlier request counted as cached. Figures are per source character (the work paragraphs'
-text): requests (per thousand), prompt characters, uncached and cached prompt tokens, output
-characters and tokens, and a billed-equivalent figure, uncached + 0.25 × cached + 4 × output
-tokens (the ratios of current price lists; ``--cached-ratio`` and ``--output-ratio`` change
-them). Alignment is checked: every paragraph must hold its own pseudo-translation.
+honyaku thinks it talks to ``gpt-4o`` (so it counts in o200k), and the server reports o200k
+usage. Each run is billed as a provider would (``honyaku.testing.billing``), in OpenAI's o200k
+tokens and in DeepSeek's: the part of a prompt that repeats the longest prefix of any earlier
+request is counted as cached. Figures are per source character (the work paragraphs' text):
+requests (per thousand), prompt characters, uncached and cached prompt tokens, output tokens,
+and a billed-equivalent figure, uncached + 0.25 × cached + 4 × output tokens (the ratios of
+current price lists; ``--cached-ratio`` and ``--output-ratio`` change them). Alignment is
+checked: every paragraph must hold its own pseudo-translation, one that reads as Chinese to
+honyaku's quality checks (``hanzi_translation``), as a good model's would: none warns.
+
+Each run is made twice: first with a model honyaku has never seen, then over a copy of the
+book once that model has one earlier job (``seen``). Before each, ``--dry-run``'s estimate is
+taken and set beside what the run was billed. Where the bill goes is shown part by part, in
+billed units per source character: the fixed prefix (tool schemas and system prompt), the
+chunk messages, the conversation after them (replies and results sent back), and the output.
 
 bilingual_book_maker runs beside it when installed (``python3.11 -m venv /work/bbm-venv &&
 /work/bbm-venv/bin/pip install bbook-maker``; ``--bbm`` names its ``bbook_maker``), on the
@@ -41,19 +53,35 @@ from pathlib import Path
 from jobs import light_novel, real_books
 
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
+from honyaku.domain.tokens import TokenCounter
 from honyaku.jobs import JobFinished, JobRequest, JobService
+from honyaku.jobs.estimate import Estimate, estimate_job
 from honyaku.llm.models import ConnectedModel, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
+from honyaku.llm.tokenizers import DEEPSEEK, O200K, counter_for_family
 from honyaku.store import Database, Library, Stores
-from honyaku.testing import FakeLLMServer, FakeTranslator, pseudo_translation
-from honyaku.testing.billing import Bill
+from honyaku.testing import FakeLLMServer, FakeTranslator, hanzi_translation
+from honyaku.testing.billing import (
+    HISTORY,
+    MESSAGE,
+    PREFIX,
+    Bill,
+    Exchange,
+    PromptCache,
+    bill_exchanges,
+)
 
 BBM_DEFAULT = "/work/bbm-venv/bin/bbook_maker"
+MODEL = "gpt-4o"
+"""The model honyaku believes it talks to: it counts in o200k, as the server does."""
+TOKENIZERS = (O200K, DEEPSEEK)
 BEHAVIOURS: dict[str, Callable[[], FakeTranslator]] = {
-    "eager": FakeTranslator,
-    "stepwise": lambda: FakeTranslator(calls_per_reply=1),
+    "eager": lambda: FakeTranslator(translate=hanzi_translation),
+    "stepwise": lambda: FakeTranslator.stepwise(translate=hanzi_translation),
+    "careful": lambda: FakeTranslator.careful(translate=hanzi_translation),
 }
+PARTS = (PREFIX, MESSAGE, HISTORY)
 
 
 def books() -> dict[str, BookDraft]:
@@ -82,6 +110,15 @@ def _lines(draft: BookDraft) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
+class Ratios:
+    cached: float
+    output: float
+
+    def billed(self, uncached: float, cached: float, output: float) -> float:
+        return uncached + self.cached * cached + self.output * output
+
+
+@dataclass(frozen=True, slots=True)
 class Figures:
     """One run's bill, per source character (requests per thousand)."""
 
@@ -89,30 +126,91 @@ class Figures:
     prompt_chars: float
     uncached_tokens: float
     cached_tokens: float
-    output_chars: float
     output_tokens: float
     billed: float
+    parts: dict[str, float]
+    """Billed units per source character, by part of the request, and the output."""
     aligned: str
 
     @classmethod
     def of(
-        cls, bills: list[Bill], source_chars: int, ratios: tuple[float, float], aligned: str
+        cls,
+        exchanges: list[Exchange],
+        tokens: TokenCounter,
+        source_chars: int,
+        ratios: Ratios,
+        aligned: str,
     ) -> Figures:
+        bills = bill_exchanges(exchanges, tokens)
         cached = sum(b.prompt.cached_tokens for b in bills)
         uncached = sum(b.prompt.tokens for b in bills) - cached
         output = sum(b.output_tokens for b in bills)
-        cached_ratio, output_ratio = ratios
-        billed = uncached + cached_ratio * cached + output_ratio * output
+        parts = {
+            part: billed / source_chars
+            for part, billed in _billed_by_part(exchanges, tokens, ratios).items()
+        }
+        parts["output"] = ratios.output * output / source_chars
         return cls(
             1000 * len(bills) / source_chars,
             sum(b.prompt.chars for b in bills) / source_chars,
             uncached / source_chars,
             cached / source_chars,
-            sum(b.output_chars for b in bills) / source_chars,
             output / source_chars,
-            billed / source_chars,
+            ratios.billed(uncached, cached, output) / source_chars,
+            parts,
             aligned,
         )
+
+
+def _billed_by_part(
+    exchanges: list[Exchange], tokens: TokenCounter, ratios: Ratios
+) -> dict[str, float]:
+    """Each part's prompt tokens, its cached ones at their ratio: a request's cached prefix
+    covers its parts in order."""
+    cache = PromptCache()
+    billed = dict.fromkeys(PARTS, 0.0)
+    for exchange in exchanges:
+        shared = cache.bill(exchange.prompt).cached_chars
+        start = 0
+        for part, text in exchange.parts:
+            cut = min(max(shared - start, 0), len(text))
+            billed[part] += ratios.cached * tokens.count(text[:cut]) + tokens.count(text[cut:])
+            start += len(text) + 1
+    return billed
+
+
+@dataclass(frozen=True, slots=True)
+class Accuracy:
+    """The estimate beside the bill, in billed units (the live bill's tokenizer)."""
+
+    estimated: float
+    billed: float
+
+    @property
+    def error(self) -> float:
+        return self.estimated / self.billed - 1
+
+    @classmethod
+    def of(cls, estimate: Estimate, bills: list[Bill], ratios: Ratios) -> Accuracy:
+        cached = sum(b.prompt.cached_tokens for b in bills)
+        uncached = sum(b.prompt.tokens for b in bills) - cached
+        output = sum(b.output_tokens for b in bills)
+        return cls(
+            ratios.billed(
+                estimate.input_tokens - estimate.cached_tokens,
+                estimate.cached_tokens,
+                estimate.output_tokens,
+            ),
+            ratios.billed(uncached, cached, output),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    exchanges: list[Exchange]
+    bills: list[Bill]
+    aligned: str
+    accuracy: Accuracy
 
 
 def source_chars(draft: BookDraft) -> int:
@@ -120,20 +218,28 @@ def source_chars(draft: BookDraft) -> int:
 
 
 def run_honyaku(
-    home: Path, draft: BookDraft, translator: FakeTranslator, chunk_chars: int | None
-) -> tuple[list[Bill], str]:
-    library = Library(Database.open(home))
+    library: Library,
+    draft: BookDraft,
+    behaviour: str,
+    chunk_chars: int | None,
+    ratios: Ratios,
+) -> Run:
     book_id = library.add_book(draft, source_lang="ja", target_lang="zh-CN")
     if chunk_chars:
         library.update_settings(book_id, chunk_chars=chunk_chars)
-    with FakeLLMServer(translator) as server:
+    estimate = estimate_job(
+        Stores.over(library.database), book_id, JobKind.TRANSLATION, model=MODEL
+    )
+    tokens = counter_for_family(O200K)
+    with FakeLLMServer(BEHAVIOURS[behaviour](), tokens=tokens) as server:
         asyncio.run(_job(library, server.url, book_id))
-        bills = list(server.bills)
-    return bills, _alignment(library, book_id)
+        exchanges, bills = list(server.exchanges), list(server.bills)
+    accuracy = Accuracy.of(estimate, bills, ratios)
+    return Run(exchanges, bills, _alignment(library, book_id), accuracy)
 
 
 async def _job(library: Library, url: str, book_id: str) -> None:
-    provider = RetryingProvider(OpenAICompatibleProvider(model="fake", base_url=url))
+    provider = RetryingProvider(OpenAICompatibleProvider(model=MODEL, base_url=url))
     model = ConnectedModel(provider, ToolProtocol.NATIVE)
     try:
         async for event in JobService(Stores.over(library.database)).run(
@@ -150,18 +256,18 @@ def _alignment(library: Library, book_id: str) -> str:
         1
         for chapter in library.get_book(book_id).chapters
         for p in chapter.work_paragraphs
-        if p.translation != pseudo_translation(p.text)
+        if p.translation != hanzi_translation(p.text)
     )
     return "exact" if not wrong else f"{wrong} WRONG"
 
 
-def run_bbm(bbm: str, folder: Path, draft: BookDraft) -> list[Bill]:
+def run_bbm(bbm: str, folder: Path, draft: BookDraft) -> list[Exchange]:
     """bilingual_book_maker over the book as TXT, against the fake server."""
     folder.mkdir(parents=True)
     book = folder / "book.txt"
     lines = [line for c in draft.chapters for line in (c.title, *c.paragraphs)]
     book.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with FakeLLMServer() as server:
+    with FakeLLMServer(FakeTranslator(translate=hanzi_translation)) as server:
         command = [
             bbm,
             "--book_name",
@@ -179,13 +285,42 @@ def run_bbm(bbm: str, folder: Path, draft: BookDraft) -> list[Bill]:
         done = subprocess.run(command, capture_output=True, text=True, env=environment)
         if done.returncode:
             raise SystemExit(f"bbook_maker failed:\n{done.stdout}\n{done.stderr}")
-        return list(server.bills)
+        return list(server.exchanges)
+
+
+BookRows = dict[str, dict[str, Figures]]
+"""Per tokenizer, per row (``honyaku careful``, ``bbm``…), one run's figures."""
+
+
+def measure_book(
+    name: str, draft: BookDraft, args: argparse.Namespace, folder: Path
+) -> tuple[BookRows, dict[str, dict[str, float]]]:
+    ratios = Ratios(args.cached_ratio, args.output_ratio)
+    chars = source_chars(draft)
+    rows: BookRows = {family: {} for family in TOKENIZERS}
+    accuracy: dict[str, dict[str, float]] = {}
+    for behaviour in args.behaviours.split(","):
+        library = Library(Database.open(folder / f"{name}-{behaviour}"))
+        first = run_honyaku(library, draft, behaviour, args.chunk_chars, ratios)
+        seen = run_honyaku(library, draft, behaviour, args.chunk_chars, ratios)
+        accuracy[behaviour] = {"never seen": first.accuracy.error, "seen": seen.accuracy.error}
+        for family in TOKENIZERS:
+            tokens = counter_for_family(family)
+            for label, run in ((behaviour, first), (f"{behaviour} seen", seen)):
+                figures = Figures.of(run.exchanges, tokens, chars, ratios, run.aligned)
+                rows[family][f"honyaku {label}"] = figures
+    if Path(args.bbm).exists():
+        exchanges = run_bbm(args.bbm, folder / f"{name}-bbm", draft)
+        for family in TOKENIZERS:
+            tokens = counter_for_family(family)
+            rows[family]["bbm (TXT route)"] = Figures.of(exchanges, tokens, chars, ratios, "n/a")
+    return rows, accuracy
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--books", default="rashomon,web-novel,kusamakura")
-    parser.add_argument("--behaviours", default="eager,stepwise")
+    parser.add_argument("--behaviours", default=",".join(BEHAVIOURS))
     parser.add_argument(
         "--chunk-chars", type=int, help="the books' chunk size (default: honyaku's)"
     )
@@ -194,49 +329,47 @@ def main() -> None:
     parser.add_argument("--bbm", default=shutil.which("bbook_maker") or BBM_DEFAULT)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    ratios = (args.cached_ratio, args.output_ratio)
     all_books = books()
-    with_bbm = Path(args.bbm).exists()
-    if not with_bbm:
+    if not Path(args.bbm).exists():
         print(f"bilingual_book_maker not found at {args.bbm}: honyaku alone\n", file=sys.stderr)
-    results: dict[str, dict[str, Figures]] = {}
+    results: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as folder:
         for name in args.books.split(","):
             draft = all_books[name]
-            chars = source_chars(draft)
-            rows: dict[str, Figures] = {}
-            for behaviour in args.behaviours.split(","):
-                home = Path(folder) / f"{name}-{behaviour}"
-                bills, aligned = run_honyaku(home, draft, BEHAVIOURS[behaviour](), args.chunk_chars)
-                rows[f"honyaku {behaviour}"] = Figures.of(bills, chars, ratios, aligned)
-            if with_bbm:
-                bills = run_bbm(args.bbm, Path(folder) / f"{name}-bbm", draft)
-                rows["bbm (TXT route)"] = Figures.of(bills, chars, ratios, "n/a")
-            results[name] = rows
-            _print(name, chars, rows)
+            rows, accuracy = measure_book(name, draft, args, Path(folder))
+            results[name] = {
+                "source_chars": source_chars(draft),
+                "figures": {f: {r: asdict(x) for r, x in rs.items()} for f, rs in rows.items()},
+                "estimate_error": accuracy,
+            }
+            _print(name, source_chars(draft), rows, accuracy)
     if args.json:
-        args.json.write_text(
-            json.dumps(
-                {b: {r: asdict(f) for r, f in rows.items()} for b, rows in results.items()},
-                indent=1,
-            )
-        )
+        args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False))
 
 
-def _print(name: str, chars: int, rows: dict[str, Figures]) -> None:
-    bbm = rows.get("bbm (TXT route)")
-    print(f"{name}: {chars} source characters; per source character:")
-    print(
-        f"  {'':18} {'req/kchar':>9} {'prompt ch':>9} {'uncached':>8} {'cached':>8} "
-        f"{'out ch':>7} {'out tok':>7} {'billed':>7} {'vs bbm':>6}  aligned"
-    )
-    for label, f in rows.items():
-        ratio = f"{f.billed / bbm.billed:5.2f}×" if bbm else "   -  "
+def _print(name: str, chars: int, rows: BookRows, accuracy: dict[str, dict[str, float]]) -> None:
+    for family, figures in rows.items():
+        bbm = figures.get("bbm (TXT route)")
+        print(f"{name}: {chars} source characters, {family} tokens; per source character:")
         print(
-            f"  {label:18} {f.requests_per_kchar:9.2f} {f.prompt_chars:9.2f} "
-            f"{f.uncached_tokens:8.3f} {f.cached_tokens:8.3f} {f.output_chars:7.3f} "
-            f"{f.output_tokens:7.3f} {f.billed:7.3f} {ratio:>6}  {f.aligned}"
+            f"  {'':22} {'req/kchar':>9} {'prompt ch':>9} {'uncached':>8} {'cached':>8} "
+            f"{'out tok':>7} {'billed':>7} {'vs bbm':>6}  {'prefix':>6} {'chunk':>6} "
+            f"{'history':>7} {'output':>6}  aligned"
         )
+        for label, f in figures.items():
+            ratio = f"{f.billed / bbm.billed:5.2f}×" if bbm else "   -  "
+            parts = f.parts
+            print(
+                f"  {label:22} {f.requests_per_kchar:9.2f} {f.prompt_chars:9.2f} "
+                f"{f.uncached_tokens:8.3f} {f.cached_tokens:8.3f} {f.output_tokens:7.3f} "
+                f"{f.billed:7.3f} {ratio:>6}  {parts[PREFIX]:6.3f} {parts[MESSAGE]:6.3f} "
+                f"{parts[HISTORY]:7.3f} {parts['output']:6.3f}  {f.aligned}"
+            )
+    errors = ", ".join(
+        f"{b}: {e['never seen']:+.0%} never seen, {e['seen']:+.0%} seen"
+        for b, e in accuracy.items()
+    )
+    print(f"  dry-run estimate against the bill (o200k, billed units): {errors}")
     print(flush=True)
 
 

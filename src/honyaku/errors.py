@@ -13,7 +13,8 @@
     │   │   └── DegenerateReplyError the reply repeated itself over and over: cut, asked again
     │   ├── UnreachableError         nothing listens at the address, or its host is unknown
     │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
-    │       └── AuthError            the server refused the key
+    │       ├── AuthError            the server refused the key
+    │       └── ContextOverflowError the request does not fit the model's context window
     ├── StoreError               the database refused a write
     ├── ClaimLost                another process took over a chunk this one claimed (its
     │                            heartbeat had stalled): this one's writes are refused, and
@@ -119,6 +120,25 @@ class FatalProviderError(ProviderError):
 
 class AuthError(FatalProviderError):
     """Says nothing about the model: never a verdict on what it can do."""
+
+
+class ContextOverflowError(FatalProviderError):
+    """The request is longer than the model's context window: sent again, it fails again, so
+    whoever sent it must send less. Carries what the server said, where it did."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        window: int | None = None,
+        prompt_tokens: int | None = None,
+        status_code: int | None = None,
+    ) -> None:
+        super().__init__(message, status_code=status_code)
+        self.window = window
+        """The context window in tokens."""
+        self.prompt_tokens = prompt_tokens
+        """What the request came to, in the server's own tokens."""
 
 
 class StoreError(HonyakuError):

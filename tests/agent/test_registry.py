@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 import pytest
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from honyaku.agent.broker import Broker
 from honyaku.agent.registry import ToolContext, ToolRegistry, tool
@@ -77,8 +77,18 @@ def test_a_tools_schema_comes_from_its_signature_and_docstring():
         "type": "string",
         "description": "What to do.",
     }
-    assert spec.parameters["properties"]["priority"] == {"type": "integer", "default": 1}
+    assert spec.parameters["properties"]["priority"] == {"type": "integer"}
     assert "context" not in spec.parameters["properties"]
+
+
+def test_a_schema_leaves_out_defaults_and_bounds_which_every_call_is_checked_against():
+    from honyaku.jobs.tools import get_previous_paragraphs
+
+    count = get_previous_paragraphs.spec.parameters["properties"]["count"]
+
+    assert count == {"type": "integer"}
+    with pytest.raises(ValidationError, match="less than or equal to 20"):
+        get_previous_paragraphs.parameters.model_validate({"paragraph_id": "1a2b3c4d", "count": 50})
 
 
 def test_nested_models_are_inlined_without_refs_or_titles():

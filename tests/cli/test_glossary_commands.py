@@ -102,7 +102,8 @@ def test_check_lists_flagged_paragraphs_with_their_problems(fake_model):
     honyaku("glossary", "add", book, "下人", "仆人")
     fake_model.mistakes.add(Mistake.SLOPPY_DRAFT)
     fake_model.translator.fixes_warnings = False
-    honyaku("translate", book, *model_flags(fake_model))
+    # One chunk, one careless draft: the fake model drafts carelessly once a chunk.
+    honyaku("translate", book, *model_flags(fake_model), "--chunk-chars", "6000")
 
     checked = honyaku("check", book).stdout
 

@@ -113,6 +113,9 @@ def translate(server: FakeLLMServer, book: str) -> Terminal:
         "native",
         "--chapters",
         "1",
+        # One chunk: the fake model asks its questions in every chunk.
+        "--chunk-chars",
+        "6000",
     )
 
 

@@ -49,9 +49,17 @@ def test_each_result_is_short_and_names_the_next_call():
 
     assert workflow.move("working") == {
         "status": "working",
-        "next": "update_chapter_title, then add_translation_batch with the 2 paragraph(s) left, "
-        'then update_task_status("review")',
+        "title_missing": "c0ffee00",
+        "next": 'update_chapter_title with chapter_id "c0ffee00", then add_translation_batch '
+        'with the 2 paragraph(s) left, then update_task_status("review")',
     }
+    assert workflow.accept(["1a2b3c4d", "2b3c4d5e"]) == {
+        "remaining": 0,
+        "title_missing": "c0ffee00",
+        "next": 'update_chapter_title with chapter_id "c0ffee00", then '
+        'update_task_status("review")',
+    }
+    workflow.accepted.clear()
     workflow.title_done = True
     assert workflow.accept(["1a2b3c4d"]) == {
         "remaining": 1,
@@ -68,6 +76,18 @@ def test_each_result_is_short_and_names_the_next_call():
         "next": 'update_task_status("end"), or "working" to revise',
     }
     assert workflow.move("end") == {"status": "end"}
+
+
+def test_a_result_names_where_to_go_on_not_every_paragraph_left():
+    ids = [f"{n:08x}" for n in range(12)]
+    given = {pid: Paragraph(pid, n, f"段落{n}") for n, pid in enumerate(ids)}
+    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, "c0ffee00", needs_title=False)
+    workflow.move("working")
+
+    result = workflow.accept(ids[:3])
+
+    assert result["remaining"] == 9
+    assert result["remaining_ids"] == ids[3:8]
 
 
 def test_a_revision_is_told_to_submit_its_changes_then_end():

@@ -10,7 +10,15 @@ import pytest
 from honyaku.agent.broker import Broker
 from honyaku.domain import JobKind
 from honyaku.domain.pricing import Prices
-from honyaku.jobs import ChunkEvent, JobEvent, JobFinished, JobOutcome, JobRequest, JobService
+from honyaku.jobs import (
+    ChunkEvent,
+    ChunkFinished,
+    JobEvent,
+    JobFinished,
+    JobOutcome,
+    JobRequest,
+    JobService,
+)
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.events import ChatProvider, Retry
 from honyaku.llm.models import ConnectedModel, ToolProtocol
@@ -57,6 +65,18 @@ async def run_to_end(
     finished = events[-1]
     assert isinstance(finished, JobFinished)
     return finished.outcome, events
+
+
+async def stop_after_first_chunk(
+    service: JobService, request: JobRequest, model: ConnectedModel
+) -> None:
+    """Run the job until its first chunk ends, then stop, as a process stopped there would."""
+    try:
+        async for event in service.run(request, model):
+            if isinstance(event, ChunkFinished):
+                break
+    finally:
+        await model.provider.aclose()
 
 
 @pytest.fixture

@@ -13,11 +13,11 @@ import pytest
 from honyaku.agent.broker import Answer, Broker, PersonRequest, QuestionReply, QuestionRequest
 from honyaku.domain import JobKind
 from honyaku.domain.glossary import EntryStatus, GlossaryEntry
-from honyaku.jobs import ChunkFinished, JobRequest, JobService, JobStarted
+from honyaku.jobs import JobRequest, JobService, JobStarted
 from honyaku.jobs.glossary_prompts import GLOSSARY_HEADER, KNOWN_HEADER
 from honyaku.store import ActionKind, GlossaryStore, Stores
 
-from .conftest import connected, run_to_end, tool_results
+from .conftest import connected, run_to_end, stop_after_first_chunk, tool_results
 
 NOVEL = """\
 第一章　王都
@@ -249,16 +249,7 @@ def test_an_interrupted_extraction_resumes_with_the_chapters_left(
     service = JobService(Stores.over(library.database))
     request = JobRequest(novel_id, JobKind.EXTRACTION, concurrency=1)
 
-    async def first_chunk_only() -> None:
-        model = connected(fake_model, protocol)
-        try:
-            async for event in service.run(request, model):
-                if isinstance(event, ChunkFinished):
-                    break
-        finally:
-            await model.provider.aclose()
-
-    asyncio.run(first_chunk_only())
+    asyncio.run(stop_after_first_chunk(service, request, connected(fake_model, protocol)))
     sent = len(fake_model.requests)
     outcome, events = asyncio.run(run_to_end(service, request, connected(fake_model, protocol)))
 

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import update
 
 from honyaku.agent.loop import LoopLimits
-from honyaku.domain import JobKind
+from honyaku.domain import CHUNK_CHARS, JobKind
 from honyaku.jobs import JobRequest, JobService, ParagraphsBusy
 from honyaku.jobs.planning import plan_chunks
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
@@ -397,6 +397,7 @@ def hold(library, book_id: str, chapters: list[int], held: int) -> str:
         JobKind.TRANSLATION,
         retranslate=False,
         written=set(),
+        chunk_chars=CHUNK_CHARS,
     )
     scope = JobScope(book_id, JobKind.TRANSLATION, chapters)
     job, _ = JobStore(library.database).open(scope, model="m", protocol="p", planned=planned)

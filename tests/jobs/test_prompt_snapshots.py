@@ -54,8 +54,7 @@ def test_translation_prompt_into_chinese():
 规则：
 - 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读；
   提交时用 paragraph_id（"ID:" 后的 8 个字符），不得使用 index。
-- 只有带 [ID: …] 的行是待处理段落。get_previous_paragraphs、get_next_paragraphs、
-  get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以查阅，不要提交。
+- 只有带 [ID: …] 的行是待处理段落；上下文工具读到的段落不要提交。
 - 每个段落一项，译文写在一行内。人名和术语前后一致。
 - 只有必须由译者决定、且卡住工作的问题（人名译法、角色口吻、重要术语）才用 ask_user
   提问，多个问题用 ask_user_batch 一次提出。\
@@ -75,9 +74,7 @@ Steps, as many calls in one reply as you like:
 Rules:
 - Work lines are "[n] [ID: 1a2b3c4d] text": [n] is the position in the chapter, for reading
   only. Submit by paragraph_id, the 8 characters after "ID:", never by index.
-- Only [ID: …] lines are work. Paragraphs from get_previous_paragraphs, get_next_paragraphs,
-  get_paragraph_position or get_paragraph_info are context: read them freely, never submit
-  them.
+- Only [ID: …] lines are work; paragraphs the context tools return are never submitted.
 - One item per paragraph, on one line. Keep names and terms consistent.\
 """)
 
@@ -95,8 +92,7 @@ def test_proofreading_prompt_into_chinese():
 规则：
 - 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读；
   提交时用 paragraph_id（"ID:" 后的 8 个字符），不得使用 index。
-- 只有带 [ID: …] 的行是待处理段落。get_previous_paragraphs、get_next_paragraphs、
-  get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以查阅，不要提交。
+- 只有带 [ID: …] 的行是待处理段落；上下文工具读到的段落不要提交。
 - 每个段落一项，译文写在一行内。人名和术语前后一致。
 - 只有必须由译者决定、且卡住工作的问题（人名译法、角色口吻、重要术语）才用 ask_user
   提问，多个问题用 ask_user_batch 一次提出。\
@@ -139,8 +135,8 @@ def test_tool_schemas():
         {
             "update_task_status": {
                 "description": """\
-Move the task on. Translation: planning → working → review → end, review → working to
-revise. Polish, proofreading: planning → working → end.\
+Move the task on: planning → working → review → end, review → working to revise.
+Polish and proofreading have no review.\
 """,
                 "parameters": {
                     "properties": {
@@ -169,22 +165,20 @@ revise. Polish, proofreading: planning → working → end.\
             },
             "add_translation_batch": {
                 "description": """\
-Submit paragraphs' new text, all in one call if you can (in working). Checked whole: if
-an item is wrong, nothing is saved and the error names its paragraph_id.\
+Submit paragraphs' new text (in working). Checked whole: one wrong item saves nothing,
+and the error names it.\
 """,
                 "parameters": {
                     "properties": {
                         "paragraphs": {
                             "items": {
-                                "description": "One paragraph.",
                                 "properties": {
                                     "paragraph_id": {
-                                        "description": 'The 8 characters after "ID:" (never [n] or index).',
+                                        "description": 'The 8 characters after "ID:", never [n].',
                                         "type": "string",
                                     },
                                     "original_text_prefix": {
-                                        "default": "",
-                                        "description": "Optional: the source's first few characters, as an anchor.",
+                                        "description": "Optional: the source's first characters, as an anchor.",
                                         "type": "string",
                                     },
                                     "translated_text": {
@@ -195,8 +189,6 @@ an item is wrong, nothing is saved and the error names its paragraph_id.\
                                 "required": ["paragraph_id", "translated_text"],
                                 "type": "object",
                             },
-                            "maxItems": 400,
-                            "minItems": 1,
                             "type": "array",
                         }
                     },
@@ -209,16 +201,10 @@ an item is wrong, nothing is saved and the error names its paragraph_id.\
                 "parameters": {
                     "properties": {
                         "paragraph_id": {
-                            "description": "An id from an [ID: …] marker.",
+                            "description": "From an [ID: …] marker.",
                             "type": "string",
                         },
-                        "count": {
-                            "default": 3,
-                            "description": "How many paragraphs.",
-                            "maximum": 20,
-                            "minimum": 1,
-                            "type": "integer",
-                        },
+                        "count": {"type": "integer"},
                     },
                     "required": ["paragraph_id"],
                     "type": "object",
@@ -229,38 +215,26 @@ an item is wrong, nothing is saved and the error names its paragraph_id.\
                 "parameters": {
                     "properties": {
                         "paragraph_id": {
-                            "description": "An id from an [ID: …] marker.",
+                            "description": "From an [ID: …] marker.",
                             "type": "string",
                         },
-                        "count": {
-                            "default": 3,
-                            "description": "How many paragraphs.",
-                            "maximum": 20,
-                            "minimum": 1,
-                            "type": "integer",
-                        },
+                        "count": {"type": "integer"},
                     },
                     "required": ["paragraph_id"],
                     "type": "object",
                 },
             },
             "get_paragraph_position": {
-                "description": "Context: a paragraph's chapter and index, optionally with the paragraphs around it.",
+                "description": "Context: a paragraph's chapter and index, optionally with its neighbours.",
                 "parameters": {
                     "properties": {
                         "paragraph_id": {
-                            "description": "An id from an [ID: …] marker.",
+                            "description": "From an [ID: …] marker.",
                             "type": "string",
                         },
-                        "include_previous": {"default": False, "type": "boolean"},
-                        "include_next": {"default": False, "type": "boolean"},
-                        "count": {
-                            "default": 3,
-                            "description": "How many paragraphs.",
-                            "maximum": 20,
-                            "minimum": 1,
-                            "type": "integer",
-                        },
+                        "include_previous": {"type": "boolean"},
+                        "include_next": {"type": "boolean"},
+                        "count": {"type": "integer"},
                     },
                     "required": ["paragraph_id"],
                     "type": "object",
@@ -271,7 +245,7 @@ an item is wrong, nothing is saved and the error names its paragraph_id.\
                 "parameters": {
                     "properties": {
                         "paragraph_id": {
-                            "description": "An id from an [ID: …] marker.",
+                            "description": "From an [ID: …] marker.",
                             "type": "string",
                         }
                     },
@@ -281,27 +255,22 @@ an item is wrong, nothing is saved and the error names its paragraph_id.\
             },
             "ask_user": {
                 "description": """\
-Ask the translator and wait, only for a choice that is theirs and blocks you (a name's
-rendering, a voice, a key term). Returns answer (selected_index if a suggestion was
-picked) or cancelled.\
+Ask the translator and wait, only for a choice that is theirs and blocks you (a name, a
+voice, a key term). Returns the answer (selected_index for a suggestion) or cancelled.\
 """,
                 "parameters": {
                     "properties": {
                         "question": {
                             "description": "Short and clear.",
-                            "minLength": 1,
                             "type": "string",
                         },
                         "suggested_answers": {
-                            "default": [],
-                            "description": "Likely answers, best first; may be empty.",
+                            "description": "Likely answers, best first.",
                             "items": {"type": "string"},
-                            "maxItems": 10,
                             "type": "array",
                         },
                         "allow_free_text": {
-                            "default": True,
-                            "description": "Whether another answer may be typed.",
+                            "description": "May another answer be typed?",
                             "type": "boolean",
                         },
                     },
@@ -310,10 +279,7 @@ picked) or cancelled.\
                 },
             },
             "ask_user_batch": {
-                "description": """\
-Several ask_user questions in one dialog. Returns answers with question_index; on
-cancel, those given so far.\
-""",
+                "description": "Several ask_user questions in one dialog. Returns answers by question_index.",
                 "parameters": {
                     "properties": {
                         "questions": {
@@ -321,27 +287,21 @@ cancel, those given so far.\
                                 "properties": {
                                     "question": {
                                         "description": "Short and clear.",
-                                        "minLength": 1,
                                         "type": "string",
                                     },
                                     "suggested_answers": {
-                                        "default": [],
-                                        "description": "Likely answers, best first; may be empty.",
+                                        "description": "Likely answers, best first.",
                                         "items": {"type": "string"},
-                                        "maxItems": 10,
                                         "type": "array",
                                     },
                                     "allow_free_text": {
-                                        "default": True,
-                                        "description": "Whether another answer may be typed.",
+                                        "description": "May another answer be typed?",
                                         "type": "boolean",
                                     },
                                 },
                                 "required": ["question"],
                                 "type": "object",
                             },
-                            "maxItems": 20,
-                            "minItems": 1,
                             "type": "array",
                         }
                     },
@@ -362,47 +322,38 @@ def test_glossary_tool_schemas():
         {
             "add_glossary_terms": {
                 "description": """\
-Propose glossary entries for names and recurring terms the glossary lacks, so the whole
-book renders them alike. They wait for the translator's approval; approved ones are listed
-with the chunks they occur in. A proposal that contradicts an approved entry is refused
-with that entry: follow the glossary.\
+Propose entries for names and recurring terms the glossary lacks. The translator
+approves them; one that contradicts an approved entry is refused: follow the glossary.\
 """,
                 "parameters": {
                     "properties": {
                         "terms": {
-                            "description": "The entries to propose.",
                             "items": {
-                                "description": "One glossary entry a model proposes.",
                                 "properties": {
                                     "source": {
-                                        "description": "The name or term exactly as the book writes it.",
+                                        "description": "As the book writes it.",
                                         "type": "string",
                                     },
                                     "target": {
-                                        "description": "Its rendering in the target language.",
+                                        "description": "Its rendering.",
                                         "type": "string",
                                     },
                                     "note": {
-                                        "default": "",
-                                        "description": "Who or what it is, in a few words.",
+                                        "description": "Who or what it is, briefly.",
                                         "type": "string",
                                     },
                                     "kind": {
-                                        "default": "",
-                                        "description": "character, place, organization or term (the default).",
+                                        "description": "character, place, organization or term.",
                                         "type": "string",
                                     },
                                     "reading": {
-                                        "default": "",
-                                        "description": "How the source is read (kana for Japanese).",
+                                        "description": "Its reading (kana for Japanese).",
                                         "type": "string",
                                     },
                                 },
                                 "required": ["source", "target"],
                                 "type": "object",
                             },
-                            "maxItems": 100,
-                            "minItems": 1,
                             "type": "array",
                         }
                     },
@@ -411,15 +362,11 @@ with that entry: follow the glossary.\
                 },
             },
             "get_glossary": {
-                "description": """\
-Look up the book's glossary: entries whose source, aliases, reading or rendering
-contain the query, or that occur in it. Read only.\
-""",
+                "description": "Look up the book's glossary entries that match the query or occur in it. Read only.",
                 "parameters": {
                     "properties": {
                         "query": {
-                            "description": "A name, a term, a rendering, or a sentence to find the entries in.",
-                            "minLength": 1,
+                            "description": "A name, term, rendering or sentence.",
                             "type": "string",
                         }
                     },

@@ -11,7 +11,7 @@ import pytest
 
 from honyaku.agent.broker import Broker
 from honyaku.agent.registry import ToolRegistry
-from honyaku.domain import ChunkWorkflow, JobKind, TaskStatus, split_into_chunks
+from honyaku.domain import CHUNK_CHARS, ChunkWorkflow, JobKind, TaskStatus, split_into_chunks
 from honyaku.domain.glossary import GlossaryEntry
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.messages import ToolCall
@@ -33,6 +33,7 @@ CHECKS = {
 
 @pytest.fixture
 def rashomon(library, honyaku) -> str:
+    """The story in one chunk, as these tests run it (``chunk_chars=CHUNK_CHARS``)."""
     book_id = asyncio.run(honyaku.books.import_sample())
     asyncio.run(honyaku.glossary.add(book_id, GlossaryEntry("下人", "仆人", kind="character")))
     return book_id
@@ -47,7 +48,7 @@ def test_a_careless_draft_is_flagged_and_the_fixes_made_in_review_clear_it(
 ):
     fake_model.translator.mistakes = {Mistake.SLOPPY_DRAFT}
 
-    outcome, _ = run_job(fake_model, rashomon)
+    outcome, _ = run_job(fake_model, rashomon, chunk_chars=CHUNK_CHARS)
 
     assert outcome.ok
     draft, fixes = batch_results(jobs, rashomon)
@@ -68,7 +69,7 @@ def test_warnings_left_unfixed_stay_flagged_on_the_paragraphs(
     fake_model.translator.mistakes = {Mistake.SLOPPY_DRAFT}
     fake_model.translator.fixes_warnings = False
 
-    outcome, _ = run_job(fake_model, rashomon)
+    outcome, _ = run_job(fake_model, rashomon, chunk_chars=CHUNK_CHARS)
 
     assert outcome.ok  # warnings never refuse anything
     flagged = {
@@ -91,11 +92,11 @@ def test_a_later_version_that_passes_clears_the_flag(
 ):
     fake_model.translator.mistakes = {Mistake.SLOPPY_DRAFT}
     fake_model.translator.fixes_warnings = False
-    run_job(fake_model, rashomon)
+    run_job(fake_model, rashomon, chunk_chars=CHUNK_CHARS)
     assert len(asyncio.run(honyaku.books.flagged(rashomon))) == 5
 
     fake_model.translator.fixes_warnings = True
-    outcome, _ = run_job(fake_model, rashomon, retranslate=True)
+    outcome, _ = run_job(fake_model, rashomon, retranslate=True, chunk_chars=CHUNK_CHARS)
 
     assert outcome.ok
     assert asyncio.run(honyaku.books.flagged(rashomon)) == []

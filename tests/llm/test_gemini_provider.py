@@ -402,8 +402,6 @@ def test_schemas_become_gemini_s_subset():
         },
     }
     assert gemini_schema(inline_schema(BatchParameters))["properties"]["paragraphs"] == {
-        "minItems": 1,
-        "maxItems": 400,
         "type": "ARRAY",
         "items": {
             "required": ["paragraph_id", "translated_text"],
@@ -411,7 +409,7 @@ def test_schemas_become_gemini_s_subset():
             "properties": {
                 "paragraph_id": {"type": "STRING"},
                 "translated_text": {"type": "STRING"},
-                "original_text_prefix": {"type": "STRING", "default": ""},
+                "original_text_prefix": {"type": "STRING"},
             },
         },
     }

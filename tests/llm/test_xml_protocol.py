@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from honyaku.errors import CutStreamError
 from honyaku.llm.events import ReasoningDelta, Response, Retry, StreamEvent, TextDelta, Usage
 from honyaku.llm.messages import (
+    AS_WRITTEN,
     AssistantMessage,
     ChatRequest,
     SystemMessage,
@@ -474,7 +475,7 @@ def test_reply_goes_back_as_its_exact_raw_text_without_native_calls() -> None:
         "I will submit.\n\n",
         (ToolCall("xml_0_1", "a", {"p": 1}, '{"p":1}'),),
         reasoning="thinking",
-        replay={"xml_text": raw, "reasoning_field": "reasoning_content"},
+        replay={AS_WRITTEN: raw, "reasoning_field": "reasoning_content"},
     )
     (rendered,) = render_history([reply])
     assert rendered == AssistantMessage(
@@ -531,9 +532,9 @@ def test_request_without_tools_gets_no_tool_section() -> None:
 def test_history_renders_append_only_so_prefix_caches_hit() -> None:
     turns = [
         UserMessage("Translate chunk 1."),
-        AssistantMessage("", (ToolCall("xml_0_1", "a", {}),), replay={"xml_text": xml_call("a")}),
+        AssistantMessage("", (ToolCall("xml_0_1", "a", {}),), replay={AS_WRITTEN: xml_call("a")}),
         ToolResultMessage("xml_0_1", "a", '{"success": true}'),
-        AssistantMessage("Done.", replay={"xml_text": "Done."}),
+        AssistantMessage("Done.", replay={AS_WRITTEN: "Done."}),
         UserMessage("Next."),
     ]
     full = render_request(ask(*turns)).messages
@@ -666,7 +667,7 @@ def test_retry_discards_the_attempt_so_far_and_is_passed_on() -> None:
     message = final(events)
     assert message.text == "Whole "
     assert message.tool_calls == (ToolCall("xml_0_1", "nope", {"b": "2"}, '{"b":"2"}'),)
-    assert message.replay["xml_text"] == "Whole " + xml_call("nope", b="2")
+    assert message.replay[AS_WRITTEN] == "Whole " + xml_call("nope", b="2")
 
 
 def test_reasoning_passes_through_and_response_keeps_inner_details() -> None:
@@ -685,7 +686,7 @@ def test_reasoning_passes_through_and_response_keeps_inner_details() -> None:
     message = response.message
     assert [call.id for call in message.tool_calls] == ["xml_0_1", "call_1"]
     assert message.reasoning == "hmm"
-    assert message.replay == {"signature": "s", "xml_text": "Hi " + xml_call("nope")}
+    assert message.replay == {"signature": "s", AS_WRITTEN: "Hi " + xml_call("nope")}
 
 
 def test_reply_that_came_without_deltas_is_still_parsed() -> None:
@@ -742,7 +743,7 @@ def test_a_call_drafted_while_thinking_is_not_returned_and_the_real_call_after_i
     )
     assert message.text == shown(events, TextDelta) == "Working. "
     assert message.reasoning == shown(events, ReasoningDelta) == thought
-    assert message.replay["xml_text"] == f"\n\nWorking. {REAL}"
+    assert message.replay[AS_WRITTEN] == f"\n\nWorking. {REAL}"
 
 
 def test_think_inside_a_value_of_a_real_call_stays_in_its_argument() -> None:

@@ -3,16 +3,18 @@
 It is an async iterator of typed events, so progress bars, logs, SSE and tests consume it
 without reaching in. The history only ever grows at its end: the system prompt, the tool
 schemas and the first user message are never edited, so provider prompt caches keep hitting
-the prefix. Turns and nudges have hard caps; a conversation that reaches one raises
-``LoopError`` with the reason.
+the prefix. A reply whose calls said at length what need not be said again (``Shortening``)
+is shortened once its calls have run, before any request sends it back, so every request
+still begins with the whole of the one before. Turns and nudges have hard caps; a
+conversation that reaches one raises ``LoopError`` with the reason.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from honyaku.agent.registry import Result, ToolContext, ToolRegistry
 from honyaku.errors import LoopError
@@ -34,6 +36,7 @@ from honyaku.llm.messages import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    with_arguments,
 )
 
 MAX_TURNS = 16
@@ -88,6 +91,9 @@ class Goal(Protocol):
 
 C = TypeVar("C", bound=ToolContext)
 
+Shortening = Callable[[ToolCall, Result], Mapping[str, Any] | None]
+"""The arguments to send back instead of a call's own, given its result; ``None`` keeps them."""
+
 
 async def run_loop(
     provider: ChatProvider,
@@ -96,7 +102,8 @@ async def run_loop(
     context: C,
     goal: Goal,
     limits: LoopLimits = LoopLimits(),
-) -> AsyncIterator[LoopEvent]:
+    shortening: Shortening | None = None,
+) -> AsyncGenerator[LoopEvent, None]:
     """Drive one conversation to its goal, appending every message to ``history``."""
     nudges = 0
     for _turn in range(limits.max_turns):
@@ -110,12 +117,18 @@ async def run_loop(
                     reply = event.message
         if reply is None:
             raise LoopError("the model's reply ended without a response")
+        at = len(history)
         history.append(reply)
+        shortened: dict[str, Mapping[str, Any]] = {}
         for call in reply.tool_calls:
             yield ToolStarted(call)
             result = await registry.run(call, context)
             history.append(ToolResultMessage(call.id, call.name, result_json(result)))
+            if shortening is not None and (arguments := shortening(call, result)) is not None:
+                shortened[call.id] = arguments
             yield ToolFinished(call, result)
+        if shortened:
+            history[at] = with_arguments(reply, shortened)
         if goal.is_reached():
             return
         if reply.tool_calls:

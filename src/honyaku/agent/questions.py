@@ -34,10 +34,9 @@ QUESTION_TOOL_NAMES = ("ask_user", "ask_user_batch")
 
 QuestionText = Annotated[str, Field(min_length=1, description="Short and clear.")]
 Suggestions = Annotated[
-    tuple[str, ...],
-    Field(max_length=MAX_SUGGESTIONS, description="Likely answers, best first; may be empty."),
+    tuple[str, ...], Field(max_length=MAX_SUGGESTIONS, description="Likely answers, best first.")
 ]
-FreeText = Annotated[bool, Field(description="Whether another answer may be typed.")]
+FreeText = Annotated[bool, Field(description="May another answer be typed?")]
 
 
 class BatchQuestion(BaseModel):
@@ -53,9 +52,8 @@ async def ask_user(
     suggested_answers: Suggestions = (),
     allow_free_text: FreeText = True,
 ) -> Result:
-    """Ask the translator and wait, only for a choice that is theirs and blocks you (a name's
-    rendering, a voice, a key term). Returns answer (selected_index if a suggestion was
-    picked) or cancelled."""
+    """Ask the translator and wait, only for a choice that is theirs and blocks you (a name, a
+    voice, a key term). Returns the answer (selected_index for a suggestion) or cancelled."""
     asked = (_question(question, suggested_answers, allow_free_text),)
     reply = await _ask(context, QuestionRequest(asked, context.asker))
     if isinstance(reply, dict):
@@ -73,8 +71,7 @@ async def ask_user_batch(
         Field(min_length=1, max_length=MAX_QUESTIONS),
     ],
 ) -> Result:
-    """Several ask_user questions in one dialog. Returns answers with question_index; on
-    cancel, those given so far."""
+    """Several ask_user questions in one dialog. Returns answers by question_index."""
     asked = tuple(_question(q.question, q.suggested_answers, q.allow_free_text) for q in questions)
     reply = await _ask(context, QuestionRequest(asked, context.asker, batch=True))
     if isinstance(reply, dict):

@@ -101,10 +101,18 @@ def _parameters_model(handler: Handler) -> type[BaseModel]:
     return create_model(f"{name}Parameters", __config__=ConfigDict(extra="ignore"), **fields)
 
 
-def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema with ``$ref`` resolved and titles dropped.
+_CHECKED_ONLY = frozenset(
+    {"default", "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength"}
+)
+"""Schema keywords left out of what the model reads: every call is checked against the full
+model, whose error says what is wrong, and a schema's every token goes with every request."""
 
-    Gemini and many local servers reject ``$ref``; titles only cost tokens.
+
+def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema with ``$ref`` resolved, and titles, defaults and bounds dropped.
+
+    Gemini and many local servers reject ``$ref``; titles only cost tokens, and so do defaults
+    and bounds, which the executor checks (``_CHECKED_ONLY``).
     """
     schema = model.model_json_schema()
     definitions = schema.pop("$defs", {})
@@ -115,7 +123,10 @@ def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
                 return resolve(definitions[node["$ref"].rsplit("/", 1)[-1]])
             # A "title" string is schema metadata; a "title" dict is a property of that name.
             return {
-                k: resolve(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))
+                k: resolve(v)
+                for k, v in node.items()
+                if not (k == "title" and isinstance(v, str))
+                and not (k in _CHECKED_ONLY and not isinstance(v, dict))
             }
         if isinstance(node, list):
             return [resolve(item) for item in node]

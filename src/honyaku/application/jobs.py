@@ -18,7 +18,7 @@ from honyaku.jobs import JobEvent, JobLauncher, JobProgress, JobRequest, JobServ
 from honyaku.jobs.estimate import Estimate, estimate_job
 from honyaku.jobs.log_lines import NOTABLE_ACTIONS, LogLine, log_lines
 from honyaku.jobs.spending import check_cap
-from honyaku.llm.models import ModelChoice, open_model
+from honyaku.llm.models import ModelChoice, ToolProtocol, open_model
 from honyaku.store import Job, Stores
 
 
@@ -44,6 +44,9 @@ class Jobs:
             retranslate=request.retranslate,
             model=model.model if model else None,
             prices=model.prices if model else None,
+            window=model.context_window if model else None,
+            xml=model is not None and model.protocol is ToolProtocol.XML,
+            chunk_chars=request.chunk_chars,
         )
 
     async def run(self, request: JobRequest, model: ModelChoice) -> AsyncIterator[JobEvent]:

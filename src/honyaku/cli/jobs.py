@@ -48,6 +48,16 @@ DryRun = Annotated[
         "cost at the model profile's prices, and send nothing.",
     ),
 ]
+ChunkChars = Annotated[
+    int | None,
+    typer.Option(
+        "--chunk-chars",
+        min=200,
+        help="Plan this run's chunks at N characters. Default: the size that bills the model "
+        "least as it works (at most the book's chunk_chars), within its context window.",
+        metavar="N",
+    ),
+]
 MaxCost = Annotated[
     float | None,
     typer.Option(
@@ -78,11 +88,20 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         ] = False,
         dry_run: DryRun = False,
         max_cost: MaxCost = None,
+        chunk_chars: ChunkChars = None,
         home: Home = None,
     ) -> None:
         honyaku = open_honyaku(home)
         book_id, numbers = chosen_chapters(honyaku, book, chapters)
-        request = JobRequest(book_id, kind, numbers, concurrency, retranslate, max_cost=max_cost)
+        request = JobRequest(
+            book_id,
+            kind,
+            numbers,
+            concurrency,
+            retranslate,
+            max_cost=max_cost,
+            chunk_chars=chunk_chars,
+        )
         choice = chosen_model(
             honyaku,
             model,
@@ -170,21 +189,31 @@ def estimate_lines(estimate: Estimate) -> list[tuple[str, str]]:
     learned = (
         f"learned from {estimate.learned_from} earlier job(s) with this model"
         if estimate.learned_from
-        else "one tool call a reply, as a cautious model works"
+        else "a model never seen"
     )
     cost = (
         "give the model profile prices (honyaku models add --input-price --output-price)"
         if estimate.cost is None
         else f"{estimate.cost:.4g} at the profile's prices"
     )
+    if estimate.spread > 1.01:
+        cost += (
+            f"; a model never seen may cost up to {estimate.spread:.1f} times less (if it does "
+            "a chunk in one reply) or more (if it sends a few paragraphs a reply)"
+        )
     return [
-        ("chunks", f"{estimate.chunks} ({estimate.paragraphs} paragraphs)"),
+        (
+            "chunks",
+            f"{estimate.chunks} ({estimate.paragraphs} paragraphs, at most "
+            f"{estimate.chunk_chars:,} characters each)",
+        ),
         (
             "requests",
             f"{estimate.requests:.0f} ({estimate.replies_per_chunk:.1f} a chunk: {learned})",
         ),
         ("input tokens", f"{estimate.input_tokens:,} ({estimate.cached_tokens:,} of them cached)"),
         ("output tokens", f"{estimate.output_tokens:,}"),
+        ("counted with", f"{estimate.counted_with} tokens"),
         ("cost", cost),
     ]
 

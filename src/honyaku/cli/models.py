@@ -167,6 +167,15 @@ def add_model(
             "--tpm", min=1, help="Tokens per minute the provider allows.", show_default=False
         ),
     ] = None,
+    context_window: Annotated[
+        int | None,
+        typer.Option(
+            min=512,
+            help="Tokens the model's context holds, for a server that does not say it "
+            "(llama.cpp, Ollama and vLLM do, and a refusal does): chunks are sized to fit.",
+            show_default=False,
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Save a model under a name (replacing a profile of the same name), with what it costs
@@ -186,6 +195,7 @@ def add_model(
             service_tier=service_tier,
             requests_per_minute=rpm,
             tokens_per_minute=tpm,
+            context_window=context_window,
         )
     except ValidationError as exc:
         raise ConfigError(_problem(exc)) from None
@@ -246,4 +256,6 @@ def _limits(profile: ModelProfile) -> str:
         parts.append(f"{profile.requests_per_minute} rpm")
     if profile.tokens_per_minute:
         parts.append(f"{profile.tokens_per_minute} tpm")
+    if profile.context_window:
+        parts.append(f"{profile.context_window:,}-token context")
     return ", ".join(parts) or "-"

@@ -1,4 +1,5 @@
-"""Pure rules: ids, books, chunking, the workflow table and batch validation. No I/O."""
+"""Pure rules: ids, books, chunking and its cost, the workflow table and batch validation.
+No I/O."""
 
 from honyaku.domain.batch import (
     MAX_BATCH_ITEMS,
@@ -16,6 +17,14 @@ from honyaku.domain.book import (
     ChapterDraft,
     Paragraph,
     TranslationKind,
+)
+from honyaku.domain.chunk_sizing import (
+    Behaviour,
+    ChunkBill,
+    TextCost,
+    Weights,
+    best_chunk_chars,
+    chunk_bill,
 )
 from honyaku.domain.chunking import Chunk, render_chunk, split_into_chunks
 from honyaku.domain.ids import new_id
@@ -35,6 +44,7 @@ __all__ = [
     "MAX_BATCH_ITEMS",
     "BatchItem",
     "BatchProblem",
+    "Behaviour",
     "Book",
     "BookDraft",
     "BookSettings",
@@ -42,6 +52,7 @@ __all__ = [
     "Chapter",
     "ChapterDraft",
     "Chunk",
+    "ChunkBill",
     "ChunkWorkflow",
     "InlineMark",
     "JobKind",
@@ -49,8 +60,12 @@ __all__ = [
     "Paragraph",
     "SourceLocation",
     "TaskStatus",
+    "TextCost",
     "TranslationKind",
+    "Weights",
     "allowed_moves",
+    "best_chunk_chars",
+    "chunk_bill",
     "guess_language",
     "is_allowed",
     "is_chinese",

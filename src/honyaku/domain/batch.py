@@ -27,14 +27,12 @@ INDEX_HINT = (
 
 
 class BatchItem(BaseModel):
-    """One paragraph."""
-
     model_config = ConfigDict(extra="ignore")
 
-    paragraph_id: str = Field(description='The 8 characters after "ID:" (never [n] or index).')
+    paragraph_id: str = Field(description='The 8 characters after "ID:", never [n].')
     translated_text: str = Field(description="One line.")
     original_text_prefix: str = Field(
-        default="", description="Optional: the source's first few characters, as an anchor."
+        default="", description="Optional: the source's first characters, as an anchor."
     )
 
     @model_validator(mode="before")

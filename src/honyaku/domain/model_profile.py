@@ -1,6 +1,6 @@
 """A model a person saved under a name: where it is served, how it calls tools, which
 environment variable holds its key (never the key), what it costs and how fast it may be
-asked (``domain.pricing``)."""
+asked (``domain.pricing``), and how many tokens its context holds."""
 
 from __future__ import annotations
 
@@ -44,6 +44,11 @@ class ModelProfile(BaseModel):
     )
     requests_per_minute: int | None = Field(default=None, ge=1)
     tokens_per_minute: int | None = Field(default=None, ge=1)
+    context_window: int | None = Field(
+        default=None,
+        ge=512,
+        description="Tokens the model's context holds; learned from the server where it says.",
+    )
 
     @property
     def prices(self) -> Prices | None:

@@ -1,8 +1,9 @@
-"""How many tokens a text costs, estimated from its characters, script by script.
+"""How many tokens a text costs: the ``TokenCounter`` every count goes through, and the
+estimate from characters, script by script, for models whose tokenizer honyaku lacks.
 
-Tokenizers differ by model and none is shipped with honyaku, so an estimate counts characters
-per script and divides by a documented ratio. The ratios are those of current BPE tokenizers
-(OpenAI's o200k, Gemini's, Qwen's, DeepSeek's) on book text, rounded:
+Where honyaku ships a model's tokenizer it counts exactly (``llm.tokenizers``); otherwise it
+counts characters per script and divides by a documented ratio. The ratios are those of
+current BPE tokenizers (OpenAI's o200k, Gemini's, Qwen's, DeepSeek's) on book text, rounded:
 
 - CJK (kanji, hanzi, kana, hangul, CJK punctuation, full-width forms): 1.2 characters a
   token; common characters are one token, rare kanji two or three;
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 CJK_CHARS_PER_TOKEN = 1.2
 ASCII_CHARS_PER_TOKEN = 4.0
@@ -44,6 +46,30 @@ def estimate_tokens(text: str) -> float:
     )
 
 
+class TokenCounter(Protocol):
+    """Counts a text's tokens for one family of models."""
+
+    @property
+    def name(self) -> str:
+        """What counts, in a few words: ``o200k``, ``DeepSeek``, ``per-script ratio``."""
+        ...
+
+    def count(self, text: str) -> float: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptRatio:
+    """The estimate by script, for models whose tokenizer honyaku does not ship."""
+
+    name: str = "per-script ratio"
+
+    def count(self, text: str) -> float:
+        return estimate_tokens(text)
+
+
+SCRIPT_RATIO = ScriptRatio()
+
+
 @dataclass(frozen=True, slots=True)
 class TokenRatio:
     """A correction to the estimate: reported tokens per estimated token, 1.0 when nothing
@@ -61,5 +87,5 @@ class TokenRatio:
             return cls()
         return cls(reported / estimated, requests)
 
-    def tokens(self, text: str) -> float:
-        return estimate_tokens(text) * self.factor
+    def tokens(self, text: str, counter: TokenCounter = SCRIPT_RATIO) -> float:
+        return counter.count(text) * self.factor

@@ -62,6 +62,8 @@ TRANSITIONS: dict[JobKind, dict[TaskStatus, frozenset[TaskStatus]]] = {
 }
 
 MAX_IDS_IN_MESSAGE = 20
+MAX_IDS_IN_RESULT = 5
+"""Where to go on, not the whole list: a result goes back in every later request."""
 BASE_TURNS = 16
 TURNS_PER_PARAGRAPHS = 3
 """A cautious model submits a few paragraphs per reply: the turn budget grows with the chunk."""
@@ -173,7 +175,7 @@ class ChunkWorkflow:
     def accept(self, paragraph_ids: Iterable[str]) -> dict[str, Any]:
         self.accepted.update(paragraph_ids)
         missing = self.missing_ids
-        shown = {"remaining_ids": missing[:MAX_IDS_IN_MESSAGE]} if missing else {}
+        shown = {"remaining_ids": missing[:MAX_IDS_IN_RESULT]} if missing else {}
         return {"remaining": len(missing), **shown, **self.next_step()}
 
     def check_title(self, chapter_id: str, translated_title: str) -> str:
@@ -192,12 +194,15 @@ class ChunkWorkflow:
 
     def next_step(self) -> dict[str, str]:
         """What the model should call next, in a few words, for a result to end with: a model
-        told what comes next does not spend a reply asking. Nothing once the task has ended."""
+        told what comes next does not spend a reply asking, and one told that the title is
+        still missing does not try ``review`` first. Nothing once the task has ended."""
         match self.status:
             case TaskStatus.PLANNING:
                 step = 'update_task_status("working")'
             case TaskStatus.WORKING if self.kind is not JobKind.TRANSLATION:
                 step = 'add_translation_batch with your changes, then update_task_status("end")'
+            case TaskStatus.WORKING if self.needs_title and not self.title_done:
+                return {"title_missing": self.chapter_id, "next": self._translation_step()}
             case TaskStatus.WORKING:
                 step = self._translation_step()
             case TaskStatus.REVIEW:
@@ -209,7 +214,7 @@ class ChunkWorkflow:
     def _translation_step(self) -> str:
         todo = []
         if self.needs_title and not self.title_done:
-            todo.append("update_chapter_title")
+            todo.append(f'update_chapter_title with chapter_id "{self.chapter_id}"')
         if missing := len(self.missing_ids):
             todo.append(f"add_translation_batch with the {missing} paragraph(s) left")
         todo.append('update_task_status("review")')

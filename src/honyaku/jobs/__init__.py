@@ -6,6 +6,8 @@ launcher.py     JobLauncher: where jobs a front end starts run (in this process,
 progress.py     a job's figures folded from its events: one definition for every front end
 approvals.py    which calls need the translator's yes, per book, for jobs and chats alike
 planning.py     a job's plan: chapters split into chunks, and what counts as done
+sizing.py       the chunk size that bills the model least and fits its context window
+instructions.py the system prompt and the tools every chunk of a job starts with
 scheduler.py    chapters in parallel, each chapter's chunks in order, events merged
 chunk_run.py    one chunk's conversation with the model, as events
 estimate.py     what a job will send and cost, before anything is sent
@@ -26,6 +28,7 @@ from honyaku.jobs.events import (
     ChunkFinished,
     ChunkStarted,
     ChunkTakenOver,
+    HandOver,
     JobEvent,
     JobFinished,
     JobOutcome,
@@ -36,9 +39,10 @@ from honyaku.jobs.events import (
     Retry,
     Where,
 )
+from honyaku.jobs.instructions import JOB_TOOL_NAMES
 from honyaku.jobs.launcher import InProcessLauncher, JobLauncher, JobUpdate
 from honyaku.jobs.progress import JobProgress
-from honyaku.jobs.service import CONCURRENCY, JOB_TOOL_NAMES, JobRequest, JobService
+from honyaku.jobs.service import CONCURRENCY, JobRequest, JobService
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 
 __all__ = [
@@ -51,6 +55,7 @@ __all__ = [
     "ChunkFinished",
     "ChunkStarted",
     "ChunkTakenOver",
+    "HandOver",
     "InProcessLauncher",
     "JobEvent",
     "JobFinished",

@@ -2,28 +2,55 @@
 
 Each chunk is a fresh conversation: the job's system prompt (the same bytes for every chunk,
 so provider caches serve it) and the chunk's message, followed by the glossary entries that
-occur in the chunk, then the loop until the workflow ends.
+occur in the chunk, then the loop until the workflow ends. Batches saved are sent back
+without their texts (``tools.saved_text_left_out``).
+
 A chunk that cannot finish (caps reached, retries exhausted) ends with an error in its
 ``ChunkFinished``; an error no retry can mend (a refused key, a server nobody answers at) is
-raised and ends the job, said once.
+raised and ends the job, said once. A conversation the model's context window cannot hold
+(the server refuses the request as too long, or cuts a reply off at its limit) is no
+failure: what the window's size is, the server said or the request showed, and the chunk
+hands what it has not finished over (``HandOver``) to be planned again in chunks that fit.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, replace
 
 from honyaku.agent.loop import LoopLimits, ToolFinished, ToolStarted, run_loop
 from honyaku.agent.registry import ToolRegistry
+from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
 from honyaku.domain.workflow import JobKind, turn_budget
-from honyaku.errors import FatalProviderError, LoopError, ProviderError, UnreachableError
-from honyaku.jobs.events import ChunkEvent, ChunkFinished, ChunkStarted, JobEvent, ParagraphsDone
+from honyaku.errors import (
+    ContextOverflowError,
+    FatalProviderError,
+    LoopError,
+    ProviderError,
+    UnreachableError,
+)
+from honyaku.jobs.events import (
+    ChunkEvent,
+    ChunkFinished,
+    ChunkStarted,
+    HandOver,
+    JobEvent,
+    ParagraphsDone,
+)
 from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.prompts import chunk_message
-from honyaku.jobs.tools import ChunkContext
-from honyaku.llm.events import ChatProvider
-from honyaku.llm.messages import Message, SystemMessage, UserMessage
+from honyaku.jobs.tools import ChunkContext, saved_text_left_out
+from honyaku.llm.events import ChatProvider, Response
+from honyaku.llm.messages import ChatRequest, Message, SystemMessage, UserMessage, request_tokens
+from honyaku.llm.models import ContextWindow
+
+CUT_REPLY = "length"
+"""The finish reason of a reply cut off at the model's limit."""
+UNSAID_WINDOW_SHARE = 0.8
+"""A server that refuses a request as too long without saying its window: assume the window
+holds this share of the request."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +61,9 @@ class ChunkTalk:
     registry: ToolRegistry[ChunkContext]
     system_prompt: str
     limits: LoopLimits
+    window: ContextWindow
+    tokens: TokenCounter = SCRIPT_RATIO
+    """Counts the model's tokens, to size a request the server refused without a figure."""
 
 
 async def run_chunk(
@@ -50,17 +80,34 @@ async def run_chunk(
         talk.limits, max_turns=turn_budget(len(chunk.paragraphs), talk.limits.max_turns)
     )
     accepted_before = 0
+    conversation = run_loop(
+        talk.provider,
+        history,
+        talk.registry,
+        context,
+        workflow,
+        limits,
+        saved_text_left_out(context),
+    )
     try:
-        async for event in run_loop(
-            talk.provider, history, talk.registry, context, workflow, limits
-        ):
-            yield ChunkEvent(where, event)
-            if isinstance(event, ToolStarted):
-                accepted_before = len(workflow.accepted)
-            elif isinstance(event, ToolFinished) and (
-                newly := len(workflow.accepted) - accepted_before
-            ):
-                yield ParagraphsDone(where, newly)
+        async with aclosing(conversation) as events:
+            async for event in events:
+                yield ChunkEvent(where, event)
+                if isinstance(event, Response) and event.finish_reason == CUT_REPLY:
+                    _learn_from_cut_reply(talk.window, event)
+                    yield ChunkFinished(where, None, _hand_over(context, "the reply was cut off"))
+                    return
+                if isinstance(event, ToolStarted):
+                    accepted_before = len(workflow.accepted)
+                elif isinstance(event, ToolFinished) and (
+                    newly := len(workflow.accepted) - accepted_before
+                ):
+                    yield ParagraphsDone(where, newly)
+    except ContextOverflowError as exc:
+        sent = request_tokens(ChatRequest(tuple(history), talk.registry.specs), talk.tokens)
+        _learn_from_overflow(talk.window, exc, sent)
+        yield ChunkFinished(where, None, _hand_over(context, str(exc)))
+        return
     except (LoopError, ProviderError) as exc:
         if isinstance(exc, FatalProviderError | UnreachableError):
             raise
@@ -70,6 +117,33 @@ async def run_chunk(
         # Proofreading leaves right paragraphs alone: they are done all the same.
         yield ParagraphsDone(where, unchanged)
     yield ChunkFinished(where, None)
+
+
+def _hand_over(context: ChunkContext, reason: str) -> HandOver:
+    workflow = context.workflow
+    title = workflow.needs_title and not workflow.title_done
+    return HandOver(tuple(workflow.missing_ids), title, reason)
+
+
+def _learn_from_overflow(window: ContextWindow, exc: ContextOverflowError, sent: int) -> None:
+    """The window the server said, else a share of the request it refused; and how many more
+    tokens it counts than honyaku does."""
+    if exc.prompt_tokens and sent:
+        window.observe_count(exc.prompt_tokens / sent)
+    tokens = exc.window or round(UNSAID_WINDOW_SHARE * (exc.prompt_tokens or sent))
+    if window.tokens is None or tokens < window.tokens:
+        window.learn(tokens, "the server's refusal")
+
+
+def _learn_from_cut_reply(window: ContextWindow, response: Response) -> None:
+    """A reply cut at the model's limit: what the request and the reply came to is as much
+    as the model holds."""
+    usage = response.usage
+    held = (usage.input_tokens or usage.estimated_input_tokens) + (
+        usage.output_tokens or usage.estimated_output_tokens
+    )
+    if held and (window.tokens is None or held < window.tokens):
+        window.learn(held, "a reply cut off at the model's limit")
 
 
 def _glossary_section(context: ChunkContext) -> str:

@@ -1,47 +1,40 @@
 """What a job will cost, before anything is sent: chunks, requests, tokens and money.
 
-The job is planned exactly as it would run (``planning.split_book``), and each chunk's
-conversation is played out on paper. Its first request carries the fixed prefix (system
-prompt and tool schemas) and the chunk message; each later request adds the replies and
-results before it. Tokens are estimated script by script (``domain.tokens``). As a provider's
-prompt cache does, a request's prefix that an earlier request already sent is counted as
-cached: the fixed prefix from the job's second chunk on, and within a chunk everything the
-previous request held.
+The job is planned exactly as it would run: at the chunk size the job would choose for the
+model (``sizing``), and each chunk's conversation is billed on paper as it would go
+(``domain.chunk_sizing.chunk_bill``): the fixed prefix (system prompt and tool schemas) and
+the chunk's message with its glossary entries, the replies the model takes, what each adds
+to the conversation, and the prompt cache of a provider, which serves every request's
+prefix that an earlier request sent.
 
-What the model writes is its calls: each paragraph's text (about as long as the source for a
-translation, the current translation for a revision) in its JSON item, the title, the status
-moves. How many replies a chunk takes depends on the model: by default one per workflow step
-(a cautious model: working, title, paragraphs, review, end), until earlier jobs with the same
-model tell better. Those jobs also correct the token estimate: what their provider reported
-against what honyaku estimated for the same requests (``TokenRatio``).
+Tokens are counted with the model's own tokenizer where honyaku ships it, else by the
+per-script ratio (``llm.tokenizers``); the estimate says which. How many replies a chunk
+takes is the model's: learned from its earlier jobs of the same kind. For a model never seen,
+each figure lies halfway (as ratios go) between the bill of a careful model (a few paragraphs
+a reply, each move a reply of its own, in the chunks the job starts with for a model never
+seen) and that of one that does a chunk in one reply, and ``spread`` says how far either may
+be.
+Earlier jobs also correct the count: what their provider reported against what honyaku
+counted for the same requests (``TokenRatio``).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 
-from honyaku.domain.book import Book, Paragraph
-from honyaku.domain.chunking import Chunk
-from honyaku.domain.glossary import GlossaryMatcher
+from honyaku.domain.book import Book
+from honyaku.domain.chunk_sizing import NOTHING, Behaviour, ChunkBill, Weights, chunk_bill
 from honyaku.domain.pricing import Prices
-from honyaku.domain.tokens import TokenRatio, estimate_tokens
+from honyaku.domain.tokens import TokenCounter, TokenRatio
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.planning import split_book
-from honyaku.jobs.prompts import chunk_message
-from honyaku.jobs.service import job_prompt, job_registry
+from honyaku.jobs.sizing import ChunkSizing, chunk_sizing, title_tokens
+from honyaku.llm.tokenizers import token_counter
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import ModelRecord
 from honyaku.store.stores import Stores
-
-ITEM_JSON = '{"paragraph_id":"1a2b3c4d","translated_text":""},'
-"""What a model writes around each paragraph's text."""
-CALL_TOKENS = 12
-"""A call's name and the JSON around its arguments."""
-RESULT_TOKENS = 30
-"""A tool result as it goes back: success, status or counts, and what to call next."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +52,13 @@ class Estimate:
     token_factor: float
     cost: float | None = None
     """In the currency of the prices; ``None`` without prices."""
+    counted_with: str = ""
+    """The tokenizer that counted: ``o200k``, ``DeepSeek``, ``per-script ratio``…"""
+    chunk_chars: int = 0
+    """The chunk size the job would plan with."""
+    spread: float = 1.0
+    """For a model never seen: the bill may be this many times less, or more, as the model
+    proves to submit whole chunks at once or a few paragraphs a reply; 1 once it is known."""
 
 
 def estimate_job(
@@ -70,138 +70,113 @@ def estimate_job(
     retranslate: bool = False,
     model: str | None = None,
     prices: Prices | None = None,
+    window: int | None = None,
+    xml: bool = False,
+    chunk_chars: int | None = None,
 ) -> Estimate:
-    """The estimate for a job over ``book_id``'s ``chapters`` with ``model``; sends nothing."""
+    """The estimate for a job over ``book_id``'s ``chapters`` with ``model`` (whose context
+    holds ``window`` tokens, where known; ``xml``: it speaks the XML protocol), in chunks of
+    ``chunk_chars`` if given; sends nothing."""
     book = stores.library.get_book(book_id, chapter_numbers=chapters)
-    record = stores.jobs.model_record(model) if model else ModelRecord()
+    record = stores.jobs.model_record(model, kind) if model else ModelRecord()
     ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
-    learned = record.requests / record.chunks if record.chunks else None
-    chapters_chunks = split_book(book, kind, retranslate=retranslate, written=set())
-    prefix = _prefix_tokens(book, kind)
-    matcher = BookGlossary(stores.glossary, book.id).matcher()
-    total = _Tally()
-    for chunks in chapters_chunks:
-        for chunk in chunks:
-            conversation = _conversation(chunk, kind, len(chunks), prefix, matcher)
-            replies = learned or conversation.steps
-            total.add(conversation.billed(replies, cached_prefix=total.requests > 0))
-    chunk_count = sum(len(chunks) for chunks in chapters_chunks)
-    tokens = (
-        round(total.input * ratio.factor),
-        round(total.cached * ratio.factor),
-        round(total.output * ratio.factor),
+    tokens = token_counter(model)
+    weights = Weights.of(prices)
+    sizing = chunk_sizing(
+        book,
+        kind,
+        tokens,
+        record=record,
+        weights=weights,
+        factor=ratio.factor,
+        window=window,
+        xml_language=book.target_lang if xml else None,
     )
-    cost = prices.cost(tokens[0] - tokens[1], tokens[1], tokens[2]) if prices else None
+    paper = _Paper(book, kind, retranslate, sizing, tokens, ratio.factor, stores)
+    careful = paper.bill(chunk_chars or sizing.chunk_chars(), sizing.behaviour())
+    total, spread = careful.bill, 1.0
+    if not sizing.behaviour().chunks_seen and sizing.fixed is None:
+        # Never seen: between a model that submits whole chunks and a careful one.
+        sizing.fixed = WHOLE_CHUNKS
+        whole = paper.bill(chunk_chars or sizing.chunk_chars(), WHOLE_CHUNKS).bill
+        spread = math.sqrt(careful.bill.billed(weights) / whole.billed(weights))
+        total = _between(careful.bill, whole, spread)
+    uncached = total.input - total.cached
     return Estimate(
-        chunk_count,
-        sum(len(c.paragraphs) for chunks in chapters_chunks for c in chunks),
+        careful.chunks,
+        careful.paragraphs,
         total.requests,
-        *tokens,
-        total.requests / chunk_count if chunk_count else 0.0,
-        record.jobs if learned or ratio.samples else 0,
+        round(total.input),
+        round(total.cached),
+        round(total.output),
+        total.requests / careful.chunks if careful.chunks else 0.0,
+        record.jobs if sizing.behaviour().chunks_seen or ratio.samples else 0,
         ratio.factor,
-        cost,
+        prices.cost(uncached, total.cached, total.output) if prices else None,
+        tokens.name,
+        careful.chunk_chars,
+        spread,
     )
 
 
-def _prefix_tokens(book: Book, kind: JobKind) -> float:
-    """The system prompt and the tool schemas, as the job sends them."""
-    schemas = "".join(
-        spec.name + spec.description + json.dumps(spec.parameters, ensure_ascii=False)
-        for spec in job_registry(kind, book.settings).specs
+WHOLE_CHUNKS = Behaviour(batch_paragraphs=None, other_replies=0.0)
+"""A model that does a chunk's every step in one reply: the cheapest there is."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    chunks: int
+    paragraphs: int
+    chunk_chars: int
+    bill: ChunkBill
+
+
+@dataclass(frozen=True, slots=True)
+class _Paper:
+    """A job planned and billed on paper."""
+
+    book: Book
+    kind: JobKind
+    retranslate: bool
+    sizing: ChunkSizing
+    tokens: TokenCounter
+    factor: float
+    stores: Stores
+
+    def bill(self, chunk_chars: int, behaviour: Behaviour) -> _Planned:
+        """The plan at ``chunk_chars``, and its bill with a model that works so."""
+        book, kind = self.book, self.kind
+        matcher = BookGlossary(self.stores.glossary, book.id).matcher()
+        planned = split_book(
+            book, kind, retranslate=self.retranslate, written=set(), chunk_chars=chunk_chars
+        )
+        total: ChunkBill = NOTHING
+        for chunk in (chunk for chunks in planned for chunk in chunks):
+            glossary = glossary_section(chunk_glossary(chunk, matcher), kind)
+            chapter = chunk.chapter
+            title = (
+                title_tokens(self.tokens, chapter.id, chapter.title) if chunk.shows_title else 0.0
+            )
+            total += chunk_bill(
+                self.sizing.cost,
+                behaviour,
+                sum(len(p.text) for p in chunk.paragraphs),
+                len(chunk.paragraphs),
+                title=title * self.factor,
+                shown=self.tokens.count(glossary) * self.factor,
+                cached_prefix=total.requests > 0,
+            )
+        chunks = [chunk for chunks in planned for chunk in chunks]
+        paragraphs = sum(len(chunk.paragraphs) for chunk in chunks)
+        return _Planned(len(chunks), paragraphs, chunk_chars, total)
+
+
+def _between(careful: ChunkBill, whole: ChunkBill, spread: float) -> ChunkBill:
+    """Halfway between the two bills, as ratios go: the careful one ``spread`` times less,
+    in the same parts; requests halfway between their counts."""
+    return ChunkBill(
+        math.sqrt(careful.requests * whole.requests),
+        careful.input / spread,
+        careful.cached / spread,
+        careful.output / spread,
     )
-    return estimate_tokens(job_prompt(book, kind)) + estimate_tokens(schemas)
-
-
-@dataclass(frozen=True, slots=True)
-class _Billed:
-    requests: float
-    input: float
-    cached: float
-    output: float
-
-
-@dataclass
-class _Tally:
-    requests: float = 0.0
-    input: float = 0.0
-    cached: float = 0.0
-    output: float = 0.0
-
-    def add(self, billed: _Billed) -> None:
-        self.requests += billed.requests
-        self.input += billed.input
-        self.cached += billed.cached
-        self.output += billed.output
-
-
-@dataclass(frozen=True, slots=True)
-class _Conversation:
-    """One chunk's conversation on paper: what its model writes, and in how many steps."""
-
-    prompt: float
-    """The fixed prefix and the chunk message."""
-    prefix: float
-    work: float
-    """The calls that carry text: the paragraphs and the title."""
-    work_calls: int
-    moves: int
-    """Status moves, each a call of its own."""
-
-    @property
-    def steps(self) -> int:
-        """Replies a model takes that makes one call a reply."""
-        return self.moves + self.work_calls
-
-    def billed(self, replies: float, *, cached_prefix: bool) -> _Billed:
-        """The bill for ``replies`` replies (between two whole numbers, the mean of both)."""
-        low, high = math.floor(replies), math.ceil(replies)
-        if low == high or low < 1:
-            return self._billed(max(1, high), cached_prefix)
-        a, b = self._billed(low, cached_prefix), self._billed(high, cached_prefix)
-        weight = replies - low
-        mix = [x * (1 - weight) + y * weight for x, y in zip(_values(a), _values(b), strict=True)]
-        return _Billed(*mix)
-
-    def _billed(self, replies: int, cached_prefix: bool) -> _Billed:
-        # The work lands in the reply before the last moves (review and end, or end alone),
-        # as the prompt's steps order it; moves and their results fill the other replies.
-        small = (self.moves * CALL_TOKENS + (self.moves + 1) * RESULT_TOKENS) / replies
-        work_at = max(1, replies - (2 if self.moves >= 3 else 1))
-        history, uncached, cached = 0.0, 0.0, 0.0
-        for reply in range(1, replies + 1):
-            shared = history + self.prompt if reply > 1 else (self.prefix if cached_prefix else 0)
-            written = small + (self.work if reply == work_at else 0)
-            sent = self.prompt + history
-            cached += shared
-            uncached += sent - shared
-            history += written + RESULT_TOKENS
-        output = self.work + self.moves * CALL_TOKENS
-        return _Billed(replies, uncached + cached, cached, output)
-
-
-def _values(billed: _Billed) -> tuple[float, float, float, float]:
-    return billed.requests, billed.input, billed.cached, billed.output
-
-
-def _conversation(
-    chunk: Chunk, kind: JobKind, in_chapter: int, prefix: float, matcher: GlossaryMatcher
-) -> _Conversation:
-    message = chunk_message(chunk, kind, chunks_in_chapter=in_chapter)
-    glossary = glossary_section(chunk_glossary(chunk, matcher), kind)
-    work = sum(_item_tokens(p, kind) for p in chunk.paragraphs)
-    calls = 0
-    if chunk.paragraphs:
-        work += CALL_TOKENS
-        calls += 1
-    if chunk.shows_title:
-        work += CALL_TOKENS + estimate_tokens(chunk.chapter.id + chunk.chapter.title) + 8
-        calls += 1
-    moves = 3 if kind is JobKind.TRANSLATION else 2
-    prompt = prefix + estimate_tokens(message) + estimate_tokens(glossary)
-    return _Conversation(prompt, prefix, work, calls, moves)
-
-
-def _item_tokens(paragraph: Paragraph, kind: JobKind) -> float:
-    text = paragraph.text if kind is JobKind.TRANSLATION else paragraph.translation or ""
-    return estimate_tokens(ITEM_JSON) + estimate_tokens(text)

@@ -7,8 +7,9 @@ A job's stream opens with ``JobStarted`` and closes with ``JobFinished``. In bet
 chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in ``ChunkEvent``
 (``Waiting`` as each request goes, text and reasoning deltas, retries, responses with their
 usage, tools started and finished, nudges), ``ParagraphsDone`` as batches are accepted, and
-``ChunkFinished`` (or ``ChunkTakenOver``). The terminal's progress bar, the action log, cost
-accounting and the web app's SSE all consume this stream.
+``ChunkFinished`` (with what it handed over, when its conversation did not fit the model's
+context) or ``ChunkTakenOver``. The terminal's progress bar, the action log, cost accounting and
+the web app's SSE all consume this stream.
 """
 
 from __future__ import annotations
@@ -114,10 +115,22 @@ class ParagraphsBusy:
 
 
 @dataclass(frozen=True, slots=True)
+class HandOver:
+    """What a chunk gave back unfinished, to be planned again in chunks that fit: its request
+    or its reply did not fit the model's context window."""
+
+    paragraph_ids: tuple[str, ...]
+    title: bool
+    """The chapter's title is not done either."""
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class ChunkFinished:
     where: Where
     error: str | None
-    """Why the chunk failed; ``None`` when it reached its end."""
+    """Why the chunk failed; ``None`` when it reached its end, or handed its rest over."""
+    handed_over: HandOver | None = None
 
 
 @dataclass(frozen=True, slots=True)

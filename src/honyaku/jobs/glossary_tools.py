@@ -39,17 +39,13 @@ MAX_LOOKUP_RESULTS = 30
 
 
 class TermProposal(BaseModel):
-    """One glossary entry a model proposes."""
-
     model_config = ConfigDict(extra="ignore")
 
-    source: str = Field(description="The name or term exactly as the book writes it.")
-    target: str = Field(description="Its rendering in the target language.")
-    note: str = Field(default="", description="Who or what it is, in a few words.")
-    kind: str = Field(
-        default="", description="character, place, organization or term (the default)."
-    )
-    reading: str = Field(default="", description="How the source is read (kana for Japanese).")
+    source: str = Field(description="As the book writes it.")
+    target: str = Field(description="Its rendering.")
+    note: str = Field(default="", description="Who or what it is, briefly.")
+    kind: str = Field(default="", description="character, place, organization or term.")
+    reading: str = Field(default="", description="Its reading (kana for Japanese).")
 
 
 @tool()
@@ -57,16 +53,11 @@ def add_glossary_terms(
     context: ChunkContext,
     terms: Annotated[
         list[TermProposal],
-        Field(
-            description="The entries to propose.",
-            json_schema_extra={"minItems": 1, "maxItems": MAX_TERMS_PER_CALL},
-        ),
+        Field(json_schema_extra={"minItems": 1, "maxItems": MAX_TERMS_PER_CALL}),
     ],
 ) -> dict[str, Any]:
-    """Propose glossary entries for names and recurring terms the glossary lacks, so the whole
-    book renders them alike. They wait for the translator's approval; approved ones are listed
-    with the chunks they occur in. A proposal that contradicts an approved entry is refused
-    with that entry: follow the glossary."""
+    """Propose entries for names and recurring terms the glossary lacks. The translator
+    approves them; one that contradicts an approved entry is refused: follow the glossary."""
     proposals = _cleaned(terms)
     glossary = context.book_glossary()
     known = _by_match_key(glossary.entries())
@@ -108,14 +99,10 @@ def get_glossary(
     context: ChunkContext,
     query: Annotated[
         str,
-        Field(
-            min_length=1,
-            description="A name, a term, a rendering, or a sentence to find the entries in.",
-        ),
+        Field(min_length=1, description="A name, term, rendering or sentence."),
     ],
 ) -> dict[str, Any]:
-    """Look up the book's glossary: entries whose source, aliases, reading or rendering
-    contain the query, or that occur in it. Read only."""
+    """Look up the book's glossary entries that match the query or occur in it. Read only."""
     stored = context.book_glossary().entries()
     found = search_entries([s.entry for s in stored], query)
     shown = found[:MAX_LOOKUP_RESULTS]

@@ -18,7 +18,7 @@ from honyaku.errors import HonyakuError, SpendingCapReached
 from honyaku.jobs.events import JobStarted
 from honyaku.jobs.progress import JobProgress
 from honyaku.jobs.service import JobRequest, JobService
-from honyaku.llm.models import ModelChoice, ProtocolMemory, open_model
+from honyaku.llm.models import ModelChoice, ModelMemory, open_model
 from honyaku.store.jobs import JobStatus
 
 WATCH_INTERVAL_S = 0.25
@@ -82,7 +82,7 @@ class _Followed:
 class InProcessLauncher:
     """Jobs run in the background of this process."""
 
-    def __init__(self, service: JobService, protocols: ProtocolMemory) -> None:
+    def __init__(self, service: JobService, protocols: ModelMemory) -> None:
         self.service = service
         self.protocols = protocols
         self._followed: dict[str, _Followed] = {}

@@ -1,21 +1,25 @@
 """A job's plan: each chapter's work paragraphs, split into chunks.
 
-The plan is made once, when the job is created, and kept as rows (``store.chunks``); a
-resumed job runs what is left of the same plan. A paragraph counts as done for a translation
-once it has a selected translation (unless the job retranslates), and for every job once the
-job has written a version of it. Glossary extraction writes no versions: the status of its
-chunk rows alone says what is done. On a book a new edition changed, a translation job
-does the new paragraphs and those whose translation is stale.
+The plan is made when the job is created, at the size its model is best served by
+(``sizing``), and kept as rows (``store.chunks``); a resumed job runs what is left of the
+same plan. Chunks waiting to run are planned again (``replanner``) when that size changes:
+the job learned how its model works, or a request did not fit the model's context.
+
+A paragraph counts as done for a translation once it has a selected translation (unless the
+job retranslates), and for every job once the job has written a version of it. Glossary
+extraction writes no versions: the status of its chunk rows alone says what is done. On a
+book a new edition changed, a translation job does the new paragraphs and those whose
+translation is stale.
 """
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk, split_into_chunks
 from honyaku.domain.workflow import JobKind
-from honyaku.store.chunks import PlannedChunk
+from honyaku.store.chunks import PlannedChunk, Replan
 
 
 def work_of(chapter: Chapter, kind: JobKind) -> list[Paragraph]:
@@ -42,9 +46,16 @@ def title_wanted(chapter: Chapter, kind: JobKind, *, retranslate: bool) -> bool:
 
 
 def split_book(
-    book: Book, kind: JobKind, *, retranslate: bool, written: Set[str]
+    book: Book,
+    kind: JobKind,
+    *,
+    retranslate: bool,
+    written: Set[str],
+    chunk_chars: int | None = None,
 ) -> list[list[Chunk]]:
-    """Each chapter's chunks still to do, in chapter order."""
+    """Each chapter's chunks still to do, in chapter order, of at most ``chunk_chars`` (by
+    default the book's setting)."""
+    chunk_chars = chunk_chars or book.settings.chunk_chars
     chapters = []
     for chapter in book.chapters:
         work = [
@@ -56,7 +67,7 @@ def split_book(
             split_into_chunks(
                 chapter,
                 work,
-                max_chars=book.settings.chunk_chars,
+                max_chars=chunk_chars,
                 with_title=title_wanted(chapter, kind, retranslate=retranslate),
             )
         )
@@ -64,21 +75,47 @@ def split_book(
 
 
 def plan_chunks(
-    book: Book, kind: JobKind, *, retranslate: bool, written: Set[str]
+    book: Book,
+    kind: JobKind,
+    *,
+    retranslate: bool,
+    written: Set[str],
+    chunk_chars: int | None = None,
 ) -> list[PlannedChunk]:
-    """The chunks of ``book``'s chapters still to do, in chapter order."""
-    return [
-        PlannedChunk(
-            chunk.chapter.id,
-            chunk.chapter.order,
-            chunk.number,
-            len(chunks),
-            chunk.paragraph_ids,
-            chunk.shows_title,
-        )
-        for chunks in split_book(book, kind, retranslate=retranslate, written=written)
-        for chunk in chunks
-    ]
+    """The chunks of ``book``'s chapters still to do, in chapter order, of at most
+    ``chunk_chars`` (by default the book's setting)."""
+    chapters = split_book(
+        book, kind, retranslate=retranslate, written=written, chunk_chars=chunk_chars
+    )
+    return [_planned(chunk, chunk.number, len(chunks)) for chunks in chapters for chunk in chunks]
+
+
+def replanner(book: Book, chunk_chars: int) -> Replan:
+    """How the chunks of ``book`` waiting to run are planned again at ``chunk_chars``."""
+    chapters = {chapter.id: chapter for chapter in book.chapters}
+
+    def split(
+        chapter_id: str, paragraph_ids: Sequence[str], shows_title: bool, first: int
+    ) -> list[PlannedChunk]:
+        chapter = chapters[chapter_id]
+        by_id = {p.id: p for p in chapter.paragraphs}
+        work = [by_id[pid] for pid in paragraph_ids if pid in by_id]
+        chunks = split_into_chunks(chapter, work, max_chars=chunk_chars, with_title=shows_title)
+        last = first + len(chunks) - 1
+        return [_planned(chunk, first + n, last) for n, chunk in enumerate(chunks)]
+
+    return split
+
+
+def _planned(chunk: Chunk, number: int, in_chapter: int) -> PlannedChunk:
+    return PlannedChunk(
+        chunk.chapter.id,
+        chunk.chapter.order,
+        number,
+        in_chapter,
+        chunk.paragraph_ids,
+        chunk.shows_title,
+    )
 
 
 def still_to_do(

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from honyaku.agent.loop import ToolFinished
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs.events import (
@@ -36,6 +37,8 @@ from honyaku.jobs.events import (
 )
 from honyaku.llm.events import Response, Retry, Usage, Waiting
 from honyaku.store.jobs import Job, JobCost, JobStatus
+
+_BATCH_TOOL = "add_translation_batch"
 
 
 def cost_of(usage: Usage) -> JobCost:
@@ -54,12 +57,17 @@ def cost_of(usage: Usage) -> JobCost:
 
 
 def cost_change(event: JobEvent) -> JobCost | None:
-    """What an event adds to the job's cost, if anything: a reply, or a retry."""
+    """What an event adds to the job's cost, if anything: a reply (and whether it carried a
+    batch), a retry, the paragraphs a batch saved (how the model works through a chunk)."""
     match event:
-        case ChunkEvent(event=Response(usage=usage)):
-            return cost_of(usage)
+        case ChunkEvent(event=Response(usage=usage, message=message)):
+            batch = any(call.name == _BATCH_TOOL for call in message.tool_calls)
+            return cost_of(usage) + JobCost(batch_replies=int(batch))
         case ChunkEvent(event=Retry()):
             return JobCost(retries=1)
+        case ChunkEvent(event=ToolFinished(call=call, result=result)):
+            if call.name == _BATCH_TOOL and result.get("success"):
+                return JobCost(batched_paragraphs=int(result.get("accepted", 0)))
     return None
 
 

@@ -68,9 +68,7 @@ _EN_RULES = """\
 Rules:
 - Work lines are "[n] [ID: 1a2b3c4d] text": [n] is the position in the chapter, for reading
   only. Submit by paragraph_id, the 8 characters after "ID:", never by index.
-- Only [ID: …] lines are work. Paragraphs from get_previous_paragraphs, get_next_paragraphs,
-  get_paragraph_position or get_paragraph_info are context: read them freely, never submit
-  them.
+- Only [ID: …] lines are work; paragraphs the context tools return are never submitted.
 - One item per paragraph, on one line. Keep names and terms consistent."""
 
 _EN_QUESTIONS = (
@@ -114,8 +112,7 @@ _ZH_RULES = """\
 规则：
 - 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读；
   提交时用 paragraph_id（"ID:" 后的 8 个字符），不得使用 index。
-- 只有带 [ID: …] 的行是待处理段落。get_previous_paragraphs、get_next_paragraphs、
-  get_paragraph_position、get_paragraph_info 读到的段落只是上下文：可以查阅，不要提交。
+- 只有带 [ID: …] 的行是待处理段落；上下文工具读到的段落不要提交。
 - 每个段落一项，译文写在一行内。人名和术语前后一致。"""
 
 _ZH_QUESTIONS = (

@@ -11,24 +11,33 @@ runs, stops the run when someone asked the job to stop (``JobService.stop``, fro
 other process), and ends the conversation of a chunk another process took over (this one's
 heartbeat had stalled past the claim timeout). Every write made under a claim shows its token,
 so such a chunk's late writes are refused whatever the heartbeat knows yet.
+
+Chunks are planned at the size that bills the model least and fits its context window
+(``sizing``). As chunks end, the job learns how the model works; when that moves the best
+size by more than a quarter, the chunks waiting to run are planned again. A chunk whose
+conversation did not fit the window hands its rest over, and its chapter's rest (and every
+other chapter's) is planned again in chunks that fit. A resumed job plans its chunks waiting
+to run again when the size changed since.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Sequence
+import threading
+from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import groupby
 
-from honyaku.agent.broker import ApprovalPolicy, Broker
+from honyaku.agent.broker import Broker
 from honyaku.agent.loop import LoopLimits
-from honyaku.agent.questions import QUESTION_TOOL_NAMES, QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS
 from honyaku.agent.registry import ToolRegistry
-from honyaku.domain.book import Book, BookSettings, Chapter, Paragraph
+from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.domain.chunk_sizing import Weights
 from honyaku.domain.chunking import Chunk
 from honyaku.domain.pricing import Prices
+from honyaku.domain.tokens import TokenRatio
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
 from honyaku.errors import ClaimLost, ConfigError, SpendingCapReached, StoreError
 from honyaku.jobs.action_log import ActionLog
@@ -38,6 +47,7 @@ from honyaku.jobs.events import (
     ChunkFailure,
     ChunkFinished,
     ChunkTakenOver,
+    HandOver,
     JobEvent,
     JobFinished,
     JobOutcome,
@@ -46,27 +56,27 @@ from honyaku.jobs.events import (
     ParagraphsDone,
     Where,
 )
-from honyaku.jobs.glossary_prompts import extraction_prompt
-from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
-from honyaku.jobs.planning import is_done, plan_chunks, still_to_do, title_wanted
-from honyaku.jobs.progress import JobProgress
-from honyaku.jobs.prompts import system_prompt
+from honyaku.jobs.instructions import job_prompt, job_registry
+from honyaku.jobs.planning import is_done, plan_chunks, replanner, still_to_do, title_wanted
+from honyaku.jobs.progress import JobProgress, cost_change
 from honyaku.jobs.scheduler import merged
+from honyaku.jobs.sizing import ChunkSizing, chunk_sizing
 from honyaku.jobs.spending import CappedProvider, Spending, check_cap, reply_bound
-from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
-from honyaku.llm.models import ConnectedModel
-from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken
+from honyaku.jobs.tools import ChunkContext
+from honyaku.llm.models import ConnectedModel, ToolProtocol
+from honyaku.llm.tokenizers import token_counter
+from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken, HandedBack
 from honyaku.store.glossary import BookGlossary
-from honyaku.store.jobs import Job, JobScope, JobStatus
+from honyaku.store.jobs import Job, JobCost, JobScope, JobStatus
 from honyaku.store.leases import CLAIM_TIMEOUT_VARIABLE, claim_timeout_s
 from honyaku.store.stores import Stores
 
 CONCURRENCY = 4
 HEARTBEAT_S = 10.0
+RESIZE_CHANGE = 0.25
+"""How far the best chunk size must move before the chunks waiting to run are planned again."""
 HEARTBEAT_VARIABLE = "HONYAKU_HEARTBEAT_S"
 """Seconds between a running job's heartbeats (default 10)."""
-JOB_TOOL_NAMES = tuple(t.name for t in TASK_TOOLS + GLOSSARY_TOOLS + QUESTION_TOOLS)
-"""The tools a job's model may call: the names a book's approval settings may name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +93,9 @@ class JobRequest:
     """The unfinished job to go on with; by default the one over the same scope, if any."""
     max_cost: float | None = None
     """What this run may spend at the model's prices; by default the book's ``max_cost``."""
+    chunk_chars: int | None = None
+    """Plan chunks of this size, not the one the model is best served by (a context window
+    too small for it still makes them smaller)."""
 
 
 class JobService:
@@ -104,7 +117,15 @@ class JobService:
         )
         spending = _spending(request, book, model)
         scope = JobScope(book.id, request.kind, request.chapters, request.retranslate)
-        planned = plan_chunks(book, request.kind, retranslate=request.retranslate, written=set())
+        sizing = await asyncio.to_thread(self._sizing, book, request.kind, model)
+        chunk_chars = request.chunk_chars or sizing.chunk_chars()
+        planned = plan_chunks(
+            book,
+            request.kind,
+            retranslate=request.retranslate,
+            written=set(),
+            chunk_chars=chunk_chars,
+        )
         job, resumed = await asyncio.to_thread(
             self.store.open,
             scope,
@@ -112,20 +133,39 @@ class JobService:
             protocol=model.protocol.value,
             planned=planned,
             resume=request.resume,
+            chunk_chars=chunk_chars,
         )
-        run = await asyncio.to_thread(_Run, self, job, book, request, model, spending, beat_s)
-        lanes = run.lanes(await asyncio.to_thread(self.chunks.items, job.id))
-        started = JobStarted(
-            job, run.total, run.total - len(run.to_do), sum(len(lane) for lane in lanes), resumed
+        run = await asyncio.to_thread(
+            _Run, self, job, book, request, model, spending, sizing, beat_s
         )
+        if resumed and job.chunk_chars != chunk_chars:
+            await run.replan(chunk_chars)
+        items = await asyncio.to_thread(self.chunks.items, job.id)
+        lanes = run.lanes(items)
+        left = sum(1 for item in items if item.status is not ChunkStatus.DONE)
+        started = JobStarted(job, run.total, run.total - len(run.to_do), left, resumed)
         run.progress = JobProgress.starting(started, model.prices)
         yield started
         async for event in self._running_job(run, lanes):
             yield event
 
-    async def _running_job(
-        self, run: _Run, lanes: list[list[ChunkItem]]
-    ) -> AsyncIterator[JobEvent]:
+    def _sizing(self, book: Book, kind: JobKind, model: ConnectedModel) -> ChunkSizing:
+        name = model.provider.model
+        record = self.store.model_record(name, kind)
+        factor = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, 1)
+        xml = model.protocol is ToolProtocol.XML
+        return chunk_sizing(
+            book,
+            kind,
+            token_counter(name),
+            record=record,
+            weights=Weights.of(model.prices),
+            factor=factor.factor,
+            window=model.window.tokens,
+            xml_language=book.target_lang if xml else None,
+        )
+
+    async def _running_job(self, run: _Run, lanes: list[int]) -> AsyncIterator[JobEvent]:
         job = run.job
         log = ActionLog(self.store, job.id)
         task = asyncio.current_task()
@@ -144,7 +184,7 @@ class JobService:
             # cost are written, and its chunks are free for the next run. On the loop: a
             # cancelled task cannot wait for a thread, and these are a few short writes.
             log.write_now()
-            self.chunks.release(list(run.held))
+            self.chunks.release(run.end())
             asked = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit)
             stopped = asked or isinstance(exc, SpendingCapReached)
             status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
@@ -216,15 +256,23 @@ class _Run:
         request: JobRequest,
         model: ConnectedModel,
         spending: Spending | None,
+        sizing: ChunkSizing,
         heartbeat_s: float,
     ) -> None:
         self.service, self.job, self.book, self.request = service, job, book, request
         self.spending = spending
+        self.model = model
+        self.sizing = sizing
+        self.chunk_chars = job.chunk_chars or sizing.chunk_chars()
+        """The size the chunks waiting to run are planned with."""
         self.heartbeat_s = heartbeat_s
         self.held: dict[ClaimToken, asyncio.Task[object] | None] = {}
         """The claims this run holds, each with the lane running its chunk."""
         self.lost: set[ClaimToken] = set()
         """Claims another process took over."""
+        self.ended = False
+        """The run has ended: it takes no more claims."""
+        self._claiming = threading.Lock()
         self.capped: SpendingCapReached | None = None
         """Why the run stopped taking chunks: the next request could pass its cap."""
         written = service.store.paragraphs_done(job.id)
@@ -236,7 +284,12 @@ class _Run:
         self.total = len(paragraphs)
         self.glossary = BookGlossary(service.stores.glossary, book.id)
         self.talk = ChunkTalk(
-            model.provider, self._registry(), job_prompt(book, job.kind), request.limits
+            model.provider,
+            self._registry(),
+            job_prompt(book, job.kind),
+            request.limits,
+            model.window,
+            token_counter(model.provider.model),
         )
         self.progress: JobProgress
         """The run's figures, from when it starts."""
@@ -255,21 +308,33 @@ class _Run:
         approval = book_approvals(service.broker, service.library, self.book.id)
         return job_registry(self.job.kind, self.book.settings, approval)
 
-    def lanes(self, items: list[ChunkItem]) -> list[list[ChunkItem]]:
-        """The chunks left to run, one lane per chapter, longest chapters first: the job ends
-        closest to its critical path."""
-        left = [i for i in items if i.status is not ChunkStatus.DONE]
-        by_chapter = [list(g) for _, g in groupby(left, key=lambda i: i.planned.chapter_number)]
-        return sorted(by_chapter, key=len, reverse=True)
+    def lanes(self, items: list[ChunkItem]) -> list[int]:
+        """The chapters with chunks left to run, one lane each, those with the most chunks
+        first: the job ends closest to its critical path."""
+        left = Counter(i.planned.chapter_number for i in items if i.status is not ChunkStatus.DONE)
+        return sorted(left, key=lambda number: (-left[number], number))
 
-    async def chapter(self, items: Sequence[ChunkItem]) -> AsyncIterator[JobEvent]:
-        """A chapter's chunks in order; a chunk another process holds, or takes over, leaves
-        it the chapter."""
-        chunks = self.service.chunks
-        for item in items:
-            if self.capped is not None:
+    async def replan(self, chunk_chars: int, handed_back: HandedBack | None = None) -> None:
+        """Plan the chunks waiting to run (and what ``handed_back`` gives) at ``chunk_chars``."""
+        chunks, job_id = self.service.chunks, self.job.id
+        split = replanner(self.book, chunk_chars)
+        await asyncio.to_thread(chunks.replan, job_id, split, handed_back=handed_back)
+        await asyncio.to_thread(self.service.store.planned_with, job_id, chunk_chars)
+        self.chunk_chars = chunk_chars
+
+    async def chapter(self, number: int) -> AsyncIterator[JobEvent]:
+        """A chapter's chunks in order, each read as it stands when its turn comes (the rest
+        may have been planned again meanwhile); a chunk another process holds, or takes over,
+        leaves it the chapter."""
+        chunks, after = self.service.chunks, 0
+        while self.capped is None:
+            item = await asyncio.to_thread(chunks.next_item, self.job.id, number, after)
+            if item is None:
                 return
-            claim = await asyncio.to_thread(chunks.claim, item.pk)
+            claim = await asyncio.to_thread(self._claim, item.pk)
+            if claim is None:
+                continue  # planned again meanwhile: read the chapter's rest again
+            after = item.planned.number
             if claim is ChunkStatus.RUNNING:
                 return
             if isinstance(claim, Claim):
@@ -283,6 +348,25 @@ class _Run:
                 if claim.token in self.lost:
                     return
 
+    def _claim(self, pk: int) -> Claim | ChunkStatus | None:
+        """Claim chunk ``pk`` (in a worker thread) and hold it at once, so that the run's end
+        gives it back even if its lane was cancelled meanwhile. Once the run has ended it takes
+        nothing: ``RUNNING``, as for a chunk another process holds, ends the lane."""
+        with self._claiming:
+            if self.ended:
+                return ChunkStatus.RUNNING
+            claim = self.service.chunks.claim(pk)
+            if isinstance(claim, Claim):
+                self.held.setdefault(claim.token, None)
+            return claim
+
+    def end(self) -> list[ClaimToken]:
+        """Take no more claims; the claims still held, to give back. Lanes of a run that
+        ended may still be running until the job's stream is closed."""
+        with self._claiming:
+            self.ended = True
+            return list(self.held)
+
     def give_up(self, lost: frozenset[ClaimToken]) -> None:
         """End the conversations of chunks another process took over."""
         for token in lost:
@@ -292,21 +376,28 @@ class _Run:
                 lane.cancel()
 
     async def _claimed(self, claim: Claim) -> AsyncIterator[JobEvent]:
-        """The claimed chunk's events, then its end written under its claim; or, if another
-        process takes the chunk over meanwhile, ``ChunkTakenOver``."""
+        """The claimed chunk's events, then its end written under its claim (with what it
+        handed over planned again); or, if another process takes the chunk over meanwhile,
+        ``ChunkTakenOver``."""
         token, lane = claim.token, asyncio.current_task()
         self.held[token] = lane
-        error = None
         try:
-            async for event in self._chunk(claim):
-                if isinstance(event, ChunkFinished):
-                    error = event.error
+            chapter, work, gone = await asyncio.to_thread(self._work, claim)
+            finished, seen = None, JobCost()
+            async for event in self._chunk(claim, chapter, work, gone):
+                seen += cost_change(event) or JobCost()
+                finished = event if isinstance(event, ChunkFinished) else finished
                 yield event
+            error = finished.error if finished else None
+            if finished and finished.handed_over:
+                error = await self._hand_over(claim, work, finished.handed_over)
             # From here the claim is ended, not given back: its end is written in a thread
             # that runs on even if the run is stopped meanwhile.
             del self.held[token]
             status = ChunkStatus.FAILED if error else ChunkStatus.DONE
             await asyncio.to_thread(self.service.chunks.finish, token, status, error)
+            if finished and not finished.handed_over and not error:
+                await self._learn(len(work), seen)
             return
         except ClaimLost as lost:
             reason = str(lost)
@@ -322,10 +413,11 @@ class _Run:
             Where(planned.chapter_number, planned.number, planned.chapter_id), reason
         )
 
-    async def _chunk(self, claim: Claim) -> AsyncIterator[JobEvent]:
+    async def _chunk(
+        self, claim: Claim, chapter: Chapter, work: list[Paragraph], gone: int
+    ) -> AsyncIterator[JobEvent]:
         planned = claim.item.planned
         where = Where(planned.chapter_number, planned.number, planned.chapter_id)
-        chapter, work, gone = await asyncio.to_thread(self._work, claim)
         if claim.busy:
             yield ParagraphsBusy(where, claim.busy)
         if gone:
@@ -342,6 +434,39 @@ class _Run:
                 context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
             ):
                 yield event
+
+    async def _learn(self, paragraphs: int, seen: JobCost) -> None:
+        """Count how the chunk went (``seen``: its replies, those with a batch, the paragraphs
+        batches saved); plan again if that moves the best size far enough."""
+        tally = self.sizing.tally
+        tally.add_chunk(paragraphs, seen.requests, seen.batch_replies, seen.batched_paragraphs)
+        if self.request.chunk_chars:
+            return
+        best = self.sizing.chunk_chars()
+        if abs(best - self.chunk_chars) > RESIZE_CHANGE * self.chunk_chars:
+            await self.replan(best)
+
+    async def _hand_over(self, claim: Claim, work: list[Paragraph], over: HandOver) -> str | None:
+        """Plan what a chunk handed over in chunks that fit the window as now known; an error
+        when no chunk can be smaller than the one that did not fit."""
+        window = self.model.window
+        self.sizing.window = window.tokens
+        if window.count_factor > 1.0:
+            self.sizing.rescale(window.count_factor)
+            window.count_factor = 1.0
+        best = min(self.sizing.chunk_chars(), self.request.chunk_chars or self.chunk_chars)
+        handed = [p for p in work if p.id in set(over.paragraph_ids)]
+        if len(handed) == len(work) and best >= sum(len(p.text) for p in handed):
+            # Nothing done, and no smaller size would be chosen: halve it all the same.
+            if len(handed) <= 1:
+                return (
+                    f"the model's context window ({window.tokens or '?'} tokens) cannot hold "
+                    f"honyaku's instructions and one paragraph: {over.reason}"
+                )
+            best = sum(len(p.text) for p in handed) // 2
+        kept = tuple(p.id for p in work if p.id not in set(over.paragraph_ids))
+        await self.replan(best, HandedBack(claim.token, kept, over.paragraph_ids, over.title))
+        return None
 
     def _work(self, claim: Claim) -> tuple[Chapter, list[Paragraph], int]:
         """The chunk's chapter, its paragraphs still to do, and how many of those it was planned
@@ -415,26 +540,6 @@ def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spendin
     if cap is None or model.prices is None:
         return None
     return Spending(cap, model.prices)
-
-
-def job_registry(
-    kind: JobKind, settings: BookSettings, approval: ApprovalPolicy | None = None
-) -> ToolRegistry[ChunkContext]:
-    """The tools a job of ``kind`` offers its model on a book with ``settings``."""
-    hidden: tuple[str, ...] = ()
-    questions = QUESTION_TOOLS
-    if settings.skip_ask_user:
-        questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
-    tools = EXTRACTION_TOOLS if kind is JobKind.EXTRACTION else TASK_TOOLS + GLOSSARY_TOOLS
-    return ToolRegistry(tools + questions, ChunkContext, hidden=hidden, approval=approval)
-
-
-def job_prompt(book: Book, kind: JobKind) -> str:
-    """The system prompt every chunk of a job of ``kind`` over ``book`` starts with."""
-    questions = not book.settings.skip_ask_user
-    if kind is JobKind.EXTRACTION:
-        return extraction_prompt(book.source_lang, book.target_lang, questions=questions)
-    return system_prompt(kind, book.source_lang, book.target_lang, questions=questions)
 
 
 def _failure_text(failures: list[ChunkFailure], left: list[ChunkItem]) -> str | None:

@@ -4,16 +4,23 @@ the context they work on.
 Their docstrings are what the model reads about them. A tool checks the call with the chunk's
 workflow (pure rules, in ``domain``), writes through the library, then tells the workflow
 what was accepted.
+
+A batch saved without a warning is sent back in the conversation without its texts
+(``saved_text_left_out``): a careful model that submits a few paragraphs a reply would
+otherwise pay for every translation again on each later turn. The shortened call names the
+paragraphs it saved; ``get_paragraph_info`` reads their text back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import Field
 
-from honyaku.agent.registry import Tool, ToolContext, tool
+from honyaku.agent.loop import Shortening
+from honyaku.agent.registry import Result, Tool, ToolContext, tool
 from honyaku.domain.batch import MAX_BATCH_ITEMS, BatchItem
 from honyaku.domain.book import Book, TranslationKind
 from honyaku.domain.chunking import Chunk
@@ -21,6 +28,7 @@ from honyaku.domain.workflow import ChunkWorkflow, JobKind, TaskStatus
 from honyaku.errors import ToolError
 from honyaku.jobs.batch_quality import batch_warnings, warnings_result
 from honyaku.jobs.events import Where
+from honyaku.llm.messages import ToolCall
 from honyaku.store.chunks import ClaimToken
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.library import Library, LocatedParagraph
@@ -64,8 +72,8 @@ class ChunkContext(ToolContext):
         return self.glossary
 
 
-ParagraphId = Annotated[str, Field(description="An id from an [ID: …] marker.")]
-Count = Annotated[int, Field(ge=1, le=MAX_CONTEXT_PARAGRAPHS, description="How many paragraphs.")]
+ParagraphId = Annotated[str, Field(description="From an [ID: …] marker.")]
+Count = Annotated[int, Field(ge=1, le=MAX_CONTEXT_PARAGRAPHS)]
 
 
 @tool()
@@ -73,8 +81,8 @@ def update_task_status(
     context: ChunkContext,
     status: Annotated[str, Field(json_schema_extra={"enum": [s.value for s in TaskStatus]})],
 ) -> dict[str, Any]:
-    """Move the task on. Translation: planning → working → review → end, review → working to
-    revise. Polish, proofreading: planning → working → end."""
+    """Move the task on: planning → working → review → end, review → working to revise.
+    Polish and proofreading have no review."""
     moved = context.workflow.move(status)
     if context.claim is not None:
         context.stores.chunks.record_workflow(context.claim, moved["status"])
@@ -101,8 +109,8 @@ def add_translation_batch(
         list[BatchItem], Field(json_schema_extra={"minItems": 1, "maxItems": MAX_BATCH_ITEMS})
     ],
 ) -> dict[str, Any]:
-    """Submit paragraphs' new text, all in one call if you can (in working). Checked whole: if
-    an item is wrong, nothing is saved and the error names its paragraph_id."""
+    """Submit paragraphs' new text (in working). Checked whole: one wrong item saves nothing,
+    and the error names it."""
     workflow = context.workflow
     workflow.check_batch(paragraphs, _in_book(context, paragraphs))
     texts = _new_texts(workflow, paragraphs)
@@ -124,6 +132,36 @@ def add_translation_batch(
         **workflow.accept(item.paragraph_id for item in paragraphs),
         **warnings_result(warnings),
     }
+
+
+def saved_text_left_out(context: ChunkContext) -> Shortening:
+    """What a batch saved without warnings is sent back as: which paragraphs it saved, in
+    runs of the chunk's order, not their texts."""
+    order = {pid: n for n, pid in enumerate(context.workflow.assigned)}
+
+    def shorten(call: ToolCall, result: Result) -> Mapping[str, Any] | None:
+        if call.name != add_translation_batch.name or not result.get("success"):
+            return None
+        if "warnings" in result:
+            return None
+        items = call.arguments.get("paragraphs") or ()
+        ids = [item["paragraph_id"] for item in items if isinstance(item, dict)]
+        runs = _id_runs(ids, order)
+        return {"paragraphs": f"saved: {runs} ({len(ids)} paragraph(s); text left out here)"}
+
+    return shorten
+
+
+def _id_runs(ids: Sequence[str], order: Mapping[str, int]) -> str:
+    """``ids`` as runs of consecutive paragraphs: ``1a2b3c4d to 9f8e7d6c, 5a6b7c8d``."""
+    ranked = sorted(ids, key=lambda pid: order.get(pid, len(order)))
+    runs: list[list[str]] = []
+    for pid in ranked:
+        if runs and order.get(pid) is not None and order.get(runs[-1][-1]) == order[pid] - 1:
+            runs[-1].append(pid)
+        else:
+            runs.append([pid])
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
 
 
 def _in_book(context: ChunkContext, items: list[BatchItem]) -> set[str]:
@@ -168,7 +206,7 @@ def get_paragraph_position(
     include_next: bool = False,
     count: Count = 3,
 ) -> dict[str, Any]:
-    """Context: a paragraph's chapter and index, optionally with the paragraphs around it."""
+    """Context: a paragraph's chapter and index, optionally with its neighbours."""
     located = _anchor(context, paragraph_id)
     result: dict[str, Any] = {
         **_context(located),

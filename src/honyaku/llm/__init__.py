@@ -32,7 +32,9 @@ from honyaku.llm.messages import (
     request_tokens,
 )
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
+from honyaku.llm.server_info import ServerInfo, ask_server
 from honyaku.llm.timeouts import Timeouts
+from honyaku.llm.tokenizers import token_counter
 
 __all__ = [
     "AssistantMessage",
@@ -45,6 +47,7 @@ __all__ = [
     "Retry",
     "RetryPolicy",
     "RetryingProvider",
+    "ServerInfo",
     "StreamEvent",
     "SystemMessage",
     "TextDelta",
@@ -56,8 +59,10 @@ __all__ = [
     "Usage",
     "UserMessage",
     "Waiting",
+    "ask_server",
     "message_chars",
     "message_tokens",
     "request_chars",
     "request_tokens",
+    "token_counter",
 ]

@@ -9,10 +9,13 @@ it raises, so the messages built here need not.
 
 from __future__ import annotations
 
+import re
 import socket
+from typing import Any
 
 from honyaku.errors import (
     AuthError,
+    ContextOverflowError,
     FatalProviderError,
     ProviderError,
     RateLimitedError,
@@ -32,8 +35,13 @@ def error_for_status(
     model: str,
     retry_after_s: float | None = None,
     bad_key: bool = False,
+    body: Any = None,
 ) -> ProviderError:
-    """The error for an HTTP ``status`` whose server said ``detail``."""
+    """The error for an HTTP ``status`` whose server said ``detail`` (in ``body``, its error
+    object as sent, where there is one)."""
+    # Before the status: llama.cpp has answered a request too long for it with a 500.
+    if overflow := context_overflow(status, detail, body):
+        return overflow
     if status == 429:
         return RateLimitedError(
             f"rate limited (429): {detail}", retry_after_s=retry_after_s, status_code=status
@@ -50,6 +58,55 @@ def error_for_status(
     }
     message = messages.get(status, f"the server rejected the request ({status}): {detail}")
     return FatalProviderError(message, status_code=status)
+
+
+_OVERFLOW_WORDS = re.compile(
+    r"context[ _](length|size|window)|maximum number of tokens allowed|exceed_context_size",
+    re.IGNORECASE,
+)
+_WINDOW_PATTERNS = (
+    re.compile(r"maximum context length is (\d+)"),  # OpenAI, vLLM, DeepSeek
+    re.compile(r"exceeds? context window of (\d+)"),  # llama-cpp-python
+    re.compile(r"context length of only (\d+)"),  # LM Studio
+    re.compile(r"maximum number of tokens allowed \((\d+)\)"),  # Gemini
+)
+_PROMPT_PATTERNS = (
+    re.compile(r"(?:resulted in|requested|request has) (\d+)(?: input)? tokens"),
+    re.compile(r"Requested tokens \((\d+)\)"),
+    re.compile(r"input token count \((\d+)\)"),
+)
+
+
+def context_overflow(status: int, detail: str, body: Any = None) -> ContextOverflowError | None:
+    """The error for a request its model's context window cannot hold, if that is what the
+    server said: llama.cpp's ``exceed_context_size_error`` (with ``n_ctx`` and
+    ``n_prompt_tokens``), OpenAI's ``context_length_exceeded`` and the wordings of vLLM,
+    llama-cpp-python, LM Studio and Gemini, which name the window in their message."""
+    error = body.get("error", body) if isinstance(body, dict) else {}
+    error = error if isinstance(error, dict) else {}
+    said = " ".join(str(part) for part in (detail, error.get("type"), error.get("code")) if part)
+    if status < 400 or not _OVERFLOW_WORDS.search(said):
+        return None
+    window = _number(error.get("n_ctx")) or _first_number(_WINDOW_PATTERNS, detail)
+    prompt = _number(error.get("n_prompt_tokens")) or _first_number(_PROMPT_PATTERNS, detail)
+    where = f"{window:,} tokens" if window else "it"
+    return ContextOverflowError(
+        f"the request is longer than the model's context window ({where}): {detail}",
+        window=window,
+        prompt_tokens=prompt,
+        status_code=status,
+    )
+
+
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def _first_number(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
+    for pattern in patterns:
+        if found := pattern.search(text):
+            return int(found[1])
+    return None
 
 
 def unreachable_error(exc: BaseException, url: str) -> UnreachableError | None:

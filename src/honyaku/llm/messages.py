@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from honyaku.domain.tokens import estimate_tokens
+from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,30 @@ class AssistantMessage:
     """Provider data that must go back unchanged next turn (raw XML text, thought signatures)."""
 
 
+AS_WRITTEN = "as_written"
+"""``AssistantMessage.replay`` key for the reply exactly as the model wrote it, calls and all
+(the XML protocol's text): sent back as it is, until its calls are rewritten."""
+
+
+def with_arguments(
+    message: AssistantMessage, arguments: Mapping[str, Mapping[str, Any]]
+) -> AssistantMessage:
+    """``message`` with the calls ``arguments`` names (by id) holding those arguments instead:
+    what is sent back of them from now on. A reply kept as written is sent as its calls."""
+    calls = tuple(
+        replace(call, arguments=arguments[call.id], raw_arguments=_compact(arguments[call.id]))
+        if call.id in arguments
+        else call
+        for call in message.tool_calls
+    )
+    replay = {key: value for key, value in message.replay.items() if key != AS_WRITTEN}
+    return replace(message, tool_calls=calls, replay=replay)
+
+
+def _compact(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 @dataclass(frozen=True, slots=True)
 class ToolResultMessage:
     call_id: str
@@ -94,10 +118,10 @@ def request_chars(request: ChatRequest) -> int:
     return sum(len(part) for part in _request_parts(request))
 
 
-def request_tokens(request: ChatRequest) -> int:
-    """Tokens a request costs by honyaku's estimate (``domain.tokens``), to set beside what the
-    provider reports."""
-    return round(sum(estimate_tokens(part) for part in _request_parts(request)))
+def request_tokens(request: ChatRequest, counter: TokenCounter = SCRIPT_RATIO) -> int:
+    """Tokens a request costs by honyaku's count (the model's tokenizer, or the per-script
+    ratio), to set beside what the provider reports."""
+    return round(sum(counter.count(part) for part in _request_parts(request)))
 
 
 def message_chars(message: Message) -> int:
@@ -105,15 +129,22 @@ def message_chars(message: Message) -> int:
     return len(_message_text(message))
 
 
-def message_tokens(message: Message) -> int:
-    return round(estimate_tokens(_message_text(message)))
+def message_tokens(message: Message, counter: TokenCounter = SCRIPT_RATIO) -> int:
+    return round(counter.count(_message_text(message)))
+
+
+def tool_text(tool: ToolSpec) -> str:
+    """A tool as honyaku counts it: its name, description and schema."""
+    return tool.name + tool.description + json.dumps(tool.parameters, ensure_ascii=False)
+
+
+def call_text(call: ToolCall) -> str:
+    """A call as honyaku counts it: its name and arguments as written."""
+    return call.name + call.raw_arguments
 
 
 def _request_parts(request: ChatRequest) -> list[str]:
-    tools = [
-        t.name + t.description + json.dumps(t.parameters, ensure_ascii=False) for t in request.tools
-    ]
-    return [_message_text(m) for m in request.messages] + tools
+    return [_message_text(m) for m in request.messages] + [tool_text(t) for t in request.tools]
 
 
 def _message_text(message: Message) -> str:
@@ -121,7 +152,7 @@ def _message_text(message: Message) -> str:
         case SystemMessage(text) | UserMessage(text):
             return text
         case AssistantMessage():
-            calls = "".join(c.name + c.raw_arguments for c in message.tool_calls)
+            calls = "".join(call_text(c) for c in message.tool_calls)
             return message.text + (message.reasoning or "") + calls
         case ToolResultMessage():
             return message.content

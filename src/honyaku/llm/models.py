@@ -4,9 +4,12 @@ A ``ModelChoice`` is what a person chose (flags, environment, a saved profile). 
 provider is a ``ProviderKind`` in ``PROVIDER_KINDS``, an open registry: its default URL, the
 environment variables its key may be in, and how to connect. ``open_model`` turns a choice
 into a provider with retries, speaking tools natively or through the XML protocol; ``auto``
-asks the model once with a trivial tool and remembers the verdict (``ProtocolMemory``) for
-that server and model. The memory also keeps the model's pace there (``llm.pace``), which
-sets how long each reply is waited for.
+asks the model once with a trivial tool and remembers the verdict (``ModelMemory``) for
+that server and model. It also learns the model's context window: from the server itself
+where it says (``server_info``), else from what was learned before (the profile's, or the
+memory's), and later from a request the window could not hold (``ContextWindow.learn``).
+The memory also keeps the model's pace on that server (``llm.pace``), which sets how long
+each reply is waited for.
 
 Model SDKs take a second to import: each kind imports its own only when it connects.
 """
@@ -32,6 +35,7 @@ from honyaku.llm.events import ChatProvider
 from honyaku.llm.pace import ServerPace
 from honyaku.llm.rate_limit import RateLimitedProvider, RateLimiter, shared_limiter
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
+from honyaku.llm.server_info import ask_server
 from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tool_support import calls_tools_natively
 from honyaku.llm.xml import XmlToolProtocol
@@ -83,6 +87,8 @@ class ModelChoice:
     rate_limits: RateLimits = field(default_factory=RateLimits)
     service_tier: str | None = None
     """Sent as ``service_tier`` with every Chat Completions request, e.g. ``flex``."""
+    context_window: int | None = None
+    """Tokens the model's context holds, as the profile says."""
 
     @classmethod
     def from_profile(cls, profile: ModelProfile) -> ModelChoice:
@@ -97,6 +103,7 @@ class ModelChoice:
             prices=profile.prices,
             rate_limits=profile.rate_limits,
             service_tier=profile.service_tier,
+            context_window=profile.context_window,
         )
 
     @property
@@ -170,8 +177,9 @@ class ModelChoice:
         return f"{self.model} at {url} ({key})"
 
 
-class ProtocolMemory(Protocol):
-    """Where the verdict of ``auto`` and the pace are kept, per server and model."""
+class ModelMemory(Protocol):
+    """What honyaku learned about models, per server and model: the verdict of ``auto``, the
+    context window (kept on the profile too, where the choice came from one), the pace."""
 
     def protocol(self, base_url: str, model: str) -> str | None: ...
 
@@ -181,6 +189,36 @@ class ProtocolMemory(Protocol):
 
     def remember_pace(self, base_url: str, model: str, pace: Pace) -> None: ...
 
+    def context_window(self, base_url: str, model: str) -> int | None: ...
+
+    def remember_context_window(
+        self, base_url: str, model: str, tokens: int, *, profile: str | None = None
+    ) -> None: ...
+
+
+@dataclass
+class ContextWindow:
+    """How many tokens the model's context holds, as far as honyaku knows, and where that
+    was learned; ``learn`` keeps what is learned later for the next jobs."""
+
+    tokens: int | None = None
+    source: str | None = None
+    """Where it was learned: ``llama.cpp``, ``the profile``, ``an error``…"""
+    remember: Callable[[int], None] | None = field(default=None, repr=False)
+    count_factor: float = 1.0
+    """Tokens the server counted for each token honyaku counted, where a refusal said: its
+    tokenizer and chat template may count more."""
+
+    def learn(self, tokens: int, source: str) -> None:
+        if tokens <= 0 or tokens == self.tokens:
+            return
+        self.tokens, self.source = tokens, source
+        if self.remember is not None:
+            self.remember(tokens)
+
+    def observe_count(self, factor: float) -> None:
+        self.count_factor = max(self.count_factor, factor)
+
 
 @dataclass(frozen=True, slots=True)
 class ConnectedModel:
@@ -189,11 +227,12 @@ class ConnectedModel:
     """NATIVE or XML: what ``auto`` resolved to."""
     prices: Prices | None = None
     """What its tokens cost, where the profile says."""
+    window: ContextWindow = field(default_factory=ContextWindow)
 
 
 @asynccontextmanager
 async def open_model(
-    choice: ModelChoice, memory: ProtocolMemory, *, language: str
+    choice: ModelChoice, memory: ModelMemory, *, language: str
 ) -> AsyncIterator[ConnectedModel]:
     """The chosen model with retries, its looping replies cut (``degeneration``), speaking
     tools in ``language`` if it needs the XML protocol; its connections close on exit."""
@@ -218,12 +257,13 @@ async def open_model(
         if limiter is not None:
             provider = RateLimitedProvider(provider, limiter)
         retrying = RetryingProvider(provider, retry_policy(timeouts))
-        yield ConnectedModel(retrying, protocol, choice.prices)
+        window = await _context_window(choice, kind, url, memory)
+        yield ConnectedModel(retrying, protocol, choice.prices, window)
     finally:
         await server.aclose()
 
 
-async def _pace(memory: ProtocolMemory, url: str, model: str, timeouts: Timeouts) -> ServerPace:
+async def _pace(memory: ModelMemory, url: str, model: str, timeouts: Timeouts) -> ServerPace:
     """The model's pace on the server as learned before, kept as it changes."""
 
     def remember(pace: Pace) -> None:
@@ -231,6 +271,30 @@ async def _pace(memory: ProtocolMemory, url: str, model: str, timeouts: Timeouts
 
     # The memory is a database: off the event loop.
     return ServerPace(timeouts, await asyncio.to_thread(memory.pace, url, model), remember)
+
+
+async def _context_window(
+    choice: ModelChoice, kind: ProviderKind, url: str, memory: ModelMemory
+) -> ContextWindow:
+    """The window as the server says it, else as learned before; remembered either way."""
+    assert choice.model is not None
+    model = choice.model
+
+    def remember(tokens: int) -> None:
+        memory.remember_context_window(url, model, tokens, profile=choice.profile)
+
+    window = ContextWindow(remember=remember)
+    if kind.name == "openai" and choice.endpoint:
+        key = {"Authorization": f"Bearer {choice.api_key}"} if choice.api_key else {}
+        info = await ask_server(choice.endpoint, model, headers={**key, **choice.header_map})
+        if info.context_window:
+            window.learn(info.context_window, info.server or "the server")
+            return window
+    if choice.context_window:
+        window.tokens, window.source = choice.context_window, "the profile"
+    elif learned := memory.context_window(url, model):
+        window.tokens, window.source = learned, "an earlier job"
+    return window
 
 
 def _limiter(choice: ModelChoice, kind: ProviderKind) -> RateLimiter | None:
@@ -246,7 +310,7 @@ async def _resolve(
     kind: ProviderKind,
     server: ChatProvider,
     url: str,
-    memory: ProtocolMemory,
+    memory: ModelMemory,
     timeouts: Timeouts,
 ) -> ToolProtocol:
     if wanted is not ToolProtocol.AUTO:

@@ -23,6 +23,7 @@ from typing import Any
 import httpx2
 import openai
 
+from honyaku.domain.tokens import TokenCounter
 from honyaku.errors import (
     CutStreamError,
     FatalProviderError,
@@ -30,7 +31,7 @@ from honyaku.errors import (
     TransientProviderError,
 )
 from honyaku.llm.events import Response, StreamEvent, Usage, Waiting
-from honyaku.llm.http_errors import error_for_status, unreachable_error
+from honyaku.llm.http_errors import context_overflow, error_for_status, unreachable_error
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
@@ -52,6 +53,7 @@ from honyaku.llm.timeouts import (
     ReplyClock,
     Timeouts,
 )
+from honyaku.llm.tokenizers import token_counter
 
 MAX_STREAM_FAILURES = 2
 
@@ -78,6 +80,8 @@ class OpenAICompatibleProvider:
         """``read_timeout_s``, where given, is both the first-byte and the idle bound; a
         ``pace`` lengthens them as the server's pace says, and learns from every reply."""
         self.model = model
+        self.tokens = token_counter(model)
+        """Counts the tokens of what is sent, to set beside what the server reports."""
         self.service_tier = service_tier
         """Sent with every request where set (OpenAI's ``flex``, ``priority``…)."""
         self.on_headers = on_headers
@@ -108,7 +112,7 @@ class OpenAICompatibleProvider:
 
     async def _stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         assembler = ReplyAssembler(opening=None if request.raw_text else self.opening)
-        prompt_tokens = request_tokens(request)
+        prompt_tokens = request_tokens(request, self.tokens)
         yield Waiting(self.pace.expected_s(prompt_tokens))
         clock = self.pace.clock(prompt_tokens)
         try:
@@ -131,7 +135,7 @@ class OpenAICompatibleProvider:
         for delta in assembler.finish():
             yield delta
         message = assembler.message(request.turn)
-        usage = _usage(request, message, assembler.usage)
+        usage = _usage(request, message, assembler.usage, self.tokens)
         # The prompt as honyaku counts it, as that is what the next request's bounds are set from.
         timing = clock.timing(prompt_tokens, usage.output_tokens or usage.estimated_output_tokens)
         await self.pace.observe(timing)
@@ -219,7 +223,10 @@ def _json(text: str) -> Any:
 def _chunk(data: str) -> Any:
     chunk = _json(data)
     if isinstance(error := field_of(chunk, "error"), dict):
-        raise TransientProviderError(f"the server failed mid-reply: {error.get('message', error)}")
+        message = str(error.get("message", error))
+        if overflow := context_overflow(400, message, error):
+            raise overflow
+        raise TransientProviderError(f"the server failed mid-reply: {message}")
     return chunk
 
 
@@ -237,7 +244,9 @@ def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str,
     return body
 
 
-def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage:
+def _usage(
+    request: ChatRequest, message: AssistantMessage, usage: Any, tokens: TokenCounter
+) -> Usage:
     return Usage(
         input_chars=request_chars(request),
         output_chars=message_chars(message),
@@ -245,8 +254,8 @@ def _usage(request: ChatRequest, message: AssistantMessage, usage: Any) -> Usage
         output_tokens=field_of(usage, "completion_tokens"),
         cached_tokens=field_of(field_of(usage, "prompt_tokens_details"), "cached_tokens"),
         reasoning_tokens=field_of(field_of(usage, "completion_tokens_details"), "reasoning_tokens"),
-        estimated_input_tokens=request_tokens(request),
-        estimated_output_tokens=message_tokens(message),
+        estimated_input_tokens=request_tokens(request, tokens),
+        estimated_output_tokens=message_tokens(message, tokens),
     )
 
 
@@ -256,6 +265,7 @@ def _status_error(exc: openai.APIStatusError, model: str) -> ProviderError:
         _brief(exc),
         model=model,
         retry_after_s=retry_after_s(exc.response.headers),
+        body=field_of(exc, "body"),
     )
 
 

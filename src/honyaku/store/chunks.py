@@ -11,6 +11,11 @@ process whose claim was taken over (its heartbeat had stalled past the claim tim
 writes refused with ``ClaimLost`` and writes nothing, and no claim can come between a check
 and its write.
 
+Chunks waiting to run (never started, or given back by a run that stopped or failed) may be
+planned again (``ChunkStore.replan``): the chapter's last run of them is replaced, in the
+same transaction, by chunks of another size, numbered after the others; a running chunk may
+hand its unfinished paragraphs over to them.
+
 No paragraph is worked on by two conversations at once: a claim leaves out the paragraphs
 that a live chunk of any job on the same book holds, and the claimer is told which. Claims
 on one book wait for each other (SQLite's write lock, the book's row lock on PostgreSQL), so
@@ -19,15 +24,16 @@ two processes can never both see a paragraph free and take it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from itertools import groupby
 
 from sqlalchemy import ColumnElement, insert, select, update
 from sqlalchemy.orm import Session
 
-from honyaku.errors import ClaimLost, NotFoundError
+from honyaku.errors import ClaimLost
 from honyaku.store.database import Database
 from honyaku.store.leases import Lease, this_process
 from honyaku.store.schema import BookRow, ChunkRow, JobRow, table_of, utc_now
@@ -52,6 +58,24 @@ class PlannedChunk:
     chunks_in_chapter: int
     paragraph_ids: tuple[str, ...]
     shows_title: bool
+
+
+Replan = Callable[[str, Sequence[str], bool, int], list[PlannedChunk]]
+"""Plans a chapter's paragraphs (its id, the paragraph ids, whether the first chunk shows the
+title, the number of the first chunk) as chunks."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandedBack:
+    """What a running chunk gives back, under its claim, to be planned again: it keeps what
+    it finished."""
+
+    token: ClaimToken
+    kept: tuple[str, ...]
+    """Its paragraphs that are done."""
+    paragraph_ids: tuple[str, ...]
+    title: bool
+    """It showed the chapter's title and the title is not done."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,16 +182,37 @@ class ChunkStore:
             )
             return [_item(row) for row in rows]
 
-    def claim(self, pk: int) -> Claim | ChunkStatus:
+    def next_item(self, job_id: str, chapter_number: int, after: int) -> ChunkItem | None:
+        """The chapter's first chunk numbered after ``after`` that is not done, as it stands."""
+        with self.database.transaction() as session:
+            row = session.scalars(
+                select(ChunkRow)
+                .where(
+                    ChunkRow.job_id == job_id,
+                    ChunkRow.chapter_number == chapter_number,
+                    ChunkRow.number > after,
+                    ChunkRow.status != ChunkStatus.DONE,
+                )
+                .order_by(ChunkRow.number)
+                .limit(1)
+            ).first()
+            return _item(row) if row is not None else None
+
+    def claim(self, pk: int) -> Claim | ChunkStatus | None:
         """Take chunk ``pk`` for this process; or, if it cannot be taken, the status that
-        stops it: ended (``DONE``, ``FAILED``) or held by another live process (``RUNNING``)."""
+        stops it: ended (``DONE``, ``FAILED``) or held by another live process (``RUNNING``);
+        ``None`` for a chunk planned again since it was read."""
         now = utc_now()
         with self.database.transaction(exclusive=True) as session:
             book_id = session.scalar(select(ChunkRow.book_id).where(ChunkRow.pk == pk))
             if book_id is None:
-                raise NotFoundError(f"no chunk {pk}")
+                return None
             session.execute(select(BookRow.id).where(BookRow.id == book_id).with_for_update())
-            row = session.scalars(select(ChunkRow).where(ChunkRow.pk == pk).with_for_update()).one()
+            row = session.scalars(
+                select(ChunkRow).where(ChunkRow.pk == pk).with_for_update()
+            ).first()
+            if row is None:
+                return None
             if row.status in ENDED or _lease(row).held_elsewhere(now):
                 return ChunkStatus(row.status)
             held = _held_by_others(session, row, now)
@@ -200,6 +245,37 @@ class ChunkStore:
                 .where(ChunkRow.pk == token.chunk)
                 .values(status=status, error=error, heartbeat_at=utc_now())
             )
+
+    def replan(
+        self,
+        job_id: str,
+        split: Replan,
+        *,
+        chapter_id: str | None = None,
+        handed_back: HandedBack | None = None,
+    ) -> None:
+        """Plan again, with ``split``, each chapter's (or ``chapter_id``'s) last run of chunks
+        waiting to run, after the paragraphs ``handed_back`` by a running chunk, if any."""
+        with self.database.transaction(exclusive=True) as session:
+            # The book's row first, as a claim locks it: no chunk is claimed while it is
+            # planned again.
+            book_id = select(JobRow.book_id).where(JobRow.id == job_id).scalar_subquery()
+            session.execute(select(BookRow.id).where(BookRow.id == book_id).with_for_update())
+            if handed_back is not None:
+                hold(session, handed_back.token)
+            query = select(ChunkRow).where(ChunkRow.job_id == job_id)
+            if chapter_id is not None:
+                query = query.where(ChunkRow.chapter_id == chapter_id)
+            rows = list(session.scalars(query.order_by(ChunkRow.chapter_number, ChunkRow.number)))
+            if handed_back is not None and (
+                running := session.get(ChunkRow, handed_back.token.chunk)
+            ):
+                running.paragraph_ids = list(handed_back.kept)
+                running.shows_title = running.shows_title and not handed_back.title
+            for chapter, group in groupby(rows, key=lambda row: row.chapter_id):
+                in_chapter = list(group)
+                given = handed_back if _holds(in_chapter, handed_back) else None
+                _replan_chapter(session, chapter, in_chapter, split, given)
 
     def release(self, tokens: Collection[ClaimToken]) -> None:
         """Give back claims this process holds but did not end (a stop); claims taken over
@@ -237,6 +313,41 @@ class ChunkStore:
             for item in self.items(job_id)
             if item.status is ChunkStatus.RUNNING and item.lease.held_elsewhere(now)
         )
+
+
+def _holds(rows: list[ChunkRow], handed_back: HandedBack | None) -> bool:
+    return handed_back is not None and any(row.pk == handed_back.token.chunk for row in rows)
+
+
+def _replan_chapter(
+    session: Session,
+    chapter_id: str,
+    rows: list[ChunkRow],
+    split: Replan,
+    handed_back: HandedBack | None,
+) -> None:
+    running = handed_back.token.chunk if handed_back else None
+    tail: list[ChunkRow] = []
+    for row in reversed(rows):
+        if row.status != ChunkStatus.PENDING or row.pk == running:
+            break
+        tail.insert(0, row)
+    ids = list(handed_back.paragraph_ids if handed_back else ()) + [
+        pid for row in tail for pid in row.paragraph_ids
+    ]
+    title = bool(handed_back and handed_back.title) or any(row.shows_title for row in tail)
+    if not ids and not title:
+        return
+    first = max((row.number for row in rows if row not in tail), default=0) + 1
+    planned = split(chapter_id, ids, title, first)
+    if [(list(p.paragraph_ids), p.shows_title) for p in planned] == [
+        (row.paragraph_ids, row.shows_title) for row in tail
+    ]:
+        return
+    for row in tail:
+        session.delete(row)
+    session.flush()
+    add_chunks(session, rows[0].job_id, rows[0].book_id, planned)
 
 
 def _standing(token: ClaimToken) -> tuple[ColumnElement[bool], ...]:

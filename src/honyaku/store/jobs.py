@@ -81,6 +81,10 @@ class JobCost:
     """What honyaku estimated the same requests at (``domain.tokens``): set beside the tokens
     reported, the ratio refines the next estimate for the same model."""
     estimated_output_tokens: int = 0
+    batch_replies: int = 0
+    """Replies that carried an ``add_translation_batch`` call."""
+    batched_paragraphs: int = 0
+    """Paragraphs those batches saved."""
 
     def __add__(self, other: JobCost) -> JobCost:
         return JobCost(
@@ -128,6 +132,12 @@ class ModelRecord:
     estimated_input_tokens: int = 0
     output_tokens: int = 0
     estimated_output_tokens: int = 0
+    chunk_paragraphs: int = 0
+    """Work paragraphs in the chunks they ran to an end."""
+    batch_replies: int = 0
+    batched_paragraphs: int = 0
+    written_chars: int = 0
+    """Source characters of the paragraphs they wrote versions of."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +157,8 @@ class Job:
     retranslate: bool = False
     stop_requests: int = 0
     """Stops asked so far; a run stops when the count grows past what it opened the job with."""
+    chunk_chars: int | None = None
+    """The size its chunks waiting to run were last planned with."""
 
     @property
     def shown_status(self) -> JobStatus:
@@ -196,10 +208,11 @@ class JobStore:
         protocol: str,
         planned: Sequence[PlannedChunk],
         resume: str | None = None,
+        chunk_chars: int | None = None,
     ) -> tuple[Job, bool]:
         """The unfinished job over ``scope`` reopened (``True``), or a new one with the
-        chunks ``planned`` (``False``). A retranslation starts anew unless ``resume`` names
-        the job to go on with."""
+        chunks ``planned`` (``False``) at ``chunk_chars``. A retranslation starts anew unless
+        ``resume`` names the job to go on with."""
         with self.database.transaction(exclusive=True) as session:
             # The book's row is the lock where the database has row locks (PostgreSQL).
             session.execute(select(BookRow.id).where(BookRow.id == scope.book_id).with_for_update())
@@ -213,9 +226,11 @@ class JobStore:
                 _reopen(session, previous, model=model, protocol=protocol)
                 if not session.scalar(select(ChunkRow.pk).where(ChunkRow.job_id == previous.id)):
                     add_chunks(session, previous.id, scope.book_id, planned)
+                    previous.chunk_chars = chunk_chars
                 reopen_chunks(session, previous.id)
                 return _job(previous), True
             row = _new_job(session, scope, model=model, protocol=protocol)
+            row.chunk_chars = chunk_chars
             add_chunks(session, row.id, scope.book_id, planned)
             return _job(row), False
 
@@ -240,6 +255,13 @@ class JobStore:
                 update(JobRow)
                 .where(JobRow.id == job_id)
                 .values(status=status, error=error, finished_at=utc_now())
+            )
+
+    def planned_with(self, job_id: str, chunk_chars: int) -> None:
+        """Note the size the job's chunks waiting to run are now planned with."""
+        with self.database.transaction() as session:
+            session.execute(
+                update(JobRow).where(JobRow.id == job_id).values(chunk_chars=chunk_chars)
             )
 
     def request_stop(self, job_id: str) -> None:
@@ -301,27 +323,39 @@ class JobStore:
                 for row, position in session.execute(query)
             ]
 
-    def model_record(self, model: str) -> ModelRecord:
-        """What the jobs that ran with ``model`` asked and were billed."""
+    def model_record(self, model: str, kind: JobKind | None = None) -> ModelRecord:
+        """What the jobs that ran with ``model`` (of ``kind``, if given) asked and were billed."""
+        query = select(JobRow).where(JobRow.model == model, JobRow.requests > 0)
+        if kind is not None:
+            query = query.where(JobRow.kind == kind.value)
         with self.database.transaction() as session:
-            rows = list(
-                session.scalars(select(JobRow).where(JobRow.model == model, JobRow.requests > 0))
-            )
+            rows = list(session.scalars(query))
             ended = [s.value for s in ENDED]
-            chunks = session.scalar(
-                select(func.count(ChunkRow.pk)).where(
-                    ChunkRow.job_id.in_([row.id for row in rows]), ChunkRow.status.in_(ended)
+            written = session.scalar(
+                select(func.sum(func.length(ParagraphRow.text)))
+                .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
+                .where(TranslationRow.job_id.in_([row.id for row in rows]))
+            )
+            chunks = list(
+                session.scalars(
+                    select(ChunkRow.paragraph_ids).where(
+                        ChunkRow.job_id.in_([row.id for row in rows]), ChunkRow.status.in_(ended)
+                    )
                 )
             )
         reported = [r for r in rows if r.input_tokens and r.estimated_input_tokens]
         return ModelRecord(
             len(rows),
             sum(r.requests for r in rows),
-            chunks or 0,
+            len(chunks),
             sum(r.input_tokens for r in reported),
             sum(r.estimated_input_tokens for r in reported),
             sum(r.output_tokens for r in reported),
             sum(r.estimated_output_tokens for r in reported),
+            sum(len(ids) for ids in chunks),
+            sum(r.batch_replies for r in rows),
+            sum(r.batched_paragraphs for r in rows),
+            written or 0,
         )
 
     def paragraphs_done(self, job_id: str, among: Collection[str] | None = None) -> set[str]:
@@ -394,4 +428,5 @@ def _job(row: JobRow) -> Job:
         Lease(row.owner, row.heartbeat_at),
         bool(row.retranslate),
         row.stop_requests,
+        row.chunk_chars,
     )

@@ -1,16 +1,19 @@
-"""What honyaku learned about models: the tool protocol each one answered the probe with, and
-the pace each one works at on its server."""
+"""What honyaku learned about models on servers: the tool protocol each one answered the probe
+with, how many tokens its context holds, and the pace it works at."""
 
 from __future__ import annotations
 
+from sqlalchemy import update
+
 from honyaku.domain.pace import Pace
 from honyaku.store.database import Database
-from honyaku.store.schema import LearnedProtocolRow, utc_now
+from honyaku.store.schema import LearnedProtocolRow, ModelProfileRow, utc_now
 from honyaku.store.upsert import upsert
 
 
 class LearnedProtocols:
-    """The verdicts of ``--protocol auto`` and the paces, per base URL and model."""
+    """The verdicts of ``--protocol auto``, the context windows and the paces learned, per base
+    URL and model (``llm.models.ModelMemory``)."""
 
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -19,6 +22,34 @@ class LearnedProtocols:
         with self.database.transaction() as session:
             row = session.get(LearnedProtocolRow, (base_url, model))
             return row.protocol if row else None
+
+    def context_window(self, base_url: str, model: str) -> int | None:
+        with self.database.transaction() as session:
+            row = session.get(LearnedProtocolRow, (base_url, model))
+            return row.context_window if row else None
+
+    def remember_context_window(
+        self, base_url: str, model: str, tokens: int, *, profile: str | None = None
+    ) -> None:
+        """Keep the window for the server's model, and on ``profile`` where the choice came
+        from one."""
+        with self.database.transaction() as session:
+            upsert(
+                session,
+                LearnedProtocolRow,
+                {
+                    "base_url": base_url,
+                    "model": model,
+                    "context_window": tokens,
+                    "checked_at": utc_now(),
+                },
+            )
+            if profile is not None:
+                session.execute(
+                    update(ModelProfileRow)
+                    .where(ModelProfileRow.name == profile)
+                    .values(context_window=tokens)
+                )
 
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
         with self.database.transaction() as session:

@@ -227,6 +227,12 @@ class JobRow(Base):
     estimated_input_tokens: Mapped[int] = mapped_column(Integer, default=0)
     """What honyaku's estimate said the same requests would cost, to refine the next one."""
     estimated_output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    batch_replies: Mapped[int] = mapped_column(Integer, default=0)
+    """Replies that carried a batch, and the paragraphs those batches saved: how the model
+    works through a chunk, for the chunk size of its next jobs."""
+    batched_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    chunk_chars: Mapped[int | None] = mapped_column(Integer)
+    """The size the job's chunks waiting to run were last planned with."""
     owner: Mapped[str | None] = mapped_column(Text)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     retranslate: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -281,7 +287,8 @@ class ActionRow(Base):
 
 
 class LearnedProtocolRow(Base):
-    """What honyaku learned about a model on a server: how it calls tools, its pace."""
+    """What honyaku learned about a model on a server: how it calls tools, its context window,
+    its pace."""
 
     __tablename__ = "learned_protocols"
 
@@ -289,6 +296,8 @@ class LearnedProtocolRow(Base):
     model: Mapped[str] = mapped_column(Text, primary_key=True)
     protocol: Mapped[str | None] = mapped_column(String(10))
     checked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    context_window: Mapped[int | None] = mapped_column(Integer)
+    """Tokens the model's context holds on that server, where it was learned."""
     prompt_tokens_per_s: Mapped[float | None] = mapped_column(Float)
     """The pace (``domain.pace.Pace``), once a reply was timed."""
     output_tokens_per_s: Mapped[float | None] = mapped_column(Float)
@@ -314,6 +323,7 @@ class ModelProfileRow(Base):
     service_tier: Mapped[str | None] = mapped_column(String(20))
     requests_per_minute: Mapped[int | None] = mapped_column(Integer)
     tokens_per_minute: Mapped[int | None] = mapped_column(Integer)
+    context_window: Mapped[int | None] = mapped_column(Integer)
     saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 

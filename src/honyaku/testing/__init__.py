@@ -7,11 +7,13 @@ from honyaku.llm.demo import (
     FakeTranslator,
     Mistake,
     Reply,
+    hanzi_translation,
     last_result,
     proofreading_changes,
     pseudo_revision,
     pseudo_translation,
 )
+from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
 from honyaku.testing.fake_gemini import FakeGeminiServer
 from honyaku.testing.fake_llm import (
     MODEL_NAME,
@@ -27,6 +29,7 @@ from honyaku.testing.silent_server import Silence, SilentServer
 __all__ = [
     "DRAFT_MARK",
     "MODEL_NAME",
+    "ContextLimit",
     "FakeAssistant",
     "FakeCall",
     "FakeGeminiServer",
@@ -34,13 +37,16 @@ __all__ = [
     "FakeTranslator",
     "Fault",
     "FaultKind",
+    "Introspection",
     "Mistake",
+    "Refusal",
     "Reply",
     "Silence",
     "SilentServer",
     "Thinking",
     "ThoughtPlace",
     "ToolSupport",
+    "hanzi_translation",
     "last_result",
     "proofreading_changes",
     "pseudo_revision",

@@ -13,6 +13,10 @@ from a server whose tool parser reads the thinking too), or in ``reasoning_conte
 only its closer, as when the chat template put the opener in the prompt; in ``<thinking>``
 or ``<reasoning>``. Its usage then reports ``completion_tokens_details.reasoning_tokens``.
 
+Given a ``ContextLimit``, it has a context window as local servers do: a prompt too long is
+refused in llama.cpp's words or OpenAI's, a reply that runs past the window is cut with
+``length``, and the window may be said at llama.cpp's, Ollama's or vLLM's endpoints.
+
 Faults are queued and each spoils one request: 429 with ``Retry-After``, 500, a stream cut
 before its finish reason, a dropped connection, a slow first byte, a reply that thinks and
 never stops, a reply that loops. Every request body is kept in ``requests`` for tests and
@@ -35,8 +39,8 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -45,6 +49,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
 from honyaku.llm.demo import (
     FakeCall,
     FakeTranslator,
@@ -56,7 +61,15 @@ from honyaku.llm.demo import (
     render_xml_call,
     reply_text,
 )
-from honyaku.testing.billing import Bill, PromptCache, bill_for
+from honyaku.testing.billing import (
+    Bill,
+    Exchange,
+    PromptCache,
+    bill_for,
+    request_parts,
+    request_text,
+)
+from honyaku.testing.context_limit import ContextLimit, Introspection
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-translator"
@@ -143,12 +156,25 @@ class FakeLLMServer(Served):
     """The HTTP headers of each request, in order."""
     abandoned: int = 0
     """Streams whose client went away before their end."""
-    cache: PromptCache = field(default_factory=PromptCache)
+    tokens: TokenCounter = SCRIPT_RATIO
+    """How the server counts tokens, for its bills and its context window."""
+    context: ContextLimit | None = None
+    """Its context window, where it has one."""
+    cache: PromptCache = field(init=False)
     """The provider's prompt cache: what each request shares with earlier ones is billed as
     cached (``prompt_tokens_details.cached_tokens``)."""
     bills: list[Bill] = field(default_factory=list)
     """What each answered request was billed, in order, as its usage reported it."""
+    exchanges: list[Exchange] = field(default_factory=list)
+    """Each answered request and its reply as text, to bill again in another tokenizer."""
     _server: BackgroundServer | None = None
+
+    def __post_init__(self) -> None:
+        self.cache = PromptCache(self.tokens)
+
+    def expire_cache(self) -> None:
+        """Forget every prompt seen, as a provider's cache does after some minutes."""
+        self.cache = PromptCache(self.tokens)
 
     @property
     def url(self) -> str:
@@ -178,11 +204,26 @@ class FakeLLMServer(Served):
             routes=[
                 Route("/v1/models", self._models),
                 Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                Route("/props", self._props),
+                Route("/api/ps", self._ollama_running),
             ]
         )
 
     async def _models(self, _request: Request) -> Response:
-        return JSONResponse({"object": "list", "data": [{"id": MODEL_NAME, "object": "model"}]})
+        entry: dict[str, Any] = {"id": MODEL_NAME, "object": "model"}
+        if self.context and self.context.says is Introspection.VLLM:
+            entry["max_model_len"] = self.context.tokens
+        return JSONResponse({"object": "list", "data": [entry]})
+
+    async def _props(self, _request: Request) -> Response:
+        if self.context is None or self.context.says is not Introspection.LLAMA_CPP:
+            return _error(404, "File Not Found", "not_found_error")
+        return JSONResponse(self.context.props(MODEL_NAME))
+
+    async def _ollama_running(self, _request: Request) -> Response:
+        if self.context is None or self.context.says is not Introspection.OLLAMA:
+            return _error(404, "404 page not found", "not_found_error")
+        return JSONResponse(self.context.ollama_running(MODEL_NAME))
 
     async def _chat(self, request: Request) -> Response:
         # The latency counts from arrival, as a model's time to first byte includes its work.
@@ -199,15 +240,34 @@ class FakeLLMServer(Served):
             return refusal
         if self.tool_support is ToolSupport.IGNORED:
             body = {key: value for key, value in body.items() if key != "tools"}
+        prompt_tokens = 0
+        if self.context is not None:
+            prompt_tokens = self.context.prompt_tokens(self.tokens, request_text(body))
+            if prompt_tokens > self.context.tokens:
+                return self.context.refuse(prompt_tokens)
         offered = tuple(t["function"]["name"] for t in body.get("tools") or ())
         reply = self.translator.reply(*read_conversation(body.get("messages", [])), offered)
         if fault is not None and fault.kind is FaultKind.LOOPING:
             reply = _looping(reply)
         unclosed = fault is not None and fault.kind is FaultKind.UNCLOSED_THINKING
         written = _written(reply, self.thinking, xml=not body.get("tools"), unclosed=unclosed)
-        bill = bill_for(self.cache, body, written.output, written.reasoning + written.thought)
+        exchange = Exchange(
+            request_parts(body), written.output, written.reasoning + written.thought
+        )
+        bill = bill_for(self.cache, exchange)
+        self.exchanges.append(exchange)
         self.bills.append(bill)
         chunks = _chunks(written, body, bill.usage(), delta_chars=self.delta_chars)
+        if self.context is not None and (
+            cut := self.context.cut(chunks, self.tokens, self.context.tokens - prompt_tokens)
+        ):
+            chunks, output = cut
+            bill = replace(
+                bill, output_chars=len(output), output_tokens=round(self.tokens.count(output))
+            )
+            self.bills[-1] = bill
+            self.exchanges[-1] = replace(exchange, output=output)
+            chunks[-1] = {**chunks[-1], "usage": bill.usage()}
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:
             first_byte_at += fault.seconds
         if not body.get("stream") or (fault and fault.kind is FaultKind.NO_STREAMING):
@@ -442,8 +502,22 @@ def main() -> None:
     parser.add_argument(
         "--thinking", choices=[p.value for p in ThoughtPlace], help="think before each reply"
     )
+    parser.add_argument(
+        "--behaviour",
+        choices=["eager", "stepwise", "careful"],
+        default="eager",
+        help="every call of a step in one reply, one call a reply, or one call a reply with a "
+        "few paragraphs a batch",
+    )
+    parser.add_argument("--context-window", type=int, help="tokens its context holds")
     args = parser.parse_args()
-    translator = FakeTranslator(mistakes={Mistake(m) for m in args.mistake})
+    mistakes = {Mistake(m) for m in args.mistake}
+    make: dict[str, Callable[..., FakeTranslator]] = {
+        "eager": FakeTranslator,
+        "stepwise": FakeTranslator.stepwise,
+        "careful": FakeTranslator.careful,
+    }
+    translator = make[args.behaviour](mistakes=mistakes)
     thinking = Thinking(ThoughtPlace(args.thinking)) if args.thinking else None
     server = FakeLLMServer(
         translator,
@@ -451,6 +525,7 @@ def main() -> None:
         latency_s=args.latency,
         delta_chars=args.delta_chars,
         port=args.port,
+        context=ContextLimit(args.context_window) if args.context_window else None,
     )
     with server:
         print(f"fake model {MODEL_NAME!r} at {server.url}  (Ctrl-C stops)", flush=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -41,7 +42,8 @@ TRANSLATION_LINE = "    → "
 
 
 class Mistake(StrEnum):
-    """Scripted misbehaviour, each made once per conversation, in its first reply."""
+    """Scripted misbehaviour, each made once per conversation: in its first reply, or, for
+    a mistake in a batch, its first batch."""
 
     WRONG_STATUS_MOVE = "wrong_status_move"
     INDEX_INSTEAD_OF_ID = "index_instead_of_id"
@@ -70,20 +72,27 @@ def pseudo_translation(text: str) -> str:
     return f"〈译〉{text}"
 
 
+_KANA = re.compile(r"[ぁ-ゖァ-ヺー]")
+
+
+def hanzi_translation(text: str) -> str:
+    """A pseudo-translation that reads as Chinese to the quality checks: its kana become 之,
+    so a model that translates well gets no warnings (a benchmark's model, for one)."""
+    return pseudo_translation(_KANA.sub("之", text))
+
+
 def arguments_json(value: object) -> str:
     """Call arguments as models write them: compact JSON, every character as it is."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def plain_translation(prompt: str) -> str:
+def plain_translation(prompt: str, translate: Callable[[str], str] = pseudo_translation) -> str:
     """The answer to a plain "translate this" prompt without tools (another translator's):
     the text it quotes between backticks, or else the whole prompt, translated line by
     line."""
     first, last = prompt.find("`"), prompt.rfind("`")
     text = prompt[first + 1 : last] if first < last else prompt
-    return "\n".join(
-        pseudo_translation(line) if line.strip() else line for line in text.split("\n")
-    )
+    return "\n".join(translate(line) if line.strip() else line for line in text.split("\n"))
 
 
 def pseudo_revision(translation: str, kind: str) -> str:
@@ -120,6 +129,10 @@ class _State:
     title_done: bool = False
     replies: int = 0
     nudged: bool = False
+    title_told: bool = False
+    """A result said the chapter title is still missing."""
+    batched: bool = False
+    """A batch was sent, whatever became of it."""
     warned: set[str] = field(default_factory=set)
     """Paragraphs whose last submission got a quality warning."""
     answers: dict[str, str] = field(default_factory=dict)
@@ -136,12 +149,29 @@ class FakeTranslator:
     """Questions for the translator, asked alone in every chunk's first reply."""
     batch_size: int | None = None
     """Paragraphs per ``add_translation_batch`` call; ``None``: every missing one at once."""
+    batch_sizes: tuple[int, int] | None = None
+    """Paragraphs per call between these two, varying from call to call (over ``batch_size``)."""
+    title_after_review: bool = False
+    """Try ``review`` before translating the title, unless a result said it is missing."""
     proposals: tuple[dict[str, str], ...] = ()
     """Glossary terms proposed with the first batch of every translation chunk."""
     fixes_warnings: bool = True
     """After a careless draft, fix what the quality warnings name (or leave it)."""
     assistant: FakeAssistant = field(default_factory=FakeAssistant)
     """Who answers the assistant's chats, which the same model serves."""
+    translate: Callable[[str], str] = pseudo_translation
+    """How it renders a paragraph or a title."""
+
+    @classmethod
+    def stepwise(cls, **more: Any) -> FakeTranslator:
+        """One tool call a reply, each batch with every missing paragraph."""
+        return cls(calls_per_reply=1, **more)
+
+    @classmethod
+    def careful(cls, **more: Any) -> FakeTranslator:
+        """As real models often work: one call a reply, 3 to 12 paragraphs a batch, and
+        ``review`` tried before the chapter title."""
+        return cls(calls_per_reply=1, batch_sizes=(3, 12), title_after_review=True, **more)
 
     def reply(self, system: str, turns: list[Turn], offered: tuple[str, ...] = ()) -> Reply:
         """The next reply; ``offered`` names the tools the request declares natively."""
@@ -154,9 +184,9 @@ class FakeTranslator:
             if offered == (PROBE_TOOL.name,) and len(turns) == 1:
                 return Reply(calls=(FakeCall(PROBE_TOOL.name, {"ready": True}),))
             if not offered and "<tool_use>" not in system:
-                return Reply(plain_translation(turns[-1].text))
+                return Reply(plain_translation(turns[-1].text, self.translate))
             return Reply("I see nothing to translate here.")
-        state = _replay(turns)
+        state = _replay(turns, chunk)
         if Mistake.NEVER_FINISH in self.mistakes:
             return Reply("I would rather chat about the weather.")
         if chunk.kind == "extraction":
@@ -173,7 +203,9 @@ class FakeTranslator:
             state,
             sloppy=sloppy,
             fixes=sloppy and self.fixes_warnings,
-            batch_size=self.batch_size,
+            batch_size=self._batch_size(chunk, state),
+            translate=self.translate,
+            title_last=self.title_after_review and not state.title_told,
         )
         if first and self.proposals and chunk.kind == "translation":
             calls.insert(1, FakeCall("add_glossary_terms", {"terms": list(self.proposals)}))
@@ -183,10 +215,19 @@ class FakeTranslator:
                 return Reply("The chunk is done.")
         if first:
             calls = self._with_mistakes(calls)
+        if not state.batched:
+            calls = [_spoil(call, self.mistakes) for call in calls]
         if self.calls_per_reply is not None:
             calls = calls[: self.calls_per_reply]
         text = "Working on it." if first else ""
         return Reply(text, tuple(calls))
+
+    def _batch_size(self, chunk: _Chunk, state: _State) -> int | None:
+        missing = [line for line in chunk.lines if line.paragraph_id not in state.accepted]
+        if self.batch_sizes is None or not missing:
+            return self.batch_size
+        low, high = self.batch_sizes
+        return low + int(missing[0].paragraph_id, 16) % (high - low + 1)
 
     def _first_reply_mistake(self, chunk: _Chunk) -> Reply | None:
         if Mistake.JSON_AS_TEXT in self.mistakes:
@@ -209,7 +250,7 @@ class FakeTranslator:
             ]
         if Mistake.SKIP_TITLE in self.mistakes:
             calls = [call for call in calls if call.name != "update_chapter_title"]
-        return [_spoil(call, self.mistakes) for call in calls]
+        return calls
 
 
 def drafted_calls(calls: tuple[FakeCall, ...]) -> tuple[FakeCall, ...]:
@@ -283,7 +324,7 @@ def _kind(system: str) -> str:
     return "translation"
 
 
-def _replay(turns: list[Turn]) -> _State:
+def _replay(turns: list[Turn], chunk: _Chunk) -> _State:
     """Where the task stands, read from the calls made and the results they got."""
     state = _State()
     pending: tuple[FakeCall, ...] = ()
@@ -291,23 +332,27 @@ def _replay(turns: list[Turn]) -> _State:
         if turn.role == "assistant":
             state.replies += 1
             pending = turn.calls
+            state.batched |= any(c.name == "add_translation_batch" for c in turn.calls)
             state.proposed |= any(c.name == "add_glossary_terms" for c in turn.calls)
         elif turn.results:
             for call, result in zip(pending, turn.results, strict=False):
-                _apply(state, call, result)
+                _apply(state, call, result, chunk)
             pending = ()
         elif turn.role == "user":
             state.nudged = True
     return state
 
 
-def _apply(state: _State, call: FakeCall, result: dict[str, Any]) -> None:
+def _apply(state: _State, call: FakeCall, result: dict[str, Any], chunk: _Chunk) -> None:
+    state.title_told |= "title_missing" in result or (
+        result.get("error_code") == "WORK_INCOMPLETE" and "title" in result.get("error", "")
+    )
     if not result.get("success"):
         return
     if call.name == "update_task_status":
         state.status = result.get("status", state.status)
     elif call.name == "add_translation_batch":
-        submitted = {item["paragraph_id"] for item in call.arguments["paragraphs"]}
+        submitted = _submitted(call.arguments["paragraphs"], chunk)
         state.accepted |= submitted
         state.warned = (state.warned - submitted) | {
             w["paragraph_id"] for w in result.get("warnings", ())
@@ -319,6 +364,21 @@ def _apply(state: _State, call: FakeCall, result: dict[str, Any]) -> None:
         for answer in result.get("answers", ()):
             name = asked_name(questions[answer["question_index"]]["question"])
             state.answers[name] = answer["answer"]
+
+
+def _submitted(paragraphs: list[dict[str, str]] | str, chunk: _Chunk) -> set[str]:
+    """The ids a batch call named: its items, or, sent back shortened, its runs of ids
+    (``saved: 1a2b3c4d to 9f8e7d6c, 5a6b7c8d (…)``)."""
+    if not isinstance(paragraphs, str):
+        return {item["paragraph_id"] for item in paragraphs}
+    order = [line.paragraph_id for line in chunk.lines]
+    runs = paragraphs.removeprefix("saved: ").split(" (", 1)[0]
+    ids: set[str] = set()
+    for run in runs.split(", "):
+        first, _, last = run.partition(" to ")
+        start = order.index(first)
+        ids.update(order[start : order.index(last or first) + 1])
+    return ids
 
 
 def _extraction_reply(chunk: _Chunk, state: _State, *, can_ask: bool) -> Reply:
@@ -346,6 +406,8 @@ def _next_calls(
     sloppy: bool = False,
     fixes: bool = False,
     batch_size: int | None = None,
+    title_last: bool = False,
+    translate: Callable[[str], str] = pseudo_translation,
 ) -> list[FakeCall]:
     translation = chunk.kind == "translation"
     missing = [line for line in _work(chunk) if line.paragraph_id not in state.accepted]
@@ -357,26 +419,24 @@ def _next_calls(
         state.status == "review" and (missing or needs_title or to_fix)
     ):
         calls.append(_status("working"))
-    if needs_title:
-        calls.append(
-            FakeCall(
-                "update_chapter_title",
-                {
-                    "chapter_id": chunk.chapter_id,
-                    "translated_title": pseudo_translation(chunk.title or ""),
-                },
-            )
-        )
+    title = FakeCall(
+        "update_chapter_title",
+        {"chapter_id": chunk.chapter_id, "translated_title": translate(chunk.title or "")},
+    )
+    if needs_title and not title_last:
+        calls.append(title)
     if missing and sloppy and translation:
         texts = {line.paragraph_id: line.text for line in missing}
         draft = sloppy_draft(texts, chunk.glossary) if drafting else None
         calls.append(_texts_batch(missing, draft or _clean(missing, chunk.glossary)))
     elif missing:
-        calls.append(_batch(missing[:batch_size], chunk.kind))
+        calls.append(_batch(missing[:batch_size], chunk.kind, translate))
     elif to_fix:
         calls.append(_texts_batch(to_fix, _clean(to_fix, chunk.glossary)))
     if translation and (state.status != "review" or calls):
         calls.append(_status("review"))
+    if needs_title and title_last:
+        calls.append(title)
     if not drafting:  # a careless draft waits for its warnings before it ends
         calls.append(_status("end"))
     return calls
@@ -403,11 +463,11 @@ def _work(chunk: _Chunk) -> list[WorkLine]:
     return chunk.lines
 
 
-def _batch(lines: list[WorkLine], kind: str) -> FakeCall:
+def _batch(lines: list[WorkLine], kind: str, translate: Callable[[str], str]) -> FakeCall:
     items = [
         {
             "paragraph_id": line.paragraph_id,
-            "translated_text": pseudo_translation(line.text)
+            "translated_text": translate(line.text)
             if kind == "translation"
             else pseudo_revision(line.translation or "", kind),
         }

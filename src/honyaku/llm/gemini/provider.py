@@ -188,6 +188,7 @@ def _api_error(exc: genai_errors.APIError, model: str) -> ProviderError:
         model=model,
         retry_after_s=_retry_after_s(exc),
         bad_key=_is_bad_key(exc),
+        body=exc.details,
     )
 
 

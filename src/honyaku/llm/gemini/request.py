@@ -192,7 +192,7 @@ def _model_parts(message: AssistantMessage) -> list[types.Part]:
     """The model's own parts where the replay still describes the message, else rebuilt."""
     replayed = message.replay.get(REPLAY_KEY)
     if isinstance(replayed, list) and _replay_matches(replayed, message):
-        return [types.Part.model_validate(part) for part in replayed]
+        return [types.Part.model_validate(part) for part in _with_arguments(replayed, message)]
     parts = [types.Part(text=message.text)] if message.text else []
     for n, call in enumerate(message.tool_calls):
         arguments = (
@@ -206,6 +206,21 @@ def _model_parts(message: AssistantMessage) -> list[types.Part]:
             )
         )
     return parts
+
+
+def _with_arguments(parts: list[dict[str, Any]], message: AssistantMessage) -> list[dict[str, Any]]:
+    """The replayed parts with each call's arguments as the message now holds them (a history
+    edit may have shortened them), signatures kept."""
+    calls = iter(message.tool_calls)
+    patched = []
+    for part in parts:
+        if part.get("function_call") and not (call := next(calls)).error:
+            part = {
+                **part,
+                "function_call": {**part["function_call"], "args": dict(call.arguments)},
+            }
+        patched.append(part)
+    return patched
 
 
 def _replay_matches(parts: list[dict[str, Any]], message: AssistantMessage) -> bool:

@@ -41,6 +41,7 @@ from honyaku.llm.events import (
     TextDelta,
 )
 from honyaku.llm.messages import (
+    AS_WRITTEN,
     AssistantMessage,
     ChatRequest,
     Message,
@@ -72,7 +73,7 @@ from honyaku.llm.xml.prompt import render_tool_call, render_tool_prompt
 MALFORMED_TOOL_CALL = "MALFORMED_TOOL_CALL"
 REPLY_TOO_LONG = "REPLY_TOO_LONG"
 
-XML_TEXT_REPLAY_KEY = "xml_text"
+XML_TEXT_REPLAY_KEY = AS_WRITTEN
 """``AssistantMessage.replay`` key holding the reply exactly as the model wrote it, less its
 reasoning: templates drop earlier reasoning, and sending it back costs tokens."""
 XML_CALL_ID_PREFIX = "xml_"
@@ -95,8 +96,9 @@ def render_tool_results(results: Sequence[ToolResultMessage]) -> str:
 def render_history(messages: Sequence[Message]) -> tuple[Message, ...]:
     """The conversation as a provider without tools must see it.
 
-    A reply goes back as its exact text (``replay["xml_text"]``), or, for a reply that came
-    another way, as its text followed by its calls as blocks. The results that follow a reply
+    A reply goes back as its exact text (``replay[AS_WRITTEN]``), or, for a reply that came
+    another way or whose calls were rewritten since (``with_arguments``), as its text followed
+    by its calls as blocks. The results that follow a reply
     become one user message.
     """
     rendered: list[Message] = []

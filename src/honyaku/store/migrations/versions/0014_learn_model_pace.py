@@ -1,15 +1,14 @@
 """Keep the pace learned of a model on a server (learned_protocols): the prompt tokens it reads
-and the tokens it writes a second, the longest reply it wrote, and how many replies taught it;
-a pace may be learned of a model whose protocol was never asked, so that may be empty.
+and the tokens it writes a second, the longest reply it wrote, and how many replies taught it.
 
-Revision ID: 0013
+Revision ID: 0014
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013"
-down_revision = "0012"
+revision = "0014"
+down_revision = "0013"
 
 _RATES = ("prompt_tokens_per_s", "output_tokens_per_s")
 _COUNTS = ("longest_reply_tokens", "timed_replies")
@@ -21,12 +20,9 @@ def upgrade() -> None:
             table.add_column(sa.Column(name, sa.Float))
         for name in _COUNTS:
             table.add_column(sa.Column(name, sa.Integer))
-        table.alter_column("protocol", existing_type=sa.String(10), nullable=True)
 
 
 def downgrade() -> None:
-    op.execute("DELETE FROM learned_protocols WHERE protocol IS NULL")
     with op.batch_alter_table("learned_protocols") as table:
-        table.alter_column("protocol", existing_type=sa.String(10), nullable=False)
         for name in (*_RATES, *_COUNTS):
             table.drop_column(name)
