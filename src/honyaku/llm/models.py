@@ -28,14 +28,14 @@ from honyaku.domain.addresses import check_base_url, printable_url
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pace import Pace
 from honyaku.domain.pricing import Prices, RateLimits
-from honyaku.errors import ConfigError
+from honyaku.errors import ConfigError, ModelUnavailableError
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.events import ChatProvider
 from honyaku.llm.pace import ServerPace
 from honyaku.llm.rate_limit import RateLimitedProvider, RateLimiter, shared_limiter
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
-from honyaku.llm.server_info import ask_server
+from honyaku.llm.server_info import ServerInfo, ask_server
 from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tool_support import calls_tools_natively
 from honyaku.llm.xml import XmlToolProtocol
@@ -246,6 +246,9 @@ async def open_model(
     timeouts = Timeouts.from_environment()
     limiter = _limiter(choice, kind)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
+    info = await _ask_server(choice, kind)
+    if absence := info.absence(url, choice.model):
+        raise ModelUnavailableError(absence)
     pace = await _pace(memory, url, choice.model, timeouts)
     # Connecting imports the SDK, which takes a while: off the event loop.
     server = await asyncio.to_thread(kind.connect, choice, pace, limiter)
@@ -257,7 +260,7 @@ async def open_model(
         if limiter is not None:
             provider = RateLimitedProvider(provider, limiter)
         retrying = RetryingProvider(provider, retry_policy(timeouts))
-        window = await _context_window(choice, kind, url, memory)
+        window = await _context_window(choice, info, url, memory)
         yield ConnectedModel(retrying, protocol, choice.prices, window)
     finally:
         await server.aclose()
@@ -273,8 +276,17 @@ async def _pace(memory: ModelMemory, url: str, model: str, timeouts: Timeouts) -
     return ServerPace(timeouts, await asyncio.to_thread(memory.pace, url, model), remember)
 
 
+async def _ask_server(choice: ModelChoice, kind: ProviderKind) -> ServerInfo:
+    """What a Chat Completions server at a chosen URL says of itself and the model (a local
+    one says much, a hosted API nothing)."""
+    if kind.name != "openai" or not choice.endpoint or choice.model is None:
+        return ServerInfo()
+    key = {"Authorization": f"Bearer {choice.api_key}"} if choice.api_key else {}
+    return await ask_server(choice.endpoint, choice.model, headers={**key, **choice.header_map})
+
+
 async def _context_window(
-    choice: ModelChoice, kind: ProviderKind, url: str, memory: ModelMemory
+    choice: ModelChoice, info: ServerInfo, url: str, memory: ModelMemory
 ) -> ContextWindow:
     """The window as the server says it, else as learned before; remembered either way."""
     assert choice.model is not None
@@ -284,12 +296,9 @@ async def _context_window(
         memory.remember_context_window(url, model, tokens, profile=choice.profile)
 
     window = ContextWindow(remember=remember)
-    if kind.name == "openai" and choice.endpoint:
-        key = {"Authorization": f"Bearer {choice.api_key}"} if choice.api_key else {}
-        info = await ask_server(choice.endpoint, model, headers={**key, **choice.header_map})
-        if info.context_window:
-            window.learn(info.context_window, info.server or "the server")
-            return window
+    if info.context_window:
+        window.learn(info.context_window, info.server or "the server")
+        return window
     if choice.context_window:
         window.tokens, window.source = choice.context_window, "the profile"
     elif learned := memory.context_window(url, model):

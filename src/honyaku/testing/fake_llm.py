@@ -212,7 +212,7 @@ class FakeLLMServer(Served):
     async def _models(self, _request: Request) -> Response:
         entry: dict[str, Any] = {"id": MODEL_NAME, "object": "model"}
         if self.context and self.context.says is Introspection.VLLM:
-            entry["max_model_len"] = self.context.tokens
+            entry |= {"owned_by": "vllm", "max_model_len": self.context.tokens}
         return JSONResponse({"object": "list", "data": [entry]})
 
     async def _props(self, _request: Request) -> Response:
