@@ -50,6 +50,7 @@ from honyaku.jobs import (
     Response,
     Retry,
 )
+from honyaku.llm.events import Waiting
 from honyaku.llm.models import ModelChoice, ToolProtocol
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,7 +106,11 @@ def serving(python: Path, model: Path, chat_format: str | None, log: Path) -> It
         yield url
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a request still open keeps uvicorn waiting
+            server.kill()
+            server.wait()
 
 
 def _wait_for(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
@@ -130,6 +135,12 @@ class Request:
     writing_s: float | None = None
     did: list[str] = field(default_factory=list)
 
+    def line(self, n: int) -> str:
+        first = "-" if self.first_content_s is None else f"{self.first_content_s:.1f}"
+        writing = "-" if self.writing_s is None else f"{self.writing_s:.1f}"
+        prompt = "-" if self.prompt_tokens is None else str(self.prompt_tokens)
+        return f"{n:>3} {self.chunk:>5} {prompt:>7} {first:>8} {writing:>8}  {'; '.join(self.did)}"
+
 
 @dataclass
 class Run:
@@ -139,8 +150,19 @@ class Run:
     chunk_errors: list[str] = field(default_factory=list)
     outcome: str = ""
     wall_s: float = 0.0
+    _printed: int = 0
+
+    def _print_pending(self) -> None:
+        for n in range(self._printed + 1, len(self.requests) + 1):
+            print(self.requests[n - 1].line(n), flush=True)
+        self._printed = len(self.requests)
 
     def follow(self, event: JobEvent) -> None:
+        """Take in an event; a request's line is printed once the next begins or the job ends."""
+        if isinstance(event, JobFinished) or (
+            isinstance(event, ChunkEvent) and isinstance(event.event, Waiting)
+        ):
+            self._print_pending()
         match event:
             case ChunkEvent(where=where, event=Response(message=m, usage=usage, timing=timing)):
                 request = Request(f"{where.chapter}.{where.chunk}", usage.input_tokens)
@@ -172,6 +194,8 @@ class Run:
 async def translate(url: str, protocol: str, home: Path) -> Run:
     honyaku = Honyaku.open(home)
     run = Run(protocol)
+    print(f"\n== --protocol {protocol}", flush=True)
+    print(f"{'#':>3} {'chunk':>5} {'prompt':>7} {'first s':>8} {'write s':>8}  what the model did")
     started = time.monotonic()
     try:
         book = await honyaku.books.import_file(BOOK, target_lang="zh-CN")
@@ -188,13 +212,8 @@ async def translate(url: str, protocol: str, home: Path) -> Run:
 
 
 def report(run: Run) -> None:
-    print(f"\n== --protocol {run.protocol}: {len(run.requests)} requests, {run.wall_s:.0f} s")
-    print(f"{'#':>3} {'chunk':>5} {'prompt':>7} {'first s':>8} {'write s':>8}  what the model did")
-    for n, r in enumerate(run.requests, start=1):
-        first = "-" if r.first_content_s is None else f"{r.first_content_s:.1f}"
-        writing = "-" if r.writing_s is None else f"{r.writing_s:.1f}"
-        prompt = "-" if r.prompt_tokens is None else str(r.prompt_tokens)
-        print(f"{n:>3} {r.chunk:>5} {prompt:>7} {first:>8} {writing:>8}  {'; '.join(r.did)}")
+    run._print_pending()
+    print(f"-- {len(run.requests)} requests in {run.wall_s:.0f} s")
     for reason in run.retries:
         print(f"retry: {reason}")
     for error in run.chunk_errors:

@@ -33,7 +33,7 @@ from honyaku.application.models import DEMO, Models
 from honyaku.application.settings import TOOL_NAMES, Settings
 from honyaku.application.versions import Versions
 from honyaku.jobs import JobProgress, JobRequest
-from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ToolProtocol
+from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ModelStatus, ToolProtocol
 from honyaku.store import (
     ActionKind,
     BookSummary,
@@ -84,6 +84,7 @@ __all__ = [
     "Jobs",
     "LocatedParagraph",
     "ModelChoice",
+    "ModelStatus",
     "Models",
     "RecordedAction",
     "SchemaState",

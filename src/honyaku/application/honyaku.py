@@ -31,7 +31,7 @@ class Honyaku:
         self.broker = Broker()
         self.engine = JobService(stores, self.broker)
         self.launcher = launcher or InProcessLauncher(self.engine, stores.protocols)
-        self.models = Models(stores.profiles)
+        self.models = Models(stores.profiles, stores.protocols)
         self.books = Books(stores)
         self.editions = Editions(stores)
         self.versions = Versions(stores.library)

@@ -14,15 +14,16 @@ from dataclasses import replace
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices
 from honyaku.errors import NotFoundError
-from honyaku.llm.models import DEMO_MODEL, ModelChoice, ToolProtocol
-from honyaku.store import ModelProfiles
+from honyaku.llm.models import DEMO_MODEL, ModelChoice, ModelStatus, ToolProtocol, model_status
+from honyaku.store import LearnedProtocols, ModelProfiles
 
 DEMO = ModelChoice(DEMO_MODEL, prices=Prices(0.0, 0.0))
 
 
 class Models:
-    def __init__(self, profiles: ModelProfiles) -> None:
+    def __init__(self, profiles: ModelProfiles, learned: LearnedProtocols) -> None:
         self._profiles = profiles
+        self._learned = learned
 
     async def all(self) -> list[ModelProfile]:
         return await asyncio.to_thread(self._profiles.all)
@@ -45,6 +46,11 @@ class Models:
         if name == DEMO_MODEL:
             return DEMO
         raise NotFoundError("no saved model called {name!r}", name=name)
+
+    async def check(self, choice: ModelChoice) -> ModelStatus:
+        """What the model's server says of it (a local one: its window, the model it has
+        loaded, whether it is busy or cannot answer), and its pace as learned there."""
+        return await model_status(choice, self._learned)
 
     async def profile_for(self, model: str) -> str | None:
         """The saved profile a job that ran with ``model`` (a profile's or a server's name

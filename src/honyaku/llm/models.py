@@ -276,6 +276,27 @@ async def _pace(memory: ModelMemory, url: str, model: str, timeouts: Timeouts) -
     return ServerPace(timeouts, await asyncio.to_thread(memory.pace, url, model), remember)
 
 
+@dataclass(frozen=True, slots=True)
+class ModelStatus:
+    """What the chosen model's server says of it, and what honyaku learned of it there."""
+
+    info: ServerInfo
+    absence: str | None
+    """Why the model cannot answer, in one line; ``None`` if nothing says it cannot."""
+    pace: Pace | None
+
+
+async def model_status(choice: ModelChoice, memory: ModelMemory) -> ModelStatus:
+    """Ask the chosen model's server about it, without sending it anything to answer."""
+    kind = choice.check()
+    if choice.model is None:
+        raise ConfigError("no model chosen: pass --model NAME (with --base-url for a local server)")
+    url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
+    info = await _ask_server(choice, kind)
+    pace = await asyncio.to_thread(memory.pace, url, choice.model)
+    return ModelStatus(info, info.absence(url, choice.model), pace)
+
+
 async def _ask_server(choice: ModelChoice, kind: ProviderKind) -> ServerInfo:
     """What a Chat Completions server at a chosen URL says of itself and the model (a local
     one says much, a hosted API nothing)."""
