@@ -236,20 +236,16 @@ async def open_model(
 ) -> AsyncIterator[ConnectedModel]:
     """The chosen model with retries, its looping replies cut (``degeneration``), speaking
     tools in ``language`` if it needs the XML protocol; its connections close on exit."""
-    if choice.model is None:
-        raise ConfigError(
-            "no model chosen: pass --model NAME (with --base-url for a local server) or set "
-            f"HONYAKU_MODEL; --model {DEMO_MODEL} runs the built-in demo model"
-        )
+    model = _named(choice)
     kind = choice.check()
     choice.check_key()
     timeouts = Timeouts.from_environment()
     limiter = _limiter(choice, kind)
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     info = await _ask_server(choice, kind)
-    if absence := info.absence(url, choice.model):
+    if absence := info.absence(url, model):
         raise ModelUnavailableError(absence)
-    pace = await _pace(memory, url, choice.model, timeouts)
+    pace = await _pace(memory, url, model, timeouts)
     # Connecting imports the SDK, which takes a while: off the event loop.
     server = await asyncio.to_thread(kind.connect, choice, pace, limiter)
     try:
@@ -288,13 +284,21 @@ class ModelStatus:
 
 async def model_status(choice: ModelChoice, memory: ModelMemory) -> ModelStatus:
     """Ask the chosen model's server about it, without sending it anything to answer."""
+    model = _named(choice)
     kind = choice.check()
-    if choice.model is None:
-        raise ConfigError("no model chosen: pass --model NAME (with --base-url for a local server)")
     url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
     info = await _ask_server(choice, kind)
-    pace = await asyncio.to_thread(memory.pace, url, choice.model)
-    return ModelStatus(info, info.absence(url, choice.model), pace)
+    pace = await asyncio.to_thread(memory.pace, url, model)
+    return ModelStatus(info, info.absence(url, model), pace)
+
+
+def _named(choice: ModelChoice) -> str:
+    if choice.model is None:
+        raise ConfigError(
+            "no model chosen: pass --model NAME (with --base-url for a local server) or set "
+            f"HONYAKU_MODEL; --model {DEMO_MODEL} runs the built-in demo model"
+        )
+    return choice.model
 
 
 async def _ask_server(choice: ModelChoice, kind: ProviderKind) -> ServerInfo:

@@ -14,7 +14,9 @@ const showReasoning = document.getElementById("show-reasoning");
 const actionError = section.querySelector(".job-actions .form-error");
 
 let events = null;
+let waiting = null; // the request with the model longest: when it went, and its expected time
 if (section.dataset.running === "true") follow();
+setInterval(showWaiting, 1000);
 
 function follow() {
   events = new EventSource(`/api/jobs/${job}/events`);
@@ -51,12 +53,32 @@ function draw(progress) {
   field("error").hidden = !progress.error || interrupted;
   field("stopped").hidden = !interrupted;
   if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${t("Resume goes on where it stopped; nothing accepted is lost.")}`;
+  waiting = progress.waiting_s == null ? null : { since: Date.now() - 1000 * progress.waiting_s, expected: progress.waiting_expected_s };
+  showWaiting();
   document.getElementById("stop-job").hidden = !progress.running_here;
   document.getElementById("resume-job").hidden = progress.running_here || progress.status === "finished";
   if (!progress.running_here) {
     events?.close();
     events = null;
   }
+}
+
+// A slow local model is seen working: "Waiting for the model: 2 min 10 s, about 4 min expected".
+function showWaiting() {
+  const line = field("waiting");
+  line.hidden = !waiting;
+  if (!waiting) return;
+  const waited = duration((Date.now() - waiting.since) / 1000);
+  line.textContent = waiting.expected
+    ? t("Waiting for the model: {waited}, about {expected} expected", { waited, expected: duration(waiting.expected, true) })
+    : t("Waiting for the model: {waited}", { waited });
+}
+
+function duration(seconds, rough = false) {
+  const whole = Math.round(seconds);
+  const [minutes, rest] = [Math.floor(whole / 60), whole % 60];
+  if (rough && minutes) return t("{minutes} min", { minutes: minutes + (rest >= 30 ? 1 : 0) });
+  return minutes ? t("{minutes} min {seconds} s", { minutes, seconds: rest }) : t("{seconds} s", { seconds: rest });
 }
 
 async function refreshLog() {
