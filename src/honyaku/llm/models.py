@@ -321,12 +321,13 @@ async def _context_window(
         memory.remember_context_window(url, model, tokens, profile=choice.profile)
 
     window = ContextWindow(remember=remember)
+    # The memory is a database: off the event loop.
     if info.context_window:
-        window.learn(info.context_window, info.server or "the server")
+        await asyncio.to_thread(window.learn, info.context_window, info.server or "the server")
         return window
     if choice.context_window:
         window.tokens, window.source = choice.context_window, "the profile"
-    elif learned := memory.context_window(url, model):
+    elif learned := await asyncio.to_thread(memory.context_window, url, model):
         window.tokens, window.source = learned, "an earlier job"
     return window
 
