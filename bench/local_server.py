@@ -130,7 +130,7 @@ def _wait_for(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
 @dataclass
 class Request:
     chunk: str
-    prompt_tokens: int | None = None
+    prompt_tokens: int | str | None = None
     first_content_s: float | None = None
     writing_s: float | None = None
     did: list[str] = field(default_factory=list)
@@ -164,13 +164,19 @@ class Run:
         ):
             self._print_pending()
         match event:
-            case ChunkEvent(where=where, event=Response(message=m, usage=usage, timing=timing)):
-                request = Request(f"{where.chapter}.{where.chunk}", usage.input_tokens)
+            case ChunkEvent(
+                where=where,
+                event=Response(message=m, finish_reason=finish, usage=usage, timing=timing),
+            ):
+                # The server's count; else honyaku's, marked (llama-cpp-python streams none).
+                counted = usage.input_tokens or f"~{usage.estimated_input_tokens}"
+                request = Request(f"{where.chapter}.{where.chunk}", counted)
                 if timing is not None:
                     request.first_content_s = timing.first_content_s
                     request.writing_s = timing.total_s - timing.first_content_s
                 calls = [call.name for call in m.tool_calls]
-                request.did.append(", ".join(calls) if calls else f"text: {m.text[:60]!r}")
+                said = ", ".join(calls) if calls else f"text: {m.text[:40]!r}"
+                request.did.append(f"{said} ({finish})")
                 self.requests.append(request)
             case ChunkEvent(event=ToolFinished(call=call, result=result)) if self.requests:
                 if not result.get("success"):
