@@ -31,7 +31,8 @@ def test_status_shows_what_is_missing_and_upgrade_runs_it_once(empty):
     assert "pending   0001  create library" in before
     assert "Run `honyaku db upgrade`" in before
     assert f"from an empty database to revision {LATEST}:" in upgraded
-    assert f"{LATEST}  count stops and keep chunk workflow status" in upgraded
+    assert "0012  count stops and keep chunk workflow status" in upgraded
+    assert f"{LATEST}  {migrations()[-1].does}" in upgraded
     assert f"revision  {LATEST} (up to date)" in after
     assert "pending" not in after
     assert f"is up to date (revision {LATEST})" in again

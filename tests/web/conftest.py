@@ -176,7 +176,22 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def page(browser: Browser, workbench: Workbench) -> Iterator[Page]:
-    context = browser.new_context(base_url=workbench.url, viewport={"width": 1280, "height": 860})
+    with _page(browser, workbench, "en-US") as opened:
+        yield opened
+
+
+@pytest.fixture
+def chinese_page(browser: Browser, workbench: Workbench) -> Iterator[Page]:
+    """A page of a browser that asks for Chinese (``Accept-Language: zh-CN``)."""
+    with _page(browser, workbench, "zh-CN") as opened:
+        yield opened
+
+
+@contextmanager
+def _page(browser: Browser, workbench: Workbench, locale: str) -> Iterator[Page]:
+    context = browser.new_context(
+        base_url=workbench.url, locale=locale, viewport={"width": 1280, "height": 860}
+    )
     context.set_default_timeout(BROWSER_WAIT_MS)
     opened = context.new_page()
     errors: list[str] = []

@@ -20,7 +20,12 @@ DOMAINS = {
     "messages": ["-F", str(LOCALES / "babel.cfg"), *ERROR_KEYWORDS, "-k", "BookFormatError"],
     "js": ["-F", str(LOCALES / "babel-js.cfg"), "-k", "t"],
 }
+SCRIPTS = ROOT / "src/honyaku/web/static/js"
+MARKED_IN_A_SCRIPT = re.compile(r'\bt\(\s*"((?:[^"\\]|\\.)*)"')
 PLACEHOLDER = re.compile(r"%\(\w+\)s|\{\w+(?:![rsa])?\}")
+
+# The catalogs are files: no database is read.
+pytestmark = pytest.mark.backends("sqlite")
 
 
 def _ids(catalog: Catalog) -> set[str]:
@@ -48,6 +53,20 @@ def test_the_template_holds_every_text_the_code_marks_and_no_other(domain, tmp_p
     assert _ids(_read_po(extracted)) == _ids(_read_po(LOCALES / f"{domain}.pot")), (
         "the catalogs are older than the code: run scripts/catalogs"
     )
+
+
+def test_every_text_a_script_marks_is_in_the_template_even_inside_a_template_literal():
+    # Babel's JavaScript extractor reads no t("…") inside a `${…}`: such a text would stay
+    # English on every page.
+    template = _ids(_read_po(LOCALES / "js.pot"))
+    marked = {
+        text
+        for script in SCRIPTS.glob("*.js")
+        if script.name != "i18n.js"  # its comment shows how to mark a text
+        for text in MARKED_IN_A_SCRIPT.findall(script.read_text(encoding="utf-8"))
+    }
+
+    assert sorted(marked - template) == [], "mark these outside a `${…}`, then run scripts/catalogs"
 
 
 @pytest.mark.parametrize("language", ["zh", "ja"])

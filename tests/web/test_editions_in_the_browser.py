@@ -57,9 +57,33 @@ def test_an_unrelated_file_is_refused_by_the_api_with_the_figures(
     response = workbench.client.post(f"api/books/{book}/edition", files=files)
 
     assert response.status_code == 400
-    assert "only 0 of the book's 2 paragraphs (0%)" in response.json()["detail"]
+    detail = response.json()["detail"]
+    assert detail.startswith("other.txt does not look like an edition of «試験の本»")
+    assert "only 0 of the book's 2 paragraphs (0%)" in detail
+    assert "--force" not in detail
     forced = workbench.client.post(
         f"api/books/{book}/edition", files=files, data={"force": "true", "dry_run": "true"}
     )
     assert forced.json()["edition"] is None
     assert forced.json()["paragraphs"]["gone"] == 2
+
+
+def test_in_chinese_an_unrelated_file_is_refused_with_its_name_and_taken_when_ticked(
+    chinese_page: Page, workbench: Workbench, tmp_path: Path
+) -> None:
+    book = workbench.add_book(*FIRST)
+    other = tmp_path / "别的书.txt"
+    other.write_text("It was a bright cold day in April.\n", encoding="utf-8")
+    chinese_page.goto(f"books/{book}")
+    chinese_page.get_by_text("导入新版本").click()
+    chinese_page.locator("#edition-form input[type=file]").set_input_files(other)
+
+    chinese_page.get_by_role("button", name="预览").click()
+    refusal = chinese_page.locator("#edition-form [data-error]")
+    expect(refusal).to_contain_text("别的书.txt 看起来不是《试験の本》的新版本".replace("试", "試"))
+    expect(refusal).not_to_contain_text("--force")
+    screenshot(chinese_page, "edition-refused-zh")
+
+    chinese_page.locator("#edition-form input[name=force]").check()
+    chinese_page.get_by_role("button", name="预览").click()
+    expect(chinese_page.locator(".edition-summary")).to_contain_text("段落")

@@ -117,6 +117,8 @@ def test_every_page_is_in_the_persons_language_accessible_and_photographed(
         "job": f"jobs/{job}",
         "chat": "chat",
         "models": "models",
+        "glossary": f"books/{book}/glossary",
+        "quality": f"books/{book}/quality",
         "not-found": "books/ffffffff",
     }
     try:

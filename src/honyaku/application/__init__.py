@@ -8,6 +8,7 @@ jobs.py         jobs estimated, run, started, stopped, resumed, followed; their 
 glossary.py     a book's glossary and the shared ones, as the translator edits them
 models.py       model profiles, and choosing the model a command or page talks to
 settings.py     a book's settings
+search.py       search across a book, replace in its translations
 chats.py        chats with the assistant
 database.py     the database's schema: its revision, and bringing it up to date
 
@@ -30,6 +31,7 @@ from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import DEMO, Models
+from honyaku.application.search import Replacement, Search, SearchHit, SearchResult
 from honyaku.application.settings import TOOL_NAMES, Settings
 from honyaku.application.versions import Versions
 from honyaku.jobs import JobProgress, JobRequest
@@ -87,7 +89,11 @@ __all__ = [
     "ModelStatus",
     "Models",
     "RecordedAction",
+    "Replacement",
     "SchemaState",
+    "Search",
+    "SearchHit",
+    "SearchResult",
     "Settings",
     "StoredEntry",
     "ToolProtocol",

@@ -208,6 +208,23 @@ class Books:
         chapters (from 1) if asked."""
         return await asyncio.to_thread(self._flagged, book_id, chapters)
 
+    async def dismiss_warnings(
+        self, book_id: str, paragraph_id: str, codes: Collection[str] = ()
+    ) -> int:
+        """The translator read the paragraph's warnings (those of ``codes``, or all) and
+        found no mistake: they stay dismissed on its selected version. How many were."""
+
+        def dismiss() -> int:
+            if self._library.locate(book_id, paragraph_id) is None:
+                raise NotFoundError(
+                    "no paragraph {paragraph_id} in book {book_id}",
+                    paragraph_id=paragraph_id,
+                    book_id=book_id,
+                )
+            return self._stores.quality.dismiss(book_id, paragraph_id, codes)
+
+        return await asyncio.to_thread(dismiss)
+
     async def actions(
         self, book_id: str, kinds: Sequence[ActionKind] | None = None
     ) -> list[RecordedAction]:

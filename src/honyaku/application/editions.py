@@ -87,7 +87,7 @@ class Editions:
         match = match_edition(book, draft)
         summary = match.summary
         if not summary.is_plausible and not force:
-            raise UserError(_refusal(path.name, book.title, summary))
+            raise _refusal(path.name, book.title, summary)
         if dry_run:
             return UpdatedBook(book.id, book.title, summary, None)
         file = EditionFile(path.name, _digest(path), draft.original)
@@ -95,13 +95,20 @@ class Editions:
         return UpdatedBook(book.id, book.title, summary, number)
 
 
-def _refusal(name: str, title: str, summary: EditionSummary) -> str:
-    found, total = summary.found, summary.book_paragraphs
-    new = summary.paragraphs.new
-    return (
-        f"{name} does not look like an edition of «{title}»: only {found} of the book's "
-        f"{total} paragraphs ({summary.found_share:.0%}) are in it, and {new} of its "
-        f"{found + new} paragraphs are new; --force takes it as the new edition anyway"
+def _refusal(name: str, title: str, summary: EditionSummary) -> UserError:
+    found, new = summary.found, summary.paragraphs.new
+    return UserError(
+        "{name} does not look like an edition of «{title}»: only {found} of the book's "
+        "{total} paragraphs ({share}) are in it, and {new} of its {paragraphs} paragraphs "
+        "are new",
+        terminal_hint="--force takes it as the new edition anyway",
+        name=name,
+        title=title,
+        found=found,
+        total=summary.book_paragraphs,
+        share=f"{summary.found_share:.0%}",
+        new=new,
+        paragraphs=found + new,
     )
 
 

@@ -2,8 +2,9 @@
 
 Every operation names a book and, with ``series``, a shared glossary instead of the book's
 own: adding to (or importing into) a shared glossary creates it and attaches the book to it.
-A person's additions are accepted at once; what a model proposed waits for ``accept``.
-Every change is a new version of the entry (``store.glossary``): nothing is lost.
+A person's additions are accepted at once; what a model proposed waits for ``accept`` (or
+``reject``, which removes it as a version). Every change is a new version of the entry
+(``store.glossary``): nothing is lost.
 """
 
 from __future__ import annotations
@@ -13,7 +14,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from honyaku.domain.glossary import EntryStatus, GlossaryEntry, clean_entry, match_key
+from honyaku.domain.glossary import (
+    CHARACTER,
+    EntryStatus,
+    GlossaryEntry,
+    clean_entry,
+    match_key,
+    search_entries,
+)
 from honyaku.errors import NotFoundError, UserError
 from honyaku.formats.glossary_file import read_glossary, write_glossary
 from honyaku.store.glossary import GlossaryRef, GlossaryStore, StoredEntry
@@ -46,19 +54,50 @@ class Glossary:
         self._store = store
 
     async def entries(
-        self, book_id: str, *, series: str | None = None, status: EntryStatus | None = None
+        self,
+        book_id: str,
+        *,
+        series: str | None = None,
+        status: EntryStatus | None = None,
+        characters: bool | None = None,
+        query: str = "",
     ) -> list[StoredEntry]:
         """The entries the book sees (its own over the shared ones attached to it), or only
-        those of the shared glossary ``series``; only those of ``status`` if given."""
-        return await asyncio.to_thread(
-            _glossary_entries, self._store, book_id, series=series, status=status
-        )
+        those of the shared glossary ``series``; only those of ``status`` if given, only
+        characters (``True``) or only terms (``False``), only those ``query`` finds
+        (``domain.glossary.search_entries``)."""
+
+        def entries() -> list[StoredEntry]:
+            found = _glossary_entries(self._store, book_id, series=series, status=status)
+            if characters is not None:
+                found = [s for s in found if (s.entry.kind == CHARACTER) is characters]
+            if query:
+                wanted = {id(e) for e in search_entries([s.entry for s in found], query)}
+                found = [s for s in found if id(s.entry) in wanted]
+            return found
+
+        return await asyncio.to_thread(entries)
 
     async def add(
         self, book_id: str, entry: GlossaryEntry, *, series: str | None = None
     ) -> EntryChange:
         """Add or change an entry, accepted: the translator's word is final."""
         return await asyncio.to_thread(_add_entry, self._store, book_id, entry, series=series)
+
+    async def edit(
+        self, book_id: str, source: str, entry: GlossaryEntry, *, series: str | None = None
+    ) -> EntryChange:
+        """Change the entry for ``source`` into ``entry``; a new source moves it (the old one
+        is removed as a version)."""
+
+        def edit() -> EntryChange:
+            # Added first: a new entry that is refused leaves the old one as it was.
+            change = _add_entry(self._store, book_id, entry, series=series)
+            if match_key(source) != match_key(entry.source):
+                _remove_entry(self._store, book_id, source, series=series)
+            return change
+
+        return await asyncio.to_thread(edit)
 
     async def remove(
         self, book_id: str, source: str, *, series: str | None = None
@@ -73,6 +112,27 @@ class Glossary:
         return await asyncio.to_thread(
             _accept_entries, self._store, book_id, sources, series=series
         )
+
+    async def reject(
+        self, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
+    ) -> list[GlossaryEntry]:
+        """Reject the proposed entries for ``sources``, or every proposed entry: each is
+        removed as a version, so its history keeps what was proposed and by whom."""
+        return await asyncio.to_thread(
+            _reject_entries, self._store, book_id, sources, series=series
+        )
+
+    async def series(self, book_id: str) -> list[str]:
+        """The shared glossaries attached to the book, by name."""
+
+        def attached() -> list[str]:
+            return [g.name for g in self._store.glossaries_of(book_id) if g.name]
+
+        return await asyncio.to_thread(attached)
+
+    async def all_series(self) -> list[str]:
+        """Every shared glossary, by name."""
+        return await asyncio.to_thread(self._store.shared_names)
 
     async def history(
         self, book_id: str, source: str, *, series: str | None = None
@@ -123,8 +183,13 @@ def _remove_entry(
     target = _target(store, book_id, series, create=False)
     found = _by_key(store.current([target])).get(match_key(source))
     if found is None:
-        where = f"shared glossary {series!r}" if series else "the book's glossary"
-        raise NotFoundError(f"no entry for {source!r} in {where}")
+        if series:
+            raise NotFoundError(
+                "no entry for {source!r} in shared glossary {series!r}",
+                source=source,
+                series=series,
+            )
+        raise NotFoundError("no entry for {source!r} in the book's glossary", source=source)
     store.remove(target, [found.entry], origin=MANUAL)
     return found.entry
 
@@ -132,18 +197,36 @@ def _remove_entry(
 def _accept_entries(
     store: GlossaryStore, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
 ) -> list[GlossaryEntry]:
+    target, proposed = _proposed(store, book_id, sources, series)
+    accepted = [replace(entry, status=EntryStatus.ACCEPTED) for entry in proposed]
+    store.add(target, accepted, origin=MANUAL)
+    return accepted
+
+
+def _reject_entries(
+    store: GlossaryStore, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
+) -> list[GlossaryEntry]:
+    target, proposed = _proposed(store, book_id, sources, series)
+    store.remove(target, proposed, origin=MANUAL)
+    return proposed
+
+
+def _proposed(
+    store: GlossaryStore, book_id: str, sources: Sequence[str], series: str | None
+) -> tuple[GlossaryRef, list[GlossaryEntry]]:
+    """The glossary, and its proposed entries for ``sources`` (all of them if none given)."""
     target = _target(store, book_id, series, create=False)
     proposed = {
-        key: stored
+        key: stored.entry
         for key, stored in _by_key(store.current([target])).items()
         if stored.entry.status is EntryStatus.PROPOSED
     }
     wanted = [match_key(s) for s in sources] or list(proposed)
     if unknown := [s for s, key in zip(sources, wanted, strict=False) if key not in proposed]:
-        raise NotFoundError(f"no proposed entry for {', '.join(map(repr, unknown))}")
-    accepted = [replace(proposed[key].entry, status=EntryStatus.ACCEPTED) for key in wanted]
-    store.add(target, accepted, origin=MANUAL)
-    return accepted
+        raise NotFoundError(
+            "no proposed entry for {sources}", sources=", ".join(map(repr, unknown))
+        )
+    return target, [proposed[key] for key in wanted]
 
 
 def _entry_history(
@@ -213,7 +296,7 @@ def _target(store: GlossaryStore, book_id: str, series: str | None, *, create: b
 def _series_name(name: str) -> str:
     cleaned = " ".join(name.split())
     if not cleaned or len(cleaned) > SERIES_NAME_CHARS:
-        raise UserError(f"a series name is 1 to {SERIES_NAME_CHARS} characters")
+        raise UserError("a series name is 1 to {most} characters", most=SERIES_NAME_CHARS)
     return cleaned
 
 

@@ -18,6 +18,7 @@ from honyaku.application.editions import Editions
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import Models
+from honyaku.application.search import Search
 from honyaku.application.settings import Settings
 from honyaku.application.versions import Versions
 from honyaku.assistant import ChatService
@@ -35,6 +36,7 @@ class Honyaku:
         self.books = Books(stores)
         self.editions = Editions(stores)
         self.versions = Versions(stores.library)
+        self.search = Search(stores.library)
         self.glossary = Glossary(stores.glossary)
         self.settings = Settings(stores.library)
         self.jobs = Jobs(stores, self.engine, self.launcher, self.models)

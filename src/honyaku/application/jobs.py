@@ -41,6 +41,7 @@ class Jobs:
             request.book_id,
             request.kind,
             chapters=request.chapters,
+            paragraphs=request.paragraphs,
             retranslate=request.retranslate,
             model=model.model if model else None,
             prices=model.prices if model else None,
@@ -74,9 +75,16 @@ class Jobs:
             or await self._models.profile_for(job.model)
         )
         if name is None:
-            raise UserError(f"choose a saved model to resume with (the job ran with {job.model!r})")
+            raise UserError(
+                "choose a saved model to resume with (the job ran with {model!r})", model=job.model
+            )
         request = JobRequest(
-            job.book_id, job.kind, job.chapters, retranslate=job.retranslate, resume=job.id
+            job.book_id,
+            job.kind,
+            None if job.paragraphs else job.chapters,
+            paragraphs=job.paragraphs,
+            retranslate=job.retranslate,
+            resume=job.id,
         )
         return await self.start(request, await self._models.saved(name))
 

@@ -14,6 +14,7 @@ from dataclasses import replace
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices
 from honyaku.errors import NotFoundError
+from honyaku.llm.model_check import ModelCheck, check_model
 from honyaku.llm.models import DEMO_MODEL, ModelChoice, ModelStatus, ToolProtocol, model_status
 from honyaku.store import LearnedProtocols, ModelProfiles
 
@@ -21,9 +22,9 @@ DEMO = ModelChoice(DEMO_MODEL, prices=Prices(0.0, 0.0))
 
 
 class Models:
-    def __init__(self, profiles: ModelProfiles, learned: LearnedProtocols) -> None:
+    def __init__(self, profiles: ModelProfiles, protocols: LearnedProtocols) -> None:
         self._profiles = profiles
-        self._learned = learned
+        self._protocols = protocols
 
     async def all(self) -> list[ModelProfile]:
         return await asyncio.to_thread(self._profiles.all)
@@ -34,6 +35,11 @@ class Models:
         ModelChoice.from_profile(profile).check()
         await asyncio.to_thread(self._profiles.save, profile)
         return profile
+
+    async def check(self, profile: ModelProfile) -> ModelCheck:
+        """Ask the profile's model once (saved or not): is its server there, does it take
+        the key, does it call tools natively? An ``auto`` profile's answer is kept for jobs."""
+        return await check_model(ModelChoice.from_profile(profile), self._protocols)
 
     async def remove(self, name: str) -> None:
         await asyncio.to_thread(self._profiles.remove, name)
@@ -47,10 +53,11 @@ class Models:
             return DEMO
         raise NotFoundError("no saved model called {name!r}", name=name)
 
-    async def check(self, choice: ModelChoice) -> ModelStatus:
+    async def status(self, choice: ModelChoice) -> ModelStatus:
         """What the model's server says of it (a local one: its window, the model it has
-        loaded, whether it is busy or cannot answer), and its pace as learned there."""
-        return await model_status(choice, self._learned)
+        loaded, whether it is busy or cannot answer), and its pace as learned there; the
+        model is sent nothing to answer."""
+        return await model_status(choice, self._protocols)
 
     async def profile_for(self, model: str) -> str | None:
         """The saved profile a job that ran with ``model`` (a profile's or a server's name

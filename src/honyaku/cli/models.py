@@ -248,7 +248,7 @@ def check_model(
     choice = chosen_model(
         honyaku, model, base_url, api_key_env, provider=provider, headers=tuple(header or ())
     )
-    status = run(honyaku.models.check(choice))
+    status = run(honyaku.models.status(choice))
     out.print(escape(choice.describe()))
     for name, value in _status_rows(status):
         out.print(f"  {name:<15} {escape(value)}")

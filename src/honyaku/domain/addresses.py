@@ -22,13 +22,15 @@ def check_base_url(url: str) -> None:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise ConfigError(f"base URL {shown!r} is not a URL: {exc}") from None
+        raise ConfigError(
+            "base URL {url!r} is not a URL: {problem}", url=shown, problem=exc
+        ) from None
     if parts.scheme not in ("http", "https"):
-        raise ConfigError(f"base URL {shown!r} must start with http:// or https://")
+        raise ConfigError("base URL {url!r} must start with http:// or https://", url=shown)
     if not parts.hostname:
-        raise ConfigError(f"base URL {shown!r} names no host")
+        raise ConfigError("base URL {url!r} names no host", url=shown)
     if port == 0:
-        raise ConfigError(f"base URL {shown!r}: port 0 is not a port")
+        raise ConfigError("base URL {url!r}: port 0 is not a port", url=shown)
     if parts.username or parts.password or _secret_parameters(parts.query):
         raise ConfigError(
             "the base URL holds a password or a key, which honyaku will not store: keep the "

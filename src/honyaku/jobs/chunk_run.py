@@ -94,7 +94,7 @@ async def run_chunk(
             async for event in events:
                 yield ChunkEvent(where, event)
                 if isinstance(event, Response) and event.finish_reason == CUT_REPLY:
-                    _learn_from_cut_reply(talk.window, event)
+                    await _learn_from_cut_reply(talk.window, event)
                     yield ChunkFinished(where, None, _hand_over(context, "the reply was cut off"))
                     return
                 if isinstance(event, ToolStarted):
@@ -105,7 +105,7 @@ async def run_chunk(
                     yield ParagraphsDone(where, newly)
     except ContextOverflowError as exc:
         sent = request_tokens(ChatRequest(tuple(history), talk.registry.specs), talk.tokens)
-        _learn_from_overflow(talk.window, exc, sent)
+        await _learn_from_overflow(talk.window, exc, sent)
         yield ChunkFinished(where, None, _hand_over(context, str(exc)))
         return
     except (LoopError, ProviderError) as exc:
@@ -125,17 +125,17 @@ def _hand_over(context: ChunkContext, reason: str) -> HandOver:
     return HandOver(tuple(workflow.missing_ids), title, reason)
 
 
-def _learn_from_overflow(window: ContextWindow, exc: ContextOverflowError, sent: int) -> None:
+async def _learn_from_overflow(window: ContextWindow, exc: ContextOverflowError, sent: int) -> None:
     """The window the server said, else a share of the request it refused; and how many more
     tokens it counts than honyaku does."""
     if exc.prompt_tokens and sent:
         window.observe_count(exc.prompt_tokens / sent)
     tokens = exc.window or round(UNSAID_WINDOW_SHARE * (exc.prompt_tokens or sent))
     if window.tokens is None or tokens < window.tokens:
-        window.learn(tokens, "the server's refusal")
+        await window.learn(tokens, "the server's refusal")
 
 
-def _learn_from_cut_reply(window: ContextWindow, response: Response) -> None:
+async def _learn_from_cut_reply(window: ContextWindow, response: Response) -> None:
     """A reply cut at the model's limit: what the request and the reply came to is as much
     as the model holds."""
     usage = response.usage
@@ -143,7 +143,7 @@ def _learn_from_cut_reply(window: ContextWindow, response: Response) -> None:
         usage.output_tokens or usage.estimated_output_tokens
     )
     if held and (window.tokens is None or held < window.tokens):
-        window.learn(held, "a reply cut off at the model's limit")
+        await window.learn(held, "a reply cut off at the model's limit")
 
 
 def _glossary_section(context: ChunkContext) -> str:

@@ -67,6 +67,7 @@ def estimate_job(
     kind: JobKind,
     *,
     chapters: list[int] | None = None,
+    paragraphs: list[str] | None = None,
     retranslate: bool = False,
     model: str | None = None,
     prices: Prices | None = None,
@@ -74,9 +75,13 @@ def estimate_job(
     xml: bool = False,
     chunk_chars: int | None = None,
 ) -> Estimate:
-    """The estimate for a job over ``book_id``'s ``chapters`` with ``model`` (whose context
-    holds ``window`` tokens, where known; ``xml``: it speaks the XML protocol), in chunks of
-    ``chunk_chars`` if given; sends nothing."""
+    """The estimate for a job over ``book_id``'s ``chapters`` (or only its ``paragraphs``)
+    with ``model`` (whose context holds ``window`` tokens, where known; ``xml``: it speaks the
+    XML protocol), in chunks of ``chunk_chars`` if given; sends nothing."""
+    only = None
+    if paragraphs is not None:
+        only = set(paragraphs)
+        chapters = stores.library.chapter_numbers_of(book_id, only)
     book = stores.library.get_book(book_id, chapter_numbers=chapters)
     record = stores.jobs.model_record(model, kind) if model else ModelRecord()
     ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
@@ -92,7 +97,7 @@ def estimate_job(
         window=window,
         xml_language=book.target_lang if xml else None,
     )
-    paper = _Paper(book, kind, retranslate, sizing, tokens, ratio.factor, stores)
+    paper = _Paper(book, kind, retranslate, only, sizing, tokens, ratio.factor, stores)
     careful = paper.bill(chunk_chars or sizing.chunk_chars(), sizing.behaviour())
     total, spread = careful.bill, 1.0
     if not sizing.behaviour().chunks_seen and sizing.fixed is None:
@@ -138,6 +143,7 @@ class _Paper:
     book: Book
     kind: JobKind
     retranslate: bool
+    only: set[str] | None
     sizing: ChunkSizing
     tokens: TokenCounter
     factor: float
@@ -148,7 +154,12 @@ class _Paper:
         book, kind = self.book, self.kind
         matcher = BookGlossary(self.stores.glossary, book.id).matcher()
         planned = split_book(
-            book, kind, retranslate=self.retranslate, written=set(), chunk_chars=chunk_chars
+            book,
+            kind,
+            retranslate=self.retranslate,
+            written=set(),
+            chunk_chars=chunk_chars,
+            only=self.only,
         )
         total: ChunkBill = NOTHING
         for chunk in (chunk for chunks in planned for chunk in chunks):

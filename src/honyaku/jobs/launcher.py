@@ -67,14 +67,16 @@ class _Followed:
         woken, grew = asyncio.Event(), [False]
         self._watchers[woken] = grew
         try:
-            yield JobUpdate(self.progress, log_grew=False)
-            while self.progress.running_here:
-                await woken.wait()
+            while True:
                 woken.clear()
                 update = JobUpdate(self.progress, log_grew=grew[0])
                 grew[0] = False
                 yield update
+                if not update.progress.running_here:
+                    return
+                # Whatever happened during the pause is in the next update, the end included.
                 await asyncio.sleep(WATCH_INTERVAL_S)
+                await woken.wait()
         finally:
             del self._watchers[woken]
 

@@ -10,6 +10,9 @@ job retranslates), and for every job once the job has written a version of it. G
 extraction writes no versions: the status of its chunk rows alone says what is done. On a
 book a new edition changed, a translation job does the new paragraphs and those whose
 translation is stale.
+
+A job over some paragraphs only (``only``: "retranslate these") plans those alone, in the
+chunks of their chapters, and never the chapters' titles.
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from honyaku.domain.workflow import JobKind
 from honyaku.store.chunks import PlannedChunk, Replan
 
 
-def work_of(chapter: Chapter, kind: JobKind) -> list[Paragraph]:
-    """A chapter's work items: non-empty paragraphs, and for revisions only translated ones."""
-    work = chapter.work_paragraphs
+def work_of(chapter: Chapter, kind: JobKind, only: Set[str] | None = None) -> list[Paragraph]:
+    """A chapter's work items: non-empty paragraphs (those in ``only``, if given), and for
+    revisions only translated ones."""
+    work = [p for p in chapter.work_paragraphs if only is None or p.id in only]
     if kind in (JobKind.TRANSLATION, JobKind.EXTRACTION):
-        return list(work)
+        return work
     return [p for p in work if p.translation]
 
 
@@ -40,9 +44,11 @@ def is_done(paragraph: Paragraph, kind: JobKind, *, retranslate: bool, written: 
     return kind is JobKind.TRANSLATION and not retranslate and translated
 
 
-def title_wanted(chapter: Chapter, kind: JobKind, *, retranslate: bool) -> bool:
+def title_wanted(
+    chapter: Chapter, kind: JobKind, *, retranslate: bool, only: Set[str] | None = None
+) -> bool:
     fresh = chapter.translated_title is not None and chapter.previous_title is None
-    return kind is JobKind.TRANSLATION and (retranslate or not fresh)
+    return kind is JobKind.TRANSLATION and only is None and (retranslate or not fresh)
 
 
 def split_book(
@@ -52,6 +58,7 @@ def split_book(
     retranslate: bool,
     written: Set[str],
     chunk_chars: int | None = None,
+    only: Set[str] | None = None,
 ) -> list[list[Chunk]]:
     """Each chapter's chunks still to do, in chapter order, of at most ``chunk_chars`` (by
     default the book's setting)."""
@@ -60,7 +67,7 @@ def split_book(
     for chapter in book.chapters:
         work = [
             p
-            for p in work_of(chapter, kind)
+            for p in work_of(chapter, kind, only)
             if not is_done(p, kind, retranslate=retranslate, written=written)
         ]
         chapters.append(
@@ -68,7 +75,7 @@ def split_book(
                 chapter,
                 work,
                 max_chars=chunk_chars,
-                with_title=title_wanted(chapter, kind, retranslate=retranslate),
+                with_title=title_wanted(chapter, kind, retranslate=retranslate, only=only),
             )
         )
     return chapters
@@ -81,11 +88,12 @@ def plan_chunks(
     retranslate: bool,
     written: Set[str],
     chunk_chars: int | None = None,
+    only: Set[str] | None = None,
 ) -> list[PlannedChunk]:
     """The chunks of ``book``'s chapters still to do, in chapter order, of at most
     ``chunk_chars`` (by default the book's setting)."""
     chapters = split_book(
-        book, kind, retranslate=retranslate, written=written, chunk_chars=chunk_chars
+        book, kind, retranslate=retranslate, written=written, chunk_chars=chunk_chars, only=only
     )
     return [_planned(chunk, chunk.number, len(chunks)) for chunks in chapters for chunk in chunks]
 
@@ -119,10 +127,15 @@ def _planned(chunk: Chunk, number: int, in_chapter: int) -> PlannedChunk:
 
 
 def still_to_do(
-    book: Book, kind: JobKind, *, retranslate: bool, written: Set[str]
+    book: Book,
+    kind: JobKind,
+    *,
+    retranslate: bool,
+    written: Set[str],
+    only: Set[str] | None = None,
 ) -> tuple[dict[str, Paragraph], set[str]]:
     """The work paragraphs of ``book`` (by id) for a job of ``kind``, and those not done."""
-    paragraphs = {p.id: p for c in book.chapters for p in work_of(c, kind)}
+    paragraphs = {p.id: p for c in book.chapters for p in work_of(c, kind, only)}
     to_do = {
         pid
         for pid, paragraph in paragraphs.items()

@@ -39,7 +39,7 @@ from honyaku.domain.chunking import Chunk
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import TokenRatio
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
-from honyaku.errors import ClaimLost, ConfigError, SpendingCapReached, StoreError
+from honyaku.errors import ClaimLost, ConfigError, SpendingCapReached, StoreError, UserError
 from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.approvals import book_approvals
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
@@ -69,6 +69,7 @@ from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken, Hand
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import Job, JobCost, JobScope, JobStatus
 from honyaku.store.leases import CLAIM_TIMEOUT_VARIABLE, claim_timeout_s
+from honyaku.store.library import Library
 from honyaku.store.stores import Stores
 
 CONCURRENCY = 4
@@ -96,6 +97,9 @@ class JobRequest:
     chunk_chars: int | None = None
     """Plan chunks of this size, not the one the model is best served by (a context window
     too small for it still makes them smaller)."""
+    paragraphs: list[str] | None = None
+    """Only these paragraphs (by id), in whichever chapters hold them; ``None`` for every
+    work paragraph of the chapters."""
 
 
 class JobService:
@@ -112,19 +116,21 @@ class JobService:
         events, then ``JobFinished``. A fatal provider error or a stop is raised after the
         job's state is saved."""
         beat_s = _heartbeat_s()
+        scope = await asyncio.to_thread(job_scope, self.library, request)
         book = await asyncio.to_thread(
-            self.library.get_book, request.book_id, chapter_numbers=request.chapters
+            self.library.get_book, request.book_id, chapter_numbers=scope.chapters
         )
         spending = _spending(request, book, model)
-        scope = JobScope(book.id, request.kind, request.chapters, request.retranslate)
         sizing = await asyncio.to_thread(self._sizing, book, request.kind, model)
         chunk_chars = request.chunk_chars or sizing.chunk_chars()
+        only = set(scope.paragraphs) if scope.paragraphs is not None else None
         planned = plan_chunks(
             book,
             request.kind,
             retranslate=request.retranslate,
             written=set(),
             chunk_chars=chunk_chars,
+            only=only,
         )
         job, resumed = await asyncio.to_thread(
             self.store.open,
@@ -208,7 +214,7 @@ class JobService:
         book = self.library.get_book(job.book_id, chapter_numbers=job.chapters)
         written = self.store.paragraphs_done(job.id)
         paragraphs, to_do = still_to_do(
-            book, job.kind, retranslate=job.retranslate, written=written
+            book, job.kind, retranslate=job.retranslate, written=written, only=_only(job)
         )
         return JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
 
@@ -277,7 +283,7 @@ class _Run:
         """Why the run stopped taking chunks: the next request could pass its cap."""
         written = service.store.paragraphs_done(job.id)
         paragraphs, self.to_do = still_to_do(
-            book, job.kind, retranslate=job.retranslate, written=written
+            book, job.kind, retranslate=job.retranslate, written=written, only=_only(job)
         )
         if job.kind is JobKind.EXTRACTION:
             self.to_do = self._extraction_to_do()
@@ -531,6 +537,22 @@ def _heartbeat_s() -> float:
             f"{CLAIM_TIMEOUT_VARIABLE} ({claim_timeout_s():g} s), not {setting!r}"
         )
     return seconds
+
+
+def job_scope(library: Library, request: JobRequest) -> JobScope:
+    """What the job works on: for some paragraphs only, those (once each, sorted, so that the
+    same choice finds the same job to resume) and the chapters that hold them."""
+    chapters, paragraphs = request.chapters, request.paragraphs
+    if paragraphs is not None:
+        if not paragraphs:
+            raise UserError("choose at least one paragraph")
+        paragraphs = sorted(set(paragraphs))
+        chapters = library.chapter_numbers_of(request.book_id, paragraphs)
+    return JobScope(request.book_id, request.kind, chapters, request.retranslate, paragraphs)
+
+
+def _only(job: Job) -> set[str] | None:
+    return None if job.paragraphs is None else set(job.paragraphs)
 
 
 def _spending(request: JobRequest, book: Book, model: ConnectedModel) -> Spending | None:

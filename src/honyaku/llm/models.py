@@ -209,12 +209,12 @@ class ContextWindow:
     """Tokens the server counted for each token honyaku counted, where a refusal said: its
     tokenizer and chat template may count more."""
 
-    def learn(self, tokens: int, source: str) -> None:
+    async def learn(self, tokens: int, source: str) -> None:
         if tokens <= 0 or tokens == self.tokens:
             return
         self.tokens, self.source = tokens, source
         if self.remember is not None:
-            self.remember(tokens)
+            await asyncio.to_thread(self.remember, tokens)
 
     def observe_count(self, factor: float) -> None:
         self.count_factor = max(self.count_factor, factor)
@@ -323,7 +323,7 @@ async def _context_window(
     window = ContextWindow(remember=remember)
     # The memory is a database: off the event loop.
     if info.context_window:
-        await asyncio.to_thread(window.learn, info.context_window, info.server or "the server")
+        await window.learn(info.context_window, info.server or "the server")
         return window
     if choice.context_window:
         window.tokens, window.source = choice.context_window, "the profile"

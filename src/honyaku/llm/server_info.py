@@ -28,6 +28,7 @@ import contextlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import httpx2
@@ -76,11 +77,9 @@ async def ask_server(
 ) -> ServerInfo:
     """What the server at ``base_url`` (an OpenAI-compatible ``…/v1``) says about ``model``."""
     root = re.sub(r"/v1/?$", "", base_url.rstrip("/"))
-    # A new client loads the system's certificates, which takes a while: off the event loop.
-    client = await asyncio.to_thread(
-        httpx2.AsyncClient, timeout=ASK_TIMEOUT_S, headers=dict(headers or {})
-    )
-    async with client as http:
+    # A client loads its TLS certificates as it is made: off the event loop.
+    client = partial(httpx2.AsyncClient, timeout=ASK_TIMEOUT_S, headers=dict(headers or {}))
+    async with await asyncio.to_thread(client) as http:
         for ask in (_llama_cpp, _ollama, _models_list):
             with contextlib.suppress(httpx2.HTTPError, ValueError, TypeError, asyncio.TimeoutError):
                 if (found := await ask(http, root, base_url.rstrip("/"), model)) is not None:

@@ -143,7 +143,7 @@ def _refuse_running_jobs(session: Session, book_id: str) -> None:
     )
     for job in running:
         if Lease(job.owner, job.heartbeat_at).is_live(now):
-            raise UserError(f"job {job.id} is running on this book: stop it first")
+            raise UserError("job {job} is running on this book: stop it first", job=job.id)
 
 
 def _drop_unfinished_plans(session: Session, book_id: str) -> None:

@@ -96,11 +96,17 @@ class GlossaryStore:
             row = session.scalar(select(GlossaryRow).where(GlossaryRow.name == name))
             if row is None:
                 if not create:
-                    raise NotFoundError(f"no shared glossary named {name!r}")
+                    raise NotFoundError("no shared glossary named {name!r}", name=name)
                 row = GlossaryRow(name=name, created_at=utc_now())
                 session.add(row)
                 session.flush()
             return GlossaryRef(row.id, row.name)
+
+    def shared_names(self) -> list[str]:
+        """Every shared glossary's name, in order."""
+        with self.database.transaction() as session:
+            query = select(GlossaryRow.name).where(GlossaryRow.name.is_not(None))
+            return sorted(name for name in session.scalars(query) if name)
 
     def attach(self, book_id: str, glossary: GlossaryRef) -> bool:
         """Attach a shared glossary to a book; ``False`` if it already was."""

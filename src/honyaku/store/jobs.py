@@ -157,6 +157,8 @@ class Job:
     retranslate: bool = False
     stop_requests: int = 0
     """Stops asked so far; a run stops when the count grows past what it opened the job with."""
+    paragraphs: list[str] | None = None
+    """The paragraphs it works on, where it works on some only."""
     chunk_chars: int | None = None
     """The size its chunks waiting to run were last planned with."""
 
@@ -194,6 +196,8 @@ class JobScope:
     kind: JobKind
     chapters: list[int] | None
     retranslate: bool = False
+    paragraphs: list[str] | None = None
+    """Some paragraphs of those chapters only, by id; ``None`` for all of them."""
 
 
 class JobStore:
@@ -372,13 +376,20 @@ class JobStore:
 
 
 def _resumable(session: Session, scope: JobScope) -> JobRow | None:
-    """The latest job of this kind over the same chapters, if it is unfinished."""
+    """The latest job of this kind over the same chapters and paragraphs, if it is unfinished."""
     rows = session.scalars(
         select(JobRow)
         .where(JobRow.book_id == scope.book_id, JobRow.kind == scope.kind.value)
         .order_by(JobRow.created_at.desc())
     )
-    latest = next((row for row in rows if row.chapters == scope.chapters), None)
+    latest = next(
+        (
+            row
+            for row in rows
+            if row.chapters == scope.chapters and row.paragraphs == scope.paragraphs
+        ),
+        None,
+    )
     return latest if latest is not None and latest.status in RESUMABLE else None
 
 
@@ -406,6 +417,7 @@ def _new_job(session: Session, scope: JobScope, *, model: str, protocol: str) ->
         heartbeat_at=utc_now(),
         retranslate=scope.retranslate,
         stop_requests=0,
+        paragraphs=scope.paragraphs,
         **dict.fromkeys(JobCost.__slots__, 0),
     )
     session.add(row)
@@ -428,5 +440,6 @@ def _job(row: JobRow) -> Job:
         Lease(row.owner, row.heartbeat_at),
         bool(row.retranslate),
         row.stop_requests,
+        row.paragraphs,
         row.chunk_chars,
     )

@@ -4,6 +4,7 @@ with, how many tokens its context holds, and the pace it works at."""
 from __future__ import annotations
 
 from sqlalchemy import update
+from sqlalchemy.orm import Session
 
 from honyaku.domain.pace import Pace
 from honyaku.store.database import Database
@@ -34,16 +35,7 @@ class LearnedProtocols:
         """Keep the window for the server's model, and on ``profile`` where the choice came
         from one."""
         with self.database.transaction() as session:
-            upsert(
-                session,
-                LearnedProtocolRow,
-                {
-                    "base_url": base_url,
-                    "model": model,
-                    "context_window": tokens,
-                    "checked_at": utc_now(),
-                },
-            )
+            _remember(session, base_url, model, context_window=tokens)
             if profile is not None:
                 session.execute(
                     update(ModelProfileRow)
@@ -53,16 +45,7 @@ class LearnedProtocols:
 
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
         with self.database.transaction() as session:
-            upsert(
-                session,
-                LearnedProtocolRow,
-                {
-                    "base_url": base_url,
-                    "model": model,
-                    "protocol": protocol,
-                    "checked_at": utc_now(),
-                },
-            )
+            _remember(session, base_url, model, protocol=protocol)
 
     def pace(self, base_url: str, model: str) -> Pace | None:
         with self.database.transaction() as session:
@@ -78,15 +61,18 @@ class LearnedProtocols:
 
     def remember_pace(self, base_url: str, model: str, pace: Pace) -> None:
         with self.database.transaction() as session:
-            upsert(
+            _remember(
                 session,
-                LearnedProtocolRow,
-                {
-                    "base_url": base_url,
-                    "model": model,
-                    "prompt_tokens_per_s": pace.prompt_tokens_per_s,
-                    "output_tokens_per_s": pace.output_tokens_per_s,
-                    "longest_reply_tokens": pace.longest_reply_tokens,
-                    "timed_replies": pace.replies,
-                },
+                base_url,
+                model,
+                prompt_tokens_per_s=pace.prompt_tokens_per_s,
+                output_tokens_per_s=pace.output_tokens_per_s,
+                longest_reply_tokens=pace.longest_reply_tokens,
+                timed_replies=pace.replies,
             )
+
+
+def _remember(session: Session, base_url: str, model: str, **learned: object) -> None:
+    """Keep what was learned of the server's model, leaving what was learned before of it."""
+    values = {"base_url": base_url, "model": model, **learned, "checked_at": utc_now()}
+    upsert(session, LearnedProtocolRow, values)

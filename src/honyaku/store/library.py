@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -50,6 +50,7 @@ from honyaku.store.schema import (
 )
 
 MIN_ID_PREFIX = 4
+SCAN_BATCH = 2000
 ID_PREFIX = re.compile(r"[0-9a-f]{1,8}")
 
 
@@ -224,6 +225,20 @@ class Library:
             )
             return {row[0]: _paragraph(*row) for row in rows}
 
+    def chapter_numbers_of(self, book_id: str, paragraph_ids: Collection[str]) -> list[int]:
+        """The chapters (from 1) that hold these paragraphs; an unknown id is an error."""
+        wanted = set(paragraph_ids)
+        with self.database.transaction() as session:
+            book_row(session, book_id)
+            rows = session.execute(
+                select(ParagraphRow.id, ChapterRow.position)
+                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+                .where(ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(wanted)))
+            ).all()
+        if missing := wanted - {pid for pid, _ in rows}:
+            raise _no_paragraphs(missing, book_id)
+        return sorted({position + 1 for _, position in rows})
+
     def sources(self, book_id: str) -> BookSources | None:
         """The book's original file and where its text came from, or ``None`` for a book
         imported without them (before they were kept, or from a plain text file)."""
@@ -362,7 +377,7 @@ class Library:
                 hold(session, claim)
             pks = _locked_paragraphs(session, book_id, texts)
             if missing := set(texts) - set(pks):
-                raise NotFoundError(f"no paragraph {', '.join(sorted(missing))} in book {book_id}")
+                raise _no_paragraphs(missing, book_id)
             session.execute(
                 update(TranslationRow)
                 .where(TranslationRow.paragraph_pk.in_(list(pks.values())), TranslationRow.selected)
@@ -474,6 +489,22 @@ class Library:
                 )
             row.translated_title = translated_title
             row.title_translated_from = None
+
+    def scan(
+        self, book_id: str, *, chapter_numbers: Collection[int] | None = None
+    ) -> Iterator[LocatedParagraph]:
+        """Every non-empty paragraph of the book (of these chapters), with its selected
+        translation, in book order; read in batches, never all at once."""
+        with self.database.transaction() as session:
+            book_row(session, book_id)
+            where = ParagraphRow.text != ""
+            if chapter_numbers is not None:
+                where = and_(where, ChapterRow.position.in_([n - 1 for n in chapter_numbers]))
+            query = _located_query(book_id, where).order_by(
+                ChapterRow.position, ParagraphRow.position
+            )
+            for row in session.execute(query.execution_options(yield_per=SCAN_BATCH)):
+                yield _located_paragraph(*row)
 
     # -- context ---------------------------------------------------------------------------
 
@@ -783,7 +814,15 @@ def _located(
     session: Session, book_id: str, where: Any, *, limit: int, backwards: bool = False
 ) -> list[LocatedParagraph]:
     order = (ChapterRow.position, ParagraphRow.position)
+    query = _located_query(book_id, where)
     rows = session.execute(
+        query.order_by(*(column.desc() for column in order) if backwards else order).limit(limit)
+    )
+    return [_located_paragraph(*row) for row in rows]
+
+
+def _located_query(book_id: str, where: Any) -> Any:
+    return (
         select(
             ChapterRow.id,
             ChapterRow.position,
@@ -796,13 +835,21 @@ def _located(
         .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
         .outerjoin(TranslationRow, _selected_join())
         .where(ParagraphRow.book_id == book_id, where)
-        .order_by(*(column.desc() for column in order) if backwards else order)
-        .limit(limit)
     )
-    return [
-        LocatedParagraph(cid, cpos + 1, _paragraph(pid, ppos, text, translation, translated_from))
-        for cid, cpos, pid, ppos, text, translation, translated_from in rows
-    ]
+
+
+def _located_paragraph(
+    cid: str,
+    cpos: int,
+    pid: str,
+    ppos: int,
+    text: str,
+    translation: str | None,
+    translated_from: str | None,
+) -> LocatedParagraph:
+    return LocatedParagraph(
+        cid, cpos + 1, _paragraph(pid, ppos, text, translation, translated_from)
+    )
 
 
 def _unresolved(ref: str, matches: list[str]) -> str:
@@ -814,4 +861,12 @@ def _unresolved(ref: str, matches: list[str]) -> str:
     return (
         f"book id {ref!r} is ambiguous: {len(matches)} books start with it; "
         f"give at least {MIN_ID_PREFIX} characters"
+    )
+
+
+def _no_paragraphs(missing: set[str], book_id: str) -> NotFoundError:
+    return NotFoundError(
+        "no paragraph {paragraphs} in book {book_id}",
+        paragraphs=", ".join(sorted(missing)),
+        book_id=book_id,
     )

@@ -35,7 +35,7 @@ class ModelProfiles:
         with self.database.transaction() as session:
             row = session.get(ModelProfileRow, name)
             if row is None:
-                raise NotFoundError(f"no model profile named {name!r}")
+                raise NotFoundError("no model profile named {name!r}", name=name)
             session.delete(row)
 
 

@@ -1,15 +1,18 @@
 """Quality flags: the checks' warnings about translation versions (``domain.quality``).
 
 A flag belongs to the version it describes, so a paragraph is flagged while its selected
-version is: a later version that passes the checks clears it, and nothing is deleted.
+version is: a later version that passes the checks clears it, and nothing is deleted. A
+translator who reads a warning and finds no mistake dismisses it: it stays with its version,
+dismissed, and flags that version no more.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import CursorResult, insert, select, update
 from sqlalchemy.orm import Session
 
 from honyaku.domain.quality import QualityWarning
@@ -20,6 +23,7 @@ from honyaku.store.schema import (
     QualityFlagRow,
     TranslationRow,
     table_of,
+    utc_now,
 )
 
 
@@ -77,7 +81,11 @@ class QualityFlags:
             .join(TranslationRow, TranslationRow.pk == QualityFlagRow.translation_pk)
             .join(ParagraphRow, ParagraphRow.pk == TranslationRow.paragraph_pk)
             .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
-            .where(ParagraphRow.book_id == book_id, TranslationRow.selected)
+            .where(
+                ParagraphRow.book_id == book_id,
+                TranslationRow.selected,
+                QualityFlagRow.dismissed_at.is_(None),
+            )
             .order_by(ChapterRow.position, ParagraphRow.position, QualityFlagRow.pk)
         )
         if chapter_numbers is not None:
@@ -93,3 +101,24 @@ class QualityFlags:
                         cpos + 1, cid, pid, ppos, text, translation, (warning,)
                     )
         return list(found.values())
+
+    def dismiss(self, book_id: str, paragraph_id: str, codes: Collection[str] = ()) -> int:
+        """Dismiss the warnings (of ``codes``, or all) on the paragraph's selected version;
+        how many were dismissed."""
+        selected = (
+            select(TranslationRow.pk)
+            .join(ParagraphRow, ParagraphRow.pk == TranslationRow.paragraph_pk)
+            .where(
+                ParagraphRow.book_id == book_id,
+                ParagraphRow.id == paragraph_id,
+                TranslationRow.selected,
+            )
+        )
+        query = update(QualityFlagRow).where(
+            QualityFlagRow.translation_pk.in_(selected), QualityFlagRow.dismissed_at.is_(None)
+        )
+        if codes:
+            query = query.where(QualityFlagRow.code.in_(list(codes)))
+        with self.database.transaction() as session:
+            result = session.execute(query.values(dismissed_at=utc_now()))
+            return cast(CursorResult[Any], result).rowcount

@@ -240,6 +240,8 @@ class JobRow(Base):
     """How many times someone asked the job to stop: each process running it stops when the
     count grows past what it was when the process opened the job. A count, not a flag, so that
     no process can clear a stop another has yet to see."""
+    paragraphs: Mapped[list[str] | None] = mapped_column(JSON(none_as_null=True))
+    """The paragraph ids a job over some paragraphs only works on; null for whole chapters."""
 
 
 class ChunkRow(Base):
@@ -433,3 +435,5 @@ class QualityFlagRow(Base):
     translation_pk: Mapped[int] = mapped_column(ForeignKey("translations.pk", ondelete="CASCADE"))
     code: Mapped[str] = mapped_column(String(40))
     message: Mapped[str] = mapped_column(Text)
+    dismissed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    """When the translator dismissed the warning: no mistake, the paragraph is not flagged."""

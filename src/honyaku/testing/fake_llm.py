@@ -146,6 +146,8 @@ class FakeLLMServer(Served):
     """False: a streamed request gets 400, as from servers that cannot stream."""
     reports_usage: bool = True
     """False: no usage in any reply, as from servers that count no tokens."""
+    api_key: str | None = None
+    """The key it takes (``Authorization: Bearer …``); any other is refused with 401."""
     host: str = "127.0.0.1"
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
@@ -233,7 +235,7 @@ class FakeLLMServer(Served):
         self.requests.append(body)
         self.arrivals.append(arrived)
         self.headers.append(dict(request.headers))
-        if refusal := self._refusal(body):
+        if refusal := self._refusal(body, request.headers.get("authorization", "")):
             return refusal
         fault = self.faults.popleft() if self.faults else None
         if fault is not None and (refusal := _refusal(fault)):
@@ -280,7 +282,9 @@ class FakeLLMServer(Served):
             media_type="text/event-stream",
         )
 
-    def _refusal(self, body: dict[str, Any]) -> Response | None:
+    def _refusal(self, body: dict[str, Any], authorization: str) -> Response | None:
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            return _error(401, "Incorrect API key provided", "invalid_request_error")
         if body.get("tools") and self.tool_support is ToolSupport.REJECTED:
             return _error(400, "This model does not support tools", "invalid_request_error")
         if body.get("stream") and not self.streaming:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,6 +43,7 @@ from honyaku.web.schemas import (
     JobStart,
     LogLineOut,
     ManualVersion,
+    ModelCheckOut,
     ParagraphOut,
     SettingsPatch,
     VersionOut,
@@ -83,7 +85,7 @@ async def add_book(
     """Import a book, as ``honyaku import`` does; a book the library already holds is
     refused (409) unless ``again``."""
     with tempfile.TemporaryDirectory(prefix="honyaku-upload-") as folder:
-        path = Path(folder) / _file_name(file.filename)
+        path = Path(folder) / uploaded_file_name(file.filename)
         await save_capped(file, path, bench.upload_limit_bytes)
         book = await bench.honyaku.books.import_file(
             path,
@@ -96,7 +98,7 @@ async def add_book(
     return Created(id=book.id)
 
 
-def _file_name(uploaded: str | None) -> str:
+def uploaded_file_name(uploaded: str | None) -> str:
     """The uploaded file's own name, for its title and its errors; no folders, nothing that
     is not printable."""
     name = Path((uploaded or "").replace("\\", "/")).name
@@ -144,9 +146,12 @@ async def get_estimate(
     kind: JobKind = JobKind.TRANSLATION,
     chapters: str | None = None,
     model: str | None = None,
+    retranslate: bool = False,
+    paragraphs: Annotated[list[str] | None, Query()] = None,
 ) -> Estimate:
     """What a job would send and cost with the saved ``model``; nothing is sent."""
-    request = await _request(honyaku, book_id, kind, chapters)
+    request = await _request(honyaku, book_id, kind, chapters, retranslate)
+    request = replace(request, paragraphs=paragraphs)
     choice = await honyaku.models.saved(model) if model else None
     return await honyaku.jobs.estimate(request, choice)
 
@@ -251,6 +256,21 @@ async def save_model(honyaku: App, profile: ModelProfile) -> ModelProfile:
     return await honyaku.models.save(profile)
 
 
+@router.post("/models/check")
+async def check_model(honyaku: App, profile: ModelProfile) -> ModelCheckOut:
+    """Ask the model once, saved or not: is its server there, does it take the key, does
+    it call tools natively (else honyaku speaks XML with it)?"""
+    found = await honyaku.models.check(profile)
+    return ModelCheckOut(
+        reachable=found.reachable,
+        key_accepted=found.key_accepted,
+        native_tools=found.native_tools,
+        key_variable=found.key_variable,
+        problem=found.problem,
+        works=found.works,
+    )
+
+
 @router.delete("/models/{name}", status_code=204)
 async def remove_model(honyaku: App, name: str) -> None:
     await honyaku.models.remove(name)
@@ -263,6 +283,7 @@ async def remove_model(honyaku: App, name: str) -> None:
 async def start_job(honyaku: App, book_id: str, start: JobStart) -> Created:
     """Start a translation, polish or proofreading job in the background."""
     request = await _request(honyaku, book_id, start.kind, start.chapters, start.retranslate)
+    request = replace(request, paragraphs=start.paragraphs, max_cost=start.max_cost)
     return Created(id=await honyaku.jobs.start(request, await _model(honyaku, start.model)))
 
 

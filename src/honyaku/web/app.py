@@ -28,7 +28,7 @@ from honyaku.errors import (
     ProviderError,
     UserError,
 )
-from honyaku.web import api, chat, editions, pages
+from honyaku.web import api, chat, editions, glossary, pages, quality, search
 from honyaku.web.guard import BodyLimit, Guard
 from honyaku.web.i18n import Language, _, language_of, message_of, speak
 from honyaku.web.words import N_
@@ -58,6 +58,9 @@ def create_app(
     app.include_router(api.router)
     app.include_router(editions.router)
     app.include_router(chat.router)
+    app.include_router(glossary.router)
+    app.include_router(quality.router)
+    app.include_router(search.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), "static")
     app.add_exception_handler(HonyakuError, _honyaku_error)

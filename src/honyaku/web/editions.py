@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, UploadFile
 from pydantic import BaseModel, Field
 
-from honyaku.web.api import save_capped
+from honyaku.web.api import save_capped, uploaded_file_name
 from honyaku.web.schemas import ERROR_RESPONSES
 from honyaku.web.workbench import Bench
 
@@ -46,7 +46,7 @@ async def import_edition(
 ) -> EditionOut:
     """Make the file the book's new edition, keeping every translation that still fits."""
     with tempfile.TemporaryDirectory(prefix="honyaku-upload-") as folder:
-        path = Path(folder) / "book"
+        path = Path(folder) / uploaded_file_name(file.filename)
         await save_capped(file, path, bench.upload_limit_bytes)
         honyaku = bench.honyaku
         updated = await honyaku.editions.update(

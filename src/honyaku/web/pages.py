@@ -16,12 +16,12 @@ from fastapi.templating import Jinja2Templates
 from honyaku.application import PAGE_BOOKS, PAGE_PARAGRAPHS, PROVIDER_KINDS, TOOL_NAMES
 from honyaku.web import i18n
 from honyaku.web.api import MAX_NUMBER, job_out
-from honyaku.web.words import tool_word, word
+from honyaku.web.words import provider_word, tool_word, word
 from honyaku.web.workbench import App
 
 templates = Jinja2Templates(directory=FilePath(__file__).with_name("templates"))
 i18n.install(templates.env)
-templates.env.globals.update(word=word, tool_word=tool_word)
+templates.env.globals.update(word=word, tool_word=tool_word, provider_word=provider_word)
 router = APIRouter(include_in_schema=False)
 
 

@@ -135,6 +135,15 @@ class JobStart(BaseModel):
     chapters: str | None = Field(default=None, description='e.g. "1-3,7"; null for all.')
     model: str = Field(description="The name of a saved model profile.")
     retranslate: bool = False
+    paragraphs: list[str] | None = Field(
+        default=None, description="Only these paragraphs, by id (e.g. those flagged)."
+    )
+    max_cost: float | None = Field(
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="What this run may spend at the model's prices; null: the book's cap.",
+    )
 
 
 class JobResume(BaseModel):
@@ -199,3 +208,14 @@ class AnswerIn(BaseModel):
 
 
 ExportFormatName = Literal["epub", "md", "txt", "json"]
+
+
+class ModelCheckOut(BaseModel):
+    """What one cheap request to a model found; null where it could not tell."""
+
+    reachable: bool | None
+    key_accepted: bool | None
+    native_tools: bool | None
+    key_variable: str | None = Field(description="Where the key was read from; never the key.")
+    problem: str | None
+    works: bool

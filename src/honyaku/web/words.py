@@ -1,5 +1,6 @@
-"""The engine's names as a translator reads them: job kinds and statuses, version kinds, and a
-word for what each tool does. ``N_`` marks them for the catalog; ``word`` translates one."""
+"""The engine's names as a translator reads them: job kinds and statuses, version kinds, a
+word for what each tool does, and what each kind of model server is. ``N_`` marks them for
+the catalog; ``word`` translates one."""
 
 from __future__ import annotations
 
@@ -51,6 +52,12 @@ TOOL_WORDS = {
     "job_progress": N_("reads a job’s progress"),
 }
 
+PROVIDER_WORDS = {
+    "openai": N_("Chat Completions: OpenAI, DeepSeek, Ollama, vLLM, llama.cpp, LM Studio…"),
+    "gemini": N_("Google's own Gemini API"),
+    "demo": N_("the built-in demo model, inside honyaku"),
+}
+
 
 def word(name: str) -> str:
     """The engine's ``name`` (a status, a kind) in the reader's language."""
@@ -60,3 +67,9 @@ def word(name: str) -> str:
 def tool_word(name: str) -> str:
     """What the tool ``name`` does, in a few of the reader's words."""
     return _(TOOL_WORDS[name]) if name in TOOL_WORDS else ""
+
+
+def provider_word(name: str, summary: str) -> str:
+    """What the kind of model server ``name`` is, in the reader's language; a kind registered
+    later keeps its own ``summary``."""
+    return _(PROVIDER_WORDS[name]) if name in PROVIDER_WORDS else summary

@@ -15,6 +15,7 @@ document.getElementById("job-form").addEventListener("submit", async (event) => 
       kind: form.get("kind"),
       chapters: form.get("chapters").trim() || null,
       model: form.get("model"),
+      max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
     });
     location.href = `/jobs/${started.id}`;
   } catch (failure) {
@@ -59,6 +60,7 @@ document.getElementById("settings-form").addEventListener("submit", async (event
       chunk_chars: Number(form.get("chunk_chars")),
       approve_tools: form.getAll("approve_tools"),
       always_allow: form.getAll("always_allow"),
+      max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
     });
     saved.textContent = t("Saved.");
   } catch (failure) {

@@ -1,6 +1,7 @@
 // A job's page: its progress live over server-sent events, stop and resume, its log.
 
 import { api, element, showErrorAt } from "./api.js";
+import { duration, money } from "./figures.js";
 import { t } from "./i18n.js";
 
 const STATUS = { running: t("running"), finished: t("finished"), failed: t("failed"), interrupted: t("stopped") };
@@ -47,12 +48,14 @@ function draw(progress) {
   field("percent").textContent = total ? Math.floor((100 * progress.paragraphs_done) / total) : 100;
   for (const name of ["requests", "tokens", "retries"]) field(name).textContent = progress[name];
   field("failures").textContent = progress.failures.length;
+  drawSpending(progress);
   field("failure-list").replaceChildren(...progress.failures.map((failure) => element("li", {}, failure)));
   const interrupted = progress.status === "interrupted";
   field("error").textContent = progress.error ?? "";
   field("error").hidden = !progress.error || interrupted;
   field("stopped").hidden = !interrupted;
-  if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${t("Resume goes on where it stopped; nothing accepted is lost.")}`;
+  const resumable = t("Resume goes on where it stopped; nothing accepted is lost.");
+  if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${resumable}`;
   waiting = progress.waiting_s == null ? null : { since: Date.now() - 1000 * progress.waiting_s, expected: progress.waiting_expected_s };
   showWaiting();
   document.getElementById("stop-job").hidden = !progress.running_here;
@@ -63,22 +66,21 @@ function draw(progress) {
   }
 }
 
-// A slow local model is seen working: "Waiting for the model: 2 min 10 s, about 4 min expected".
+function drawSpending(progress) {
+  field("spent").textContent = progress.spent === null ? t("no prices") : money(progress.spent);
+  field("elapsed").textContent = progress.elapsed_s === null ? "—" : duration(progress.elapsed_s);
+  field("eta").textContent = progress.eta_s === null ? "—" : duration(progress.eta_s);
+}
+
+// A slow local model is seen working: "Waiting for the model: 2 min 10 s, about 4 min 5 s expected".
 function showWaiting() {
   const line = field("waiting");
   line.hidden = !waiting;
   if (!waiting) return;
   const waited = duration((Date.now() - waiting.since) / 1000);
   line.textContent = waiting.expected
-    ? t("Waiting for the model: {waited}, about {expected} expected", { waited, expected: duration(waiting.expected, true) })
+    ? t("Waiting for the model: {waited}, about {expected} expected", { waited, expected: duration(waiting.expected) })
     : t("Waiting for the model: {waited}", { waited });
-}
-
-function duration(seconds, rough = false) {
-  const whole = Math.round(seconds);
-  const [minutes, rest] = [Math.floor(whole / 60), whole % 60];
-  if (rough && minutes) return t("{minutes} min", { minutes: minutes + (rest >= 30 ? 1 : 0) });
-  return minutes ? t("{minutes} min {seconds} s", { minutes, seconds: rest }) : t("{seconds} s", { seconds: rest });
 }
 
 async function refreshLog() {

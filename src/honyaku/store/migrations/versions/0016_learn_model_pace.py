@@ -1,14 +1,14 @@
 """Keep the pace learned of a model on a server (learned_protocols): the prompt tokens it reads
 and the tokens it writes a second, the longest reply it wrote, and how many replies taught it.
 
-Revision ID: 0014
+Revision ID: 0016
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0014"
-down_revision = "0013"
+revision = "0016"
+down_revision = "0015"
 
 _RATES = ("prompt_tokens_per_s", "output_tokens_per_s")
 _COUNTS = ("longest_reply_tokens", "timed_replies")

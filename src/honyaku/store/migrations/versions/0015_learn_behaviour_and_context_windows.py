@@ -3,14 +3,14 @@ and the paragraphs they saved (how the model works through a chunk), and the chu
 job's chunks waiting to run are planned with; on model profiles and on what was learned
 about a model on a server, its context window in tokens.
 
-Revision ID: 0013
+Revision ID: 0015
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013"
-down_revision = "0012"
+revision = "0015"
+down_revision = "0014"
 
 _JOB_COUNTERS = ("batch_replies", "batched_paragraphs")
 _WINDOWS = ("model_profiles", "learned_protocols")

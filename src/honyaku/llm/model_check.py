@@ -1,0 +1,72 @@
+"""Checking a model before work is sent to it: one cheap request that says what works.
+
+The request is the one ``auto`` asks with (``tool_support``): a trivial tool offered, and
+the model asked to call it. Its answer tells whether the server is reachable, whether it
+took the key, and whether the model calls tools natively (else honyaku speaks the XML
+protocol with it). Nothing is retried: a check says how things stand now, quickly. A local
+server is asked first whether the model is there at all (``server_info``): one it has not,
+or one still loading, is said in one line without a request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+
+from honyaku.errors import AuthError, ProviderError, UnreachableError
+from honyaku.llm.models import ModelChoice, ModelMemory, ToolProtocol, model_status
+from honyaku.llm.pace import ServerPace
+from honyaku.llm.timeouts import Timeouts
+from honyaku.llm.tool_support import calls_tools_natively
+
+CHECK_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCheck:
+    """What one request found; ``None`` where it could not tell."""
+
+    reachable: bool | None
+    key_accepted: bool | None
+    native_tools: bool | None
+    key_variable: str | None
+    """The environment variable the key was read from, if any."""
+    problem: str | None = None
+    """What went wrong, in one line, where something did."""
+
+    @property
+    def works(self) -> bool:
+        return bool(self.reachable and self.key_accepted is not False and not self.problem)
+
+
+async def check_model(choice: ModelChoice, memory: ModelMemory | None = None) -> ModelCheck:
+    """Ask the chosen model once; with ``memory``, an ``auto`` profile's verdict is kept."""
+    kind = choice.check()
+    variable = choice.key_variable
+    if choice.api_key_env and not os.environ.get(choice.api_key_env):
+        problem = f"the environment variable {choice.api_key_env} is not set"
+        return ModelCheck(None, False, None, variable, problem)
+    if kind.native_tools is not None:
+        return ModelCheck(True, True, kind.native_tools, None)
+    status = await model_status(choice, memory) if memory is not None else None
+    if status is not None and status.absence:
+        return ModelCheck(True, None, None, variable, status.absence)
+    timeouts = Timeouts(CHECK_TIMEOUT_S, CHECK_TIMEOUT_S, CHECK_TIMEOUT_S)
+    pace = ServerPace(timeouts, status.pace if status else None)
+    server = await asyncio.to_thread(kind.connect, choice, pace, None)
+    try:
+        native = await calls_tools_natively(server)
+    except UnreachableError as exc:
+        return ModelCheck(False, None, None, variable, str(exc))
+    except AuthError as exc:
+        return ModelCheck(True, False, None, variable, str(exc))
+    except ProviderError as exc:
+        return ModelCheck(True, None, None, variable, str(exc))
+    finally:
+        await server.aclose()
+    if memory is not None and choice.protocol is ToolProtocol.AUTO:
+        url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
+        verdict = ToolProtocol.NATIVE if native else ToolProtocol.XML
+        await asyncio.to_thread(memory.remember_protocol, url, server.model, verdict.value)
+    return ModelCheck(True, True, native, variable if choice.api_key else None)

@@ -1,0 +1,36 @@
+// A form's work, said next to it: its button busy while it runs, "saved" or the error after.
+
+import { api } from "./api.js";
+import { t } from "./i18n.js";
+
+// Runs `action` for the form (or the element holding `[data-error]`): the error, if any,
+// is shown in that element's [data-error], and `done` in its [data-status]. The result, or
+// undefined after an error.
+export async function working(place, action, done = t("Saved.")) {
+  const error = place.querySelector("[data-error]");
+  const status = place.querySelector("[data-status]");
+  const buttons = [...place.querySelectorAll("button")];
+  if (error) error.textContent = "";
+  if (status) status.textContent = "";
+  buttons.forEach((button) => (button.disabled = true));
+  try {
+    const result = await action();
+    if (status && done) status.textContent = done;
+    return result;
+  } catch (failure) {
+    if (error) error.textContent = failure.message ?? String(failure);
+    else throw failure;
+    return undefined;
+  } finally {
+    buttons.forEach((button) => (button.disabled = false));
+  }
+}
+
+// The form's fields as an object of trimmed strings.
+export function fields(form) {
+  const values = {};
+  for (const [name, value] of new FormData(form)) {
+    if (typeof value === "string") values[name] = value.trim();
+  }
+  return values;
+}

@@ -1,0 +1,50 @@
+"""The features' pages pass axe-core with every folded part open (the chapter's tools, the
+start form's estimate): no critical or serious violation, in English and in Chinese. Every
+page as it first shows is checked in ``test_workbench_in_every_language``."""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page
+
+from .conftest import Workbench
+
+SERIOUS = ("critical", "serious")
+
+
+@pytest.fixture(scope="module")
+def book(workbench: Workbench) -> str:
+    """A book translated by the demo model (flagged paragraphs), with a glossary entry."""
+    book = workbench.add_book("アリスは森へ行った。", "ボブは笑った。", chapters=2)
+    workbench.wait_for(workbench.start(book, "demo"))
+    entry = {"source": "アリス", "target": "爱丽丝", "kind": "character"}
+    workbench.api("POST", f"/api/books/{book}/glossary", json={"entry": entry})
+    return book
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "books/{book}",
+        "books/{book}/glossary",
+        "books/{book}/quality",
+        "models",
+        "books/{book}/chapters/1",
+    ],
+)
+def test_the_page_has_no_critical_or_serious_violation(
+    page: Page, chinese_page: Page, book: str, path: str
+) -> None:
+    for opened in (page, chinese_page):
+        assert serious_violations(opened, path.format(book=book)) == []
+
+
+def serious_violations(page: Page, path: str) -> list[tuple[str, list[str]]]:
+    """axe-core's critical and serious findings on the page, its folded parts unfolded."""
+    page.goto(path)
+    page.wait_for_load_state("networkidle")
+    for details in page.locator("details").all():
+        details.evaluate("element => element.open = true")
+    found = Axe().run(page).response["violations"]
+    return [(v["id"], [n["html"] for n in v["nodes"]][:3]) for v in found if v["impact"] in SERIOUS]
