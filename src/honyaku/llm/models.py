@@ -321,7 +321,6 @@ async def _context_window(
         memory.remember_context_window(url, model, tokens, profile=choice.profile)
 
     window = ContextWindow(remember=remember)
-    # The memory is a database: off the event loop.
     if info.context_window:
         await window.learn(info.context_window, info.server or "the server")
         return window
