@@ -14,7 +14,8 @@
     │   ├── UnreachableError         nothing listens at the address, or its host is unknown
     │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
     │       ├── AuthError            the server refused the key
-    │       └── ContextOverflowError the request does not fit the model's context window
+    │       ├── ContextOverflowError the request does not fit the model's context window
+    │       └── ModelUnavailableError the local server has not that model, or is still loading
     ├── StoreError               the database refused a write
     ├── ClaimLost                another process took over a chunk this one claimed (its
     │                            heartbeat had stalled): this one's writes are refused, and
@@ -143,6 +144,11 @@ class ContextOverflowError(FatalProviderError):
         """The context window in tokens."""
         self.prompt_tokens = prompt_tokens
         """What the request came to, in the server's own tokens."""
+
+
+class ModelUnavailableError(FatalProviderError):
+    """The server said, before anything was sent, that the model cannot answer: a name Ollama
+    never pulled, one vLLM does not serve, a llama.cpp still loading."""
 
 
 class StoreError(HonyakuError):

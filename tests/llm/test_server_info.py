@@ -10,7 +10,7 @@ import pytest
 
 from honyaku.errors import ContextOverflowError
 from honyaku.llm.http_errors import context_overflow, error_for_status
-from honyaku.llm.server_info import LLAMA_CPP, OLLAMA, OPENAI_COMPATIBLE, ServerInfo, ask_server
+from honyaku.llm.server_info import LLAMA_CPP, OLLAMA, VLLM, ServerInfo, ask_server
 from honyaku.testing import MODEL_NAME, FakeLLMServer
 from honyaku.testing.context_limit import ContextLimit, Introspection
 
@@ -26,7 +26,7 @@ def server() -> Iterator[FakeLLMServer]:
     [
         (Introspection.LLAMA_CPP, LLAMA_CPP),
         (Introspection.OLLAMA, OLLAMA),
-        (Introspection.VLLM, OPENAI_COMPATIBLE),
+        (Introspection.VLLM, VLLM),
     ],
 )
 def test_a_local_server_says_its_window_where_it_keeps_it(server, says, name):

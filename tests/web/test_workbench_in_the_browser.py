@@ -93,6 +93,20 @@ def _wait_until(condition: Callable[[], bool], timeout_s: float = 30) -> None:
         time.sleep(0.05)
 
 
+def test_while_a_slow_model_works_the_job_page_says_how_long_it_has_waited(
+    page: Page, workbench: Workbench
+) -> None:
+    book = workbench.add_book(*PARAGRAPHS)
+    with FakeLLMServer(latency_s=2.5) as slow:
+        job = workbench.start(book, workbench.add_model(f"slow-{slow.port}", slow))
+        page.goto(f"jobs/{job}")
+
+        waiting = page.locator("[data-field=waiting]")
+        expect(waiting).to_have_text(re.compile(r"^Waiting for the model: \d s"))
+        expect(page.locator("[data-field=status]")).to_have_text("finished", timeout=30_000)
+        expect(waiting).to_be_hidden()
+
+
 def test_on_the_chapter_page_a_version_is_written_by_hand_and_another_selected(
     page: Page, workbench: Workbench, fake_model: FakeLLMServer
 ) -> None:

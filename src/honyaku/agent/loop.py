@@ -26,6 +26,7 @@ from honyaku.llm.events import (
     Response,
     Retry,
     TextDelta,
+    Waiting,
     closed_after,
 )
 from honyaku.llm.messages import (
@@ -70,6 +71,7 @@ LoopEvent = (
     | ArgumentsDelta
     | CallStreaming
     | Retry
+    | Waiting
     | Response
     | ToolStarted
     | ToolFinished

@@ -39,7 +39,7 @@ from honyaku.application.search import Replacement, Search, SearchHit, SearchRes
 from honyaku.application.settings import TOOL_NAMES, Settings
 from honyaku.application.versions import Versions
 from honyaku.jobs import JobProgress, JobRequest
-from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ToolProtocol
+from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ModelStatus, ToolProtocol
 from honyaku.store import (
     ActionKind,
     BookSummary,
@@ -92,6 +92,7 @@ __all__ = [
     "Jobs",
     "LocatedParagraph",
     "ModelChoice",
+    "ModelStatus",
     "Models",
     "Questions",
     "RecordedAction",

@@ -15,7 +15,7 @@ from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices
 from honyaku.errors import NotFoundError
 from honyaku.llm.model_check import ModelCheck, check_model
-from honyaku.llm.models import DEMO_MODEL, ModelChoice, ToolProtocol
+from honyaku.llm.models import DEMO_MODEL, ModelChoice, ModelStatus, ToolProtocol, model_status
 from honyaku.store import LearnedProtocols, ModelProfiles
 
 DEMO = ModelChoice(DEMO_MODEL, prices=Prices(0.0, 0.0))
@@ -52,6 +52,12 @@ class Models:
         if name == DEMO_MODEL:
             return DEMO
         raise NotFoundError("no saved model called {name!r}", name=name)
+
+    async def status(self, choice: ModelChoice) -> ModelStatus:
+        """What the model's server says of it (a local one: its window, the model it has
+        loaded, whether it is busy or cannot answer), and its pace as learned there; the
+        model is sent nothing to answer."""
+        return await model_status(choice, self._protocols)
 
     async def profile_for(self, model: str) -> str | None:
         """The saved profile a job that ran with ``model`` (a profile's or a server's name

@@ -1,5 +1,5 @@
-"""Choosing the model a command talks to: the options, and the models saved under a name
-(``honyaku models add|list|remove``)."""
+"""Choosing the model a command talks to: the options, the models saved under a name
+(``honyaku models add|list|remove``), and what a model's server says of it (``check``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from pydantic import ValidationError
 from rich.markup import escape
 from rich.table import Table
 
-from honyaku.application import DEMO_MODEL, PROVIDER_KINDS, Honyaku, ModelChoice, ToolProtocol
+from honyaku.application import (
+    DEMO_MODEL,
+    PROVIDER_KINDS,
+    Honyaku,
+    ModelChoice,
+    ModelStatus,
+    ToolProtocol,
+)
 from honyaku.cli.console import out
 from honyaku.cli.options import Home, open_honyaku, run
 from honyaku.domain.model_profile import Endpoint, ModelProfile
@@ -234,6 +241,52 @@ def list_models(home: Home = None) -> None:
             _limits(profile),
         )
     out.print(table)
+
+
+@models_app.command("check")
+def check_model(
+    model: Model = None,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = None,
+    provider: Provider = None,
+    header: Header = None,
+    home: Home = None,
+) -> None:
+    """Ask a model's server about it, sending it nothing to answer: a local server says its
+    context window, the model it has loaded, whether it is busy or the model is missing; and
+    the pace honyaku learned of it there."""
+    honyaku = open_honyaku(home)
+    choice = chosen_model(
+        honyaku, model, base_url, api_key_env, provider=provider, headers=tuple(header or ())
+    )
+    status = run(honyaku.models.status(choice))
+    out.print(escape(choice.describe()))
+    for name, value in _status_rows(status):
+        out.print(f"  {name:<15} {escape(value)}")
+    if status.absence:
+        raise ConfigError(status.absence)
+
+
+def _status_rows(status: ModelStatus) -> list[tuple[str, str]]:
+    info, pace = status.info, status.pace
+    rows = [("server", info.server or "says nothing of itself (a hosted API, or an old one)")]
+    if info.loaded_model or info.served:
+        rows.append(("loaded", info.loaded_model or ", ".join(info.served)))
+    if info.context_window:
+        rows.append(("context window", f"{info.context_window} tokens"))
+    if info.busy is not None:
+        rows.append(("busy", "yes: every slot is working" if info.busy else "no"))
+    if pace is None:
+        rows.append(("pace", "not known yet: learned from its first reply"))
+    else:
+        rows.append(
+            (
+                "pace",
+                f"reads {pace.prompt_tokens_per_s:.0f} prompt tokens/s, writes "
+                f"{pace.output_tokens_per_s:.1f} tokens/s ({pace.replies} replies timed)",
+            )
+        )
+    return rows
 
 
 @models_app.command("remove")

@@ -12,8 +12,17 @@ from types import TracebackType
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from honyaku.jobs import (
     ChunkEvent,
@@ -34,6 +43,7 @@ class JobProgressView:
     def __init__(self, console: Console, errors: Console, title: str) -> None:
         self.console = console
         self.errors = errors
+        self.figures: JobProgress | None = None
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -43,10 +53,10 @@ class JobProgressView:
                 "{task.fields[tokens]} tokens · {task.fields[retries]} retries"
             ),
             TimeElapsedColumn(),
+            _WaitingColumn(self),
             console=console,
         )
         self._task = self._progress.add_task(title, total=None, requests=0, tokens=0, retries=0)
-        self._figures: JobProgress | None = None
         self._held: list[str] | None = None
         self._told_busy = False
 
@@ -83,11 +93,11 @@ class JobProgressView:
 
     def __call__(self, event: JobEvent) -> None:
         if isinstance(event, JobStarted):
-            self._figures = JobProgress.starting(event)
+            self.figures = JobProgress.starting(event)
             self._started(event)
-        elif self._figures is not None:
-            self._figures.follow(event)
-            self._show(self._figures)
+        elif self.figures is not None:
+            self.figures.follow(event)
+            self._show(self.figures)
         match event:
             case ParagraphsBusy():
                 self._busy(event)
@@ -133,6 +143,32 @@ class JobProgressView:
             tokens=figures.tokens,
             retries=figures.cost.retries,
         )
+
+
+class _WaitingColumn(ProgressColumn):
+    """How long the model has worked on a request, redrawn as the seconds pass."""
+
+    def __init__(self, view: JobProgressView) -> None:
+        super().__init__()
+        self._view = view
+
+    def render(self, task: Task) -> Text:
+        figures = self._view.figures
+        waiting = figures.waiting if figures is not None else None
+        return Text(waiting_line(*waiting) if waiting else "", style="dim")
+
+
+def waiting_line(waited_s: float, expected_s: float | None) -> str:
+    """``waiting for the model: 2 m 10 s, about 4 m expected``"""
+    line = f"waiting for the model: {_duration(waited_s)}"
+    return f"{line}, about {_duration(expected_s, rough=True)} expected" if expected_s else line
+
+
+def _duration(seconds: float, *, rough: bool = False) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    if rough and minutes:
+        return f"{minutes + (rest >= 30)} m"
+    return f"{minutes} m {rest} s" if minutes else f"{rest} s"
 
 
 def print_summary(console: Console, outcome: JobOutcome) -> None:

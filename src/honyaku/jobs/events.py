@@ -5,11 +5,11 @@ are named here too, so a front end reads the whole stream from this one vocabula
 
 A job's stream opens with ``JobStarted`` and closes with ``JobFinished``. In between, each
 chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in ``ChunkEvent``
-(text and reasoning deltas, retries, responses with their usage, tools started and finished,
-nudges), ``ParagraphsDone`` as batches are accepted, and ``ChunkFinished`` (with what it
-handed over, when its conversation did not fit the model's context), ``ChunkTakenOver``, or
-in a queued job ``ChunkParked``. The terminal's progress bar, the action log, cost accounting
-and the web app's SSE all consume this stream.
+(``Waiting`` as each request goes, text and reasoning deltas, retries, responses with their
+usage, tools started and finished, nudges), ``ParagraphsDone`` as batches are accepted, and
+``ChunkFinished`` (with what it handed over, when its conversation did not fit the model's
+context), ``ChunkTakenOver``, or in a queued job ``ChunkParked``. The terminal's progress bar,
+the action log, cost accounting and the web app's SSE all consume this stream.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from honyaku.agent.broker import QuestionRequest
 from honyaku.agent.loop import LoopEvent, ToolFinished, ToolStarted
 from honyaku.domain.workflow import ChunkWorkflow
-from honyaku.llm.events import ReasoningDelta, Response, Retry, TextDelta
+from honyaku.llm.events import ReasoningDelta, Response, Retry, TextDelta, Waiting
 from honyaku.llm.messages import Message
 from honyaku.store.jobs import Job
 
@@ -42,6 +42,7 @@ __all__ = [
     "TextDelta",
     "ToolFinished",
     "ToolStarted",
+    "Waiting",
     "Where",
 ]
 

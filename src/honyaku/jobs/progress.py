@@ -5,7 +5,9 @@
 - requests, retries and tokens: what the job has spent in all its runs, tokens as the
   provider reported them, else as honyaku estimated them (``JobCost``);
 - spent: those tokens at the model's prices, where it has prices;
-- elapsed and ETA: of the run being followed, from its pace so far.
+- elapsed and ETA: of the run being followed, from its pace so far;
+- waiting: how long the request that has waited longest has been with the model, and how
+  long the model's pace says it takes, so a slow local server is seen working.
 
 The terminal's bar and summary, the web's pages and event stream, the assistant's
 ``job_progress``, the job's outcome and its action log all read these; a stored job not
@@ -25,13 +27,15 @@ from honyaku.jobs.events import (
     ChunkEvent,
     ChunkFailure,
     ChunkFinished,
+    ChunkTakenOver,
     JobEvent,
     JobFinished,
     JobStarted,
     ParagraphsBusy,
     ParagraphsDone,
+    Where,
 )
-from honyaku.llm.events import Response, Retry, Usage
+from honyaku.llm.events import Response, Retry, Usage, Waiting
 from honyaku.store.jobs import Job, JobCost, JobStatus
 
 _BATCH_TOOL = "add_translation_batch"
@@ -87,6 +91,8 @@ class JobProgress:
     """The processes holding its chunks now, as stored (workers, other terminals)."""
     _started: float | None = None
     _done_at_start: int = 0
+    _waiting: dict[Where, tuple[float, float | None]] = field(default_factory=dict)
+    """Each chunk's request with the model: when it went, and how long it should take."""
 
     @classmethod
     def of(cls, job: Job, total: int, done: int, prices: Prices | None = None) -> JobProgress:
@@ -117,6 +123,7 @@ class JobProgress:
 
     def follow(self, event: JobEvent) -> bool:
         """Take in an event; ``True`` if the job's log grew with it."""
+        self._follow_wait(event)
         if change := cost_change(event):
             self.cost += change
             return change.requests > 0
@@ -133,6 +140,26 @@ class JobProgress:
                 self.end(outcome.job.status, outcome.job.error)
                 return True
         return False
+
+    def _follow_wait(self, event: JobEvent) -> None:
+        match event:
+            case ChunkEvent(where=where, event=Waiting(expected_s=expected_s)):
+                self._waiting[where] = (time.monotonic(), expected_s)
+            case (
+                ChunkEvent(where=where, event=Response() | Retry())
+                | ChunkFinished(where=where)
+                | ChunkTakenOver(where=where)
+            ):
+                self._waiting.pop(where, None)
+
+    @property
+    def waiting(self) -> tuple[float, float | None] | None:
+        """The request with the model longest: seconds it has waited, and seconds its pace
+        says it takes (``None`` before the model's pace is known); ``None`` if none waits."""
+        if not self._waiting or not self.running_here:
+            return None
+        sent, expected_s = min(self._waiting.values(), key=lambda wait: wait[0])
+        return time.monotonic() - sent, expected_s
 
     def end(self, status: JobStatus, error: str | None = None) -> None:
         self.status = status
@@ -171,6 +198,7 @@ class JobProgress:
     def figures(self) -> dict[str, Any]:
         """Every figure, as the web's JSON and the assistant's results carry them."""
         cost = self.cost
+        waited_s, expected_s = self.waiting or (None, None)
         return {
             "id": self.job_id,
             "book_id": self.book_id,
@@ -190,6 +218,8 @@ class JobProgress:
             "spent": self.spent,
             "elapsed_s": self.elapsed_s,
             "eta_s": self.eta_s,
+            "waiting_s": waited_s,
+            "waiting_expected_s": expected_s,
             "failures": self.failure_lines(),
             "running_here": self.running_here,
             "workers": list(self.workers),

@@ -14,6 +14,7 @@ from honyaku.llm.events import (
     StreamEvent,
     TextDelta,
     Usage,
+    Waiting,
 )
 from honyaku.llm.messages import (
     AssistantMessage,
@@ -57,6 +58,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "UserMessage",
+    "Waiting",
     "ask_server",
     "message_chars",
     "message_tokens",

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from honyaku.domain.pace import ReplyTiming
 from honyaku.llm.messages import AssistantMessage, ChatRequest
 
 
@@ -39,6 +40,14 @@ class Retry:
 
 
 @dataclass(frozen=True, slots=True)
+class Waiting:
+    """A request went to the model, which works on it until its reply is whole."""
+
+    expected_s: float | None
+    """How long the reply should take at the model's pace; ``None`` before any was timed."""
+
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     input_chars: int
     output_chars: int
@@ -59,6 +68,8 @@ class Response:
     message: AssistantMessage
     finish_reason: str
     usage: Usage
+    timing: ReplyTiming | None = None
+    """How long the reply took, where the provider timed it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +82,9 @@ class CallStreaming:
     name: str
 
 
-StreamEvent = TextDelta | ReasoningDelta | ArgumentsDelta | CallStreaming | Retry | Response
+StreamEvent = (
+    TextDelta | ReasoningDelta | ArgumentsDelta | CallStreaming | Retry | Waiting | Response
+)
 
 
 class ChatProvider(Protocol):

@@ -3,7 +3,9 @@
 The request is the one ``auto`` asks with (``tool_support``): a trivial tool offered, and
 the model asked to call it. Its answer tells whether the server is reachable, whether it
 took the key, and whether the model calls tools natively (else honyaku speaks the XML
-protocol with it). Nothing is retried: a check says how things stand now, quickly.
+protocol with it). Nothing is retried: a check says how things stand now, quickly. A local
+server is asked first whether the model is there at all (``server_info``): one it has not,
+or one still loading, is said in one line without a request.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import os
 from dataclasses import dataclass
 
 from honyaku.errors import AuthError, ProviderError, UnreachableError
-from honyaku.llm.models import ModelChoice, ModelMemory, ToolProtocol
+from honyaku.llm.models import ModelChoice, ModelMemory, ToolProtocol, model_status
+from honyaku.llm.pace import ServerPace
 from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tool_support import calls_tools_natively
 
@@ -46,8 +49,12 @@ async def check_model(choice: ModelChoice, memory: ModelMemory | None = None) ->
         return ModelCheck(None, False, None, variable, problem)
     if kind.native_tools is not None:
         return ModelCheck(True, True, kind.native_tools, None)
+    status = await model_status(choice, memory) if memory is not None else None
+    if status is not None and status.absence:
+        return ModelCheck(True, None, None, variable, status.absence)
     timeouts = Timeouts(CHECK_TIMEOUT_S, CHECK_TIMEOUT_S, CHECK_TIMEOUT_S)
-    server = await asyncio.to_thread(kind.connect, choice, timeouts, None)
+    pace = ServerPace(timeouts, status.pace if status else None)
+    server = await asyncio.to_thread(kind.connect, choice, pace, None)
     try:
         native = await calls_tools_natively(server)
     except UnreachableError as exc:

@@ -8,6 +8,8 @@ asks the model once with a trivial tool and remembers the verdict (``ModelMemory
 that server and model. It also learns the model's context window: from the server itself
 where it says (``server_info``), else from what was learned before (the profile's, or the
 memory's), and later from a request the window could not hold (``ContextWindow.learn``).
+The memory also keeps the model's pace on that server (``llm.pace``), which sets how long
+each reply is waited for.
 
 Model SDKs take a second to import: each kind imports its own only when it connects.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -24,12 +26,14 @@ from typing import Protocol
 
 from honyaku.domain.addresses import check_base_url, printable_url
 from honyaku.domain.model_profile import Endpoint, ModelProfile
+from honyaku.domain.pace import Pace
 from honyaku.domain.pricing import Prices, RateLimits
-from honyaku.errors import ConfigError
+from honyaku.errors import ConfigError, ModelUnavailableError
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.endpoint_pool import EndpointPool
 from honyaku.llm.events import ChatProvider
+from honyaku.llm.pace import ServerPace
 from honyaku.llm.rate_limit import (
     RateLimitedProvider,
     RateLimiter,
@@ -37,7 +41,7 @@ from honyaku.llm.rate_limit import (
     shared_limiter,
 )
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
-from honyaku.llm.server_info import ask_server
+from honyaku.llm.server_info import ServerInfo, ask_server
 from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tool_support import calls_tools_natively
 from honyaku.llm.xml import XmlToolProtocol
@@ -55,8 +59,9 @@ class ProviderKind:
     summary: str
     default_url: str | None
     key_variables: tuple[str, ...]
-    connect: Callable[[ModelChoice, Timeouts, RateLimiter | None], ChatProvider]
-    """The provider for a choice; a limiter, where given, reads the server's rate headers."""
+    connect: Callable[[ModelChoice, ServerPace, RateLimiter | None], ChatProvider]
+    """The provider for a choice, its replies waited for as the pace says; a limiter, where
+    given, reads the server's rate headers."""
     native_tools: bool | None = None
     """Known to call tools natively (or not): ``auto`` then asks nothing."""
 
@@ -201,12 +206,16 @@ class ModelChoice:
 
 
 class ModelMemory(Protocol):
-    """What honyaku learned about models, per server and model: the verdict of ``auto``, and
-    the context window (kept on the profile too, where the choice came from one)."""
+    """What honyaku learned about models, per server and model: the verdict of ``auto``, the
+    context window (kept on the profile too, where the choice came from one), the pace."""
 
     def protocol(self, base_url: str, model: str) -> str | None: ...
 
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None: ...
+
+    def pace(self, base_url: str, model: str) -> Pace | None: ...
+
+    def remember_pace(self, base_url: str, model: str, pace: Pace) -> None: ...
 
     def context_window(self, base_url: str, model: str) -> int | None: ...
 
@@ -261,18 +270,19 @@ async def open_model(
     tools in ``language`` if it needs the XML protocol; its connections close on exit. Its
     profile's rate limits are kept in ``windows`` where given (a shared database), else in
     this process."""
-    if choice.model is None:
-        raise ConfigError(
-            "no model chosen: pass --model NAME (with --base-url for a local server) or set "
-            f"HONYAKU_MODEL; --model {DEMO_MODEL} runs the built-in demo model"
-        )
+    model = _named(choice)
     kind = choice.check()
     choice.check_key()
     timeouts = Timeouts.from_environment()
     limiter = _limiter(choice, kind, windows)
+    url = _server_url(choice, kind)
+    info = await _ask_server(choice, kind)
+    if absence := info.absence(url, model):
+        raise ModelUnavailableError(absence)
+    each = choice.each_endpoint()
+    paces = [await _pace(memory, _server_url(one, kind), model, timeouts) for one in each]
     # Connecting imports the SDK, which takes a while: off the event loop.
-    server = await asyncio.to_thread(_connect, choice, kind, timeouts, limiter)
-    url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
+    server = await asyncio.to_thread(_connect, each, kind, paces, limiter)
     try:
         # The probe is a request the provider counts too: it waits for the limiter.
         probe = RateLimitedProvider(server, limiter) if limiter is not None else server
@@ -283,14 +293,62 @@ async def open_model(
         if limiter is not None:
             provider = RateLimitedProvider(provider, limiter)
         retrying = RetryingProvider(provider, retry_policy(timeouts))
-        window = await _context_window(choice, kind, url, memory)
+        window = await _context_window(choice, info, url, memory)
         yield ConnectedModel(retrying, protocol, choice.prices, window)
     finally:
         await server.aclose()
 
 
+async def _pace(memory: ModelMemory, url: str, model: str, timeouts: Timeouts) -> ServerPace:
+    """The model's pace on the server as learned before, kept as it changes."""
+
+    def remember(pace: Pace) -> None:
+        memory.remember_pace(url, model, pace)
+
+    # The memory is a database: off the event loop.
+    return ServerPace(timeouts, await asyncio.to_thread(memory.pace, url, model), remember)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelStatus:
+    """What the chosen model's server says of it, and what honyaku learned of it there."""
+
+    info: ServerInfo
+    absence: str | None
+    """Why the model cannot answer, in one line; ``None`` if nothing says it cannot."""
+    pace: Pace | None
+
+
+async def model_status(choice: ModelChoice, memory: ModelMemory) -> ModelStatus:
+    """Ask the chosen model's server about it, without sending it anything to answer."""
+    model = _named(choice)
+    kind = choice.check()
+    url = _server_url(choice, kind)
+    info = await _ask_server(choice, kind)
+    pace = await asyncio.to_thread(memory.pace, url, model)
+    return ModelStatus(info, info.absence(url, model), pace)
+
+
+def _named(choice: ModelChoice) -> str:
+    if choice.model is None:
+        raise ConfigError(
+            "no model chosen: pass --model NAME (with --base-url for a local server) or set "
+            f"HONYAKU_MODEL; --model {DEMO_MODEL} runs the built-in demo model"
+        )
+    return choice.model
+
+
+async def _ask_server(choice: ModelChoice, kind: ProviderKind) -> ServerInfo:
+    """What a Chat Completions server at a chosen URL says of itself and the model (a local
+    one says much, a hosted API nothing)."""
+    if kind.name != "openai" or not choice.endpoint or choice.model is None:
+        return ServerInfo()
+    key = {"Authorization": f"Bearer {choice.api_key}"} if choice.api_key else {}
+    return await ask_server(choice.endpoint, choice.model, headers={**key, **choice.header_map})
+
+
 async def _context_window(
-    choice: ModelChoice, kind: ProviderKind, url: str, memory: ModelMemory
+    choice: ModelChoice, info: ServerInfo, url: str, memory: ModelMemory
 ) -> ContextWindow:
     """The window as the server says it, else as learned before; remembered either way."""
     assert choice.model is not None
@@ -300,12 +358,9 @@ async def _context_window(
         memory.remember_context_window(url, model, tokens, profile=choice.profile)
 
     window = ContextWindow(remember=remember)
-    if kind.name == "openai" and choice.endpoint:
-        key = {"Authorization": f"Bearer {choice.api_key}"} if choice.api_key else {}
-        info = await ask_server(choice.endpoint, model, headers={**key, **choice.header_map})
-        if info.context_window:
-            await window.learn(info.context_window, info.server or "the server")
-            return window
+    if info.context_window:
+        await window.learn(info.context_window, info.server or "the server")
+        return window
     if choice.context_window:
         window.tokens, window.source = choice.context_window, "the profile"
     elif learned := await asyncio.to_thread(memory.context_window, url, model):
@@ -314,14 +369,20 @@ async def _context_window(
 
 
 def _connect(
-    choice: ModelChoice, kind: ProviderKind, timeouts: Timeouts, limiter: RateLimiter | None
+    each: Sequence[ModelChoice],
+    kind: ProviderKind,
+    paces: Sequence[ServerPace],
+    limiter: RateLimiter | None,
 ) -> ChatProvider:
-    """The provider at the choice's endpoint; with more endpoints, a pool over all of them."""
-    if not choice.more_endpoints:
-        return kind.connect(choice, timeouts, limiter)
-    each = choice.each_endpoint()
-    servers = [kind.connect(one, timeouts, limiter) for one in each]
+    """The provider at each endpoint, at its own pace; with more than one, a pool of them."""
+    servers = [kind.connect(one, pace, limiter) for one, pace in zip(each, paces, strict=True)]
+    if len(servers) == 1:
+        return servers[0]
     return EndpointPool(servers, [one.printable_endpoint for one in each])
+
+
+def _server_url(choice: ModelChoice, kind: ProviderKind) -> str:
+    return (choice.endpoint or kind.default_url or kind.name).rstrip("/")
 
 
 def _limiter(
@@ -367,7 +428,7 @@ def retry_policy(timeouts: Timeouts) -> RetryPolicy:
 # -- the kinds honyaku knows ----------------------------------------------------------------
 
 
-def _openai(choice: ModelChoice, timeouts: Timeouts, limiter: RateLimiter | None) -> ChatProvider:
+def _openai(choice: ModelChoice, pace: ServerPace, limiter: RateLimiter | None) -> ChatProvider:
     from honyaku.llm.openai_compat import OpenAICompatibleProvider
 
     assert choice.model is not None
@@ -376,29 +437,29 @@ def _openai(choice: ModelChoice, timeouts: Timeouts, limiter: RateLimiter | None
         base_url=choice.endpoint,
         api_key=choice.api_key,
         headers=choice.header_map,
-        first_byte_timeout_s=timeouts.first_byte_s,
-        idle_timeout_s=timeouts.idle_s,
+        pace=pace,
         replay_reasoning=choice.replay_reasoning,
         service_tier=choice.service_tier,
         on_headers=limiter.observe if limiter else None,
     )
 
 
-def _gemini(choice: ModelChoice, timeouts: Timeouts, _limiter: RateLimiter | None) -> ChatProvider:
+def _gemini(choice: ModelChoice, pace: ServerPace, _limiter: RateLimiter | None) -> ChatProvider:
     from honyaku.llm.gemini import GeminiProvider
 
     assert choice.model is not None
+    # A hosted API's pace varies too little to learn: its bounds stay the configured ones.
     return GeminiProvider(
         model=choice.model,
         api_key=choice.api_key,
         base_url=choice.endpoint,
         headers=choice.header_map,
-        first_byte_timeout_s=timeouts.first_byte_s,
-        idle_timeout_s=timeouts.idle_s,
+        first_byte_timeout_s=pace.floor.first_byte_s,
+        idle_timeout_s=pace.floor.idle_s,
     )
 
 
-def _demo(_choice: ModelChoice, _timeouts: Timeouts, _limiter: RateLimiter | None) -> ChatProvider:
+def _demo(_choice: ModelChoice, _pace: ServerPace, _limiter: RateLimiter | None) -> ChatProvider:
     return DemoProvider()
 
 

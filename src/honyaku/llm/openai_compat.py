@@ -30,7 +30,7 @@ from honyaku.errors import (
     ProviderError,
     TransientProviderError,
 )
-from honyaku.llm.events import Response, StreamEvent, Usage
+from honyaku.llm.events import Response, StreamEvent, Usage, Waiting
 from honyaku.llm.http_errors import context_overflow, error_for_status, unreachable_error
 from honyaku.llm.messages import (
     AssistantMessage,
@@ -42,6 +42,7 @@ from honyaku.llm.messages import (
 )
 from honyaku.llm.openai_stream import ReplyAssembler, field_of, sse_data
 from honyaku.llm.openai_wire import wire_message, wire_tool
+from honyaku.llm.pace import ServerPace
 from honyaku.llm.reasoning import ReplyOpening
 from honyaku.llm.redaction import Redactor
 from honyaku.llm.retry import retry_after_s
@@ -50,6 +51,7 @@ from honyaku.llm.timeouts import (
     FIRST_BYTE_TIMEOUT_S,
     IDLE_TIMEOUT_S,
     ReplyClock,
+    Timeouts,
 )
 from honyaku.llm.tokenizers import token_counter
 
@@ -69,12 +71,14 @@ class OpenAICompatibleProvider:
         first_byte_timeout_s: float = FIRST_BYTE_TIMEOUT_S,
         idle_timeout_s: float = IDLE_TIMEOUT_S,
         read_timeout_s: float | None = None,
+        pace: ServerPace | None = None,
         streaming: bool = True,
         replay_reasoning: bool = False,
         service_tier: str | None = None,
         on_headers: Callable[[Mapping[str, str]], None] | None = None,
     ) -> None:
-        """``read_timeout_s``, where given, is both the first-byte and the idle bound."""
+        """``read_timeout_s``, where given, is both the first-byte and the idle bound; a
+        ``pace`` lengthens them as the server's pace says, and learns from every reply."""
         self.model = model
         self.tokens = token_counter(model)
         """Counts the tokens of what is sent, to set beside what the server reports."""
@@ -90,6 +94,7 @@ class OpenAICompatibleProvider:
         self._stream_failures = 0
         self.first_byte_timeout_s = read_timeout_s or first_byte_timeout_s
         self.idle_timeout_s = read_timeout_s or idle_timeout_s
+        self.pace = pace or ServerPace(Timeouts(self.first_byte_timeout_s, self.idle_timeout_s))
         self._redactor = Redactor.for_connection(
             api_key=api_key, base_url=base_url, headers=headers
         )
@@ -99,11 +104,7 @@ class OpenAICompatibleProvider:
             base_url=base_url,
             default_headers=dict(headers or {}),
             max_retries=0,
-            # A backstop only: the reply's clock enforces its bounds.
-            timeout=httpx2.Timeout(
-                max(self.first_byte_timeout_s, self.idle_timeout_s) + CONNECT_TIMEOUT_S,
-                connect=CONNECT_TIMEOUT_S,
-            ),
+            timeout=_backstop(self.pace.floor.first_byte_s, self.pace.floor.idle_s),
         )
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
@@ -111,8 +112,11 @@ class OpenAICompatibleProvider:
 
     async def _stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         assembler = ReplyAssembler(opening=None if request.raw_text else self.opening)
+        prompt_tokens = request_tokens(request, self.tokens)
+        yield Waiting(self.pace.expected_s(prompt_tokens))
+        clock = self.pace.clock(prompt_tokens)
         try:
-            async for event in self._events(request, assembler):
+            async for event in self._events(request, assembler, clock):
                 yield event
         except FatalProviderError as exc:
             if not self._streaming_refused(exc):
@@ -131,9 +135,11 @@ class OpenAICompatibleProvider:
         for delta in assembler.finish():
             yield delta
         message = assembler.message(request.turn)
-        yield Response(
-            message, assembler.finish_reason, _usage(request, message, assembler.usage, self.tokens)
-        )
+        usage = _usage(request, message, assembler.usage, self.tokens)
+        # The prompt as honyaku counts it, as that is what the next request's bounds are set from.
+        timing = clock.timing(prompt_tokens, usage.output_tokens or usage.estimated_output_tokens)
+        await self.pace.observe(timing)
+        yield Response(message, assembler.finish_reason, usage, timing)
 
     def _streaming_refused(self, exc: FatalProviderError) -> bool:
         return self.streaming and exc.status_code in (400, 422) and "stream" in str(exc).lower()
@@ -146,10 +152,10 @@ class OpenAICompatibleProvider:
                 self.streaming = False
 
     async def _events(
-        self, request: ChatRequest, assembler: ReplyAssembler
+        self, request: ChatRequest, assembler: ReplyAssembler, clock: ReplyClock
     ) -> AsyncIterator[StreamEvent]:
         try:
-            async for event in self._http_events(request, assembler):
+            async for event in self._http_events(request, assembler, clock):
                 yield event
         except openai.APIStatusError as exc:
             raise _status_error(exc, self.model) from exc
@@ -161,16 +167,21 @@ class OpenAICompatibleProvider:
             raise TransientProviderError(f"connection to the model failed: {_brief(exc)}") from exc
 
     async def _http_events(
-        self, request: ChatRequest, assembler: ReplyAssembler
+        self, request: ChatRequest, assembler: ReplyAssembler, clock: ReplyClock
     ) -> AsyncIterator[StreamEvent]:
         body = _body(self, request)
         if self.streaming:
             body |= {"stream": True, "stream_options": {"include_usage": True}}
-        clock = ReplyClock(self.first_byte_timeout_s, self.idle_timeout_s)
         # The SDK's raw post: its auth, headers and errors, without re-walking the whole
         # history through its typed transform on every turn.
         response = await clock.wait(
-            self._client.post("/chat/completions", cast_to=httpx2.Response, body=body, stream=True)
+            self._client.post(
+                "/chat/completions",
+                cast_to=httpx2.Response,
+                body=body,
+                options={"timeout": _backstop(clock.first_byte_s, clock.idle_s)},
+                stream=True,
+            )
         )
         if self.on_headers is not None:
             self.on_headers(response.headers)
@@ -179,17 +190,27 @@ class OpenAICompatibleProvider:
                 # Not streamed after all: some proxies and servers answer with one body, whose
                 # first byte comes when the whole reply is ready.
                 raw = await clock.wait(response.aread())
+                clock.heard()
                 for event in assembler.add_chunk(_chunk(raw.decode())):
                     yield event
                 return
             async for data in clock.chunks_of(sse_data(response.aiter_lines())):
-                for event in assembler.add_chunk(_chunk(data)):
+                events = assembler.add_chunk(_chunk(data))
+                if assembler.heard:
+                    clock.heard()
+                for event in events:
                     yield event
         finally:
             await response.aclose()
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _backstop(first_byte_s: float, idle_s: float) -> httpx2.Timeout:
+    """The HTTP client's own timeout, a backstop only: the reply's clock enforces its bounds,
+    which a server's pace may make longer than any default."""
+    return httpx2.Timeout(max(first_byte_s, idle_s) + CONNECT_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
 
 
 def _json(text: str) -> Any:

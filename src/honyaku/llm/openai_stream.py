@@ -95,6 +95,8 @@ class ReplyAssembler:
     finish_reason: str | None = None
     usage: Any = None
     chunks: int = 0
+    heard: bool = False
+    """Some of the reply's content (text, reasoning, a call) has come, not only its role."""
     _calls: dict[Any, _PartialCall] = field(default_factory=dict)
     _last_key: Any = None
     _split: ReplySplit | None = None
@@ -127,11 +129,13 @@ class ReplyAssembler:
         if pieces:  # servers in transition send the same text in both fields
             events.append(self._add_reasoning(pieces[0][1]))
         content = field_of(delta, "content")
+        calls = field_of(delta, "tool_calls") or ()
+        self.heard = self.heard or bool(pieces or content or calls)
         if isinstance(content, str) and content:
             events.extend(self._add_content(content))
         elif isinstance(content, list):
             events.extend(self._add_content_parts(content))
-        for call in field_of(delta, "tool_calls") or ():
+        for call in calls:
             events.extend(self._add_call_delta(call))
         return events
 

@@ -1,15 +1,20 @@
-"""What a model server says about itself: which server it is, the model it has loaded, and
-how many tokens that model's context holds.
+"""What a model server says about itself: which server it is, the model it has loaded, how
+many tokens that model's context holds, and whether the model is there to answer at all.
 
 Local servers say it, each its own way, and a request longer than their window fails (or,
 on Ollama, is cut without a word), so honyaku asks before it plans a job:
 
 - llama.cpp: ``GET /props``, ``default_generation_settings.n_ctx`` (one slot's context) and
-  ``model_path``;
+  ``model_path``; ``GET /health`` answers 503 while the model loads; ``GET /slots`` says which
+  slots are working (all of them: the server is busy, and a request waits its turn);
 - Ollama: ``GET /api/ps``, the loaded model's ``context_length``; a model not loaded yet
   gets the ``num_ctx`` of its parameters (``POST /api/show``), else Ollama's default context,
-  within the context it was trained for;
-- vLLM and others: the model's ``max_model_len`` (or ``context_length``) in ``GET /v1/models``.
+  within the context it was trained for; a model ``/api/show`` does not know is not there;
+- vLLM and others: the model's ``max_model_len`` (or ``context_length``) in ``GET /v1/models``,
+  where vLLM also lists every model it serves and refuses any other name.
+
+``ServerInfo.absence`` turns a model that cannot answer into one line that says what to do, so
+a job refuses to start rather than retrying a server that will never answer.
 
 Hosted APIs answer none of these: nothing is learned and nothing is lost, and a request that
 does not fit says so in its error (``http_errors.context_overflow``). Each question is one
@@ -28,11 +33,13 @@ from typing import Any
 
 import httpx2
 
+from honyaku.domain.addresses import printable_url
+
 ASK_TIMEOUT_S = 3.0
 OLLAMA_DEFAULT_CONTEXT = 4096
 """What Ollama gives a model whose context no setting names (since 0.6; 2048 before, which
 only a model loaded since would show in ``/api/ps``)."""
-LLAMA_CPP, OLLAMA, OPENAI_COMPATIBLE = "llama.cpp", "Ollama", "OpenAI-compatible"
+LLAMA_CPP, OLLAMA, VLLM, OPENAI_COMPATIBLE = "llama.cpp", "Ollama", "vLLM", "OpenAI-compatible"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +50,26 @@ class ServerInfo:
     """Tokens the model's context holds: prompt and reply together."""
     loaded_model: str | None = None
     """The model the server has loaded, as it names it."""
+    served: tuple[str, ...] = ()
+    """Every model the server has loaded, where it lists them (Ollama, vLLM)."""
+    known: bool = True
+    """The server can load the model asked for: false for a name Ollama has never pulled."""
+    loading: bool = False
+    """The server is still loading its model (llama.cpp's ``/health``)."""
+    busy: bool | None = None
+    """Every slot is working on a request, so a new one waits; ``None`` where not said."""
+
+    def absence(self, base_url: str, model: str) -> str | None:
+        """Why ``model`` cannot answer at ``base_url``, in one line; ``None`` if it can."""
+        where = f"{self.server} at {printable_url(base_url)}"
+        others = ", ".join(self.served) or "none"
+        if self.loading:
+            return f"{where} is still loading its model: try again once it has"
+        if not self.known:
+            return f"{where} has no model {model!r} (loaded: {others}): ollama pull {model}"
+        if self.server == VLLM and model not in self.served:
+            return f"{where} serves {others}, not {model!r}: pass --model with one of them"
+        return None
 
 
 async def ask_server(
@@ -61,26 +88,47 @@ async def ask_server(
 
 
 async def _llama_cpp(http: Any, root: str, _base: str, _model: str) -> ServerInfo | None:
+    health = await http.get(f"{root}/health")
+    if health.status_code == 503 and "loading model" in health.text.lower():
+        return ServerInfo(LLAMA_CPP, loading=True)
     props = await _json(http.get(f"{root}/props"))
     if not isinstance(props, dict) or "default_generation_settings" not in props:
         return None
     settings = props["default_generation_settings"] or {}
     window = _positive(settings.get("n_ctx")) or _positive(props.get("n_ctx"))
     path = props.get("model_path")
-    return ServerInfo(LLAMA_CPP, window, path.rsplit("/", 1)[-1] if isinstance(path, str) else None)
+    name = path.rsplit("/", 1)[-1] if isinstance(path, str) else None
+    return ServerInfo(LLAMA_CPP, window, name, busy=await _slots_busy(http, root))
+
+
+async def _slots_busy(http: Any, root: str) -> bool | None:
+    """Every slot processing a request; ``None`` where the server keeps ``/slots`` closed."""
+    slots = await _json(http.get(f"{root}/slots"))
+    if not isinstance(slots, list) or not slots:
+        return None
+    # ``is_processing`` since 2024; before, ``state`` 1 was processing.
+    return all(
+        isinstance(slot, dict) and bool(slot.get("is_processing") or slot.get("state") == 1)
+        for slot in slots
+    )
 
 
 async def _ollama(http: Any, root: str, _base: str, model: str) -> ServerInfo | None:
     running = await _json(http.get(f"{root}/api/ps"))
     if not isinstance(running, dict) or not isinstance(running.get("models"), list):
         return None
-    for loaded in running["models"]:
-        named = isinstance(loaded, dict) and model in (loaded.get("name"), loaded.get("model"))
-        if named and (window := _positive(loaded.get("context_length"))):
-            return ServerInfo(OLLAMA, window, model)
-    shown = await _json(http.post(f"{root}/api/show", json={"model": model}))
+    loaded = [entry for entry in running["models"] if isinstance(entry, dict)]
+    served = tuple(str(entry.get("name") or entry.get("model")) for entry in loaded)
+    for entry in loaded:
+        named = model in (entry.get("name"), entry.get("model"))
+        if named and (window := _positive(entry.get("context_length"))):
+            return ServerInfo(OLLAMA, window, model, served)
+    answered = await http.post(f"{root}/api/show", json={"model": model})
+    if answered.status_code == 404:
+        return ServerInfo(OLLAMA, served=served, known=False)
+    shown = answered.json() if answered.status_code == 200 else None
     if not isinstance(shown, dict):
-        return ServerInfo(OLLAMA)
+        return ServerInfo(OLLAMA, served=served)
     found = re.search(r"^num_ctx\s+(\d+)", str(shown.get("parameters") or ""), re.MULTILINE)
     trained = next(
         (
@@ -93,14 +141,20 @@ async def _ollama(http: Any, root: str, _base: str, model: str) -> ServerInfo | 
     window = (
         int(found[1]) if found else min(OLLAMA_DEFAULT_CONTEXT, trained or OLLAMA_DEFAULT_CONTEXT)
     )
-    return ServerInfo(OLLAMA, window, None)
+    return ServerInfo(OLLAMA, window, None, served)
 
 
 async def _models_list(http: Any, _root: str, base: str, model: str) -> ServerInfo | None:
     listed = await _json(http.get(f"{base}/models"))
     entries = listed.get("data") if isinstance(listed, dict) else None
-    for entry in entries if isinstance(entries, list) else ():
-        if isinstance(entry, dict) and entry.get("id") == model:
+    entries = (
+        [entry for entry in entries if isinstance(entry, dict)] if isinstance(entries, list) else []
+    )
+    served = tuple(str(entry.get("id")) for entry in entries)
+    # vLLM refuses a name it does not serve; other servers may answer any name.
+    server = VLLM if any(entry.get("owned_by") == "vllm" for entry in entries) else None
+    for entry in entries:
+        if entry.get("id") == model:
             window = next(
                 (
                     found
@@ -109,8 +163,9 @@ async def _models_list(http: Any, _root: str, base: str, model: str) -> ServerIn
                 ),
                 None,
             )
-            return ServerInfo(OPENAI_COMPATIBLE, window, model) if window else None
-    return None
+            if window or server:
+                return ServerInfo(server or OPENAI_COMPATIBLE, window, model, served)
+    return ServerInfo(VLLM, served=served) if server else None
 
 
 async def _json(response: Any) -> Any:

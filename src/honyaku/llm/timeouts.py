@@ -2,8 +2,8 @@
 
 Three bounds, because a server can fail in three ways that look alike from outside:
 
-- **first byte**: from sending a request to the reply's first chunk. A local server on a CPU
-  reads a long prompt for minutes before its first token, so this one is generous;
+- **first byte**: from sending a request to the reply's first content. A local server on a
+  CPU reads a long prompt for minutes before its first token, so this one is generous;
 - **idle**: between two chunks of a reply that has started. A server that stops mid-reply
   is stuck, and this one is short;
 - **budget**: one request with all its retries (``RetryPolicy.budget_s``). A server that
@@ -11,7 +11,9 @@ Three bounds, because a server can fail in three ways that look alike from outsi
   retry's first-byte bound in turn.
 
 Only chunks that carry data count: a proxy's keep-alive comments are not a reply. Each bound
-is a setting (``Timeouts.from_environment``), and the message on giving up names it.
+is a setting (``Timeouts.from_environment``), and the message on giving up names it. Where
+honyaku has learned a server's pace, the first two are lengthened for its replies as that pace
+says (``domain.pace``, ``llm.pace``), never shortened.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
+from honyaku.domain.pace import ReplyTiming
 from honyaku.errors import ConfigError, CutStreamError, TransientProviderError
 
 T = TypeVar("T")
@@ -66,18 +69,32 @@ def _seconds(environ: Mapping[str, str], name: str, default: float) -> float:
 
 
 class ReplyClock:
-    """The first-byte and idle bounds of one reply, started when its request is sent."""
+    """The first-byte and idle bounds of one reply, started when its request is sent.
+
+    The reply has begun when its first content arrives (``heard``), not its first chunk: a
+    server that sends a role-only chunk and then writes a whole tool call in silence is still
+    before its first byte of answer. The clock keeps the times a pace is learned from.
+    """
 
     def __init__(self, first_byte_s: float, idle_s: float) -> None:
         self.first_byte_s = first_byte_s
         self.idle_s = idle_s
-        self.chunks = 0
-        self._first_byte_at = asyncio.get_running_loop().time() + first_byte_s
+        self._now = asyncio.get_running_loop().time
+        self.sent_at = self._now()
+        self.heard_at: float | None = None
+        """When the reply's first content came."""
+
+    def heard(self) -> None:
+        """The reply carried content: from now on the idle bound applies."""
+        if self.heard_at is None:
+            self.heard_at = self._now()
 
     async def wait(self, step: Awaitable[T]) -> T:
         """``step`` (sending the request, reading a chunk) under the bound that applies now."""
-        loop = asyncio.get_running_loop()
-        deadline = self._first_byte_at if not self.chunks else loop.time() + self.idle_s
+        if self.heard_at is None:
+            deadline = self.sent_at + self.first_byte_s
+        else:
+            deadline = self._now() + self.idle_s
         try:
             async with asyncio.timeout_at(deadline):
                 return await step
@@ -91,11 +108,16 @@ class ReplyClock:
                 chunk = await self.wait(anext(reply))
             except StopAsyncIteration:
                 return
-            self.chunks += 1
             yield chunk
 
+    def timing(self, prompt_tokens: int, output_tokens: int) -> ReplyTiming:
+        """The reply's timing, as it ends now."""
+        now = self._now()
+        heard = now if self.heard_at is None else self.heard_at
+        return ReplyTiming(prompt_tokens, output_tokens, heard - self.sent_at, now - self.sent_at)
+
     def _timed_out(self) -> TransientProviderError:
-        if self.chunks:
+        if self.heard_at is not None:
             return CutStreamError(
                 f"the reply stalled: nothing for {self.idle_s:g} s (the idle bound; "
                 f"set {IDLE_VARIABLE} to wait longer)"

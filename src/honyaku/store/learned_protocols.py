@@ -1,19 +1,20 @@
 """What honyaku learned about models on servers: the tool protocol each one answered the probe
-with, and how many tokens its context holds."""
+with, how many tokens its context holds, and the pace it works at."""
 
 from __future__ import annotations
 
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from honyaku.domain.pace import Pace
 from honyaku.store.database import Database
 from honyaku.store.schema import LearnedProtocolRow, ModelProfileRow, utc_now
 from honyaku.store.upsert import upsert
 
 
 class LearnedProtocols:
-    """The verdicts of ``--protocol auto`` and the context windows learned, per base URL and
-    model (``llm.models.ModelMemory``)."""
+    """The verdicts of ``--protocol auto``, the context windows and the paces learned, per base
+    URL and model (``llm.models.ModelMemory``)."""
 
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -45,6 +46,30 @@ class LearnedProtocols:
     def remember_protocol(self, base_url: str, model: str, protocol: str) -> None:
         with self.database.transaction() as session:
             _remember(session, base_url, model, protocol=protocol)
+
+    def pace(self, base_url: str, model: str) -> Pace | None:
+        with self.database.transaction() as session:
+            row = session.get(LearnedProtocolRow, (base_url, model))
+            if row is None or not row.prompt_tokens_per_s or not row.output_tokens_per_s:
+                return None
+            return Pace(
+                row.prompt_tokens_per_s,
+                row.output_tokens_per_s,
+                row.longest_reply_tokens or 0,
+                row.timed_replies or 0,
+            )
+
+    def remember_pace(self, base_url: str, model: str, pace: Pace) -> None:
+        with self.database.transaction() as session:
+            _remember(
+                session,
+                base_url,
+                model,
+                prompt_tokens_per_s=pace.prompt_tokens_per_s,
+                output_tokens_per_s=pace.output_tokens_per_s,
+                longest_reply_tokens=pace.longest_reply_tokens,
+                timed_replies=pace.replies,
+            )
 
 
 def _remember(session: Session, base_url: str, model: str, **learned: object) -> None:

@@ -291,7 +291,8 @@ class ActionRow(Base):
 
 
 class LearnedProtocolRow(Base):
-    """What honyaku learned about a model on a server: how it calls tools, its context window."""
+    """What honyaku learned about a model on a server: how it calls tools, its context window,
+    its pace."""
 
     __tablename__ = "learned_protocols"
 
@@ -301,6 +302,11 @@ class LearnedProtocolRow(Base):
     checked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
     context_window: Mapped[int | None] = mapped_column(Integer)
     """Tokens the model's context holds on that server, where it was learned."""
+    prompt_tokens_per_s: Mapped[float | None] = mapped_column(Float)
+    """The pace (``domain.pace.Pace``), once a reply was timed."""
+    output_tokens_per_s: Mapped[float | None] = mapped_column(Float)
+    longest_reply_tokens: Mapped[int | None] = mapped_column(Integer)
+    timed_replies: Mapped[int | None] = mapped_column(Integer)
 
 
 class ModelProfileRow(Base):

@@ -138,6 +138,9 @@ class FakeLLMServer(Served):
     delta_chars: int = DELTA_CHARS
     delta_delay_s: float = 0.0
     """Time between two stream chunks: a slow model, whose reply can be stopped midway."""
+    silent_writing_s: float = 0.0
+    """Silence after the first chunk (the role alone) before the rest comes at once, like
+    llama.cpp's grammar-forced function calling, which sends a call only once it is whole."""
     tool_support: ToolSupport = ToolSupport.NATIVE
     streaming: bool = True
     """False: a streamed request gets 400, as from servers that cannot stream."""
@@ -218,7 +221,7 @@ class FakeLLMServer(Served):
     async def _models(self, _request: Request) -> Response:
         entry: dict[str, Any] = {"id": MODEL_NAME, "object": "model"}
         if self.context and self.context.says is Introspection.VLLM:
-            entry["max_model_len"] = self.context.tokens
+            entry |= {"owned_by": "vllm", "max_model_len": self.context.tokens}
         return JSONResponse({"object": "list", "data": [entry]})
 
     async def _props(self, _request: Request) -> Response:
@@ -329,6 +332,8 @@ class FakeLLMServer(Served):
                 FaultKind.DROP_CONNECTION,
             )
             for n, chunk in enumerate(chunks if with_usage else chunks[:-1]):
+                if n == 1 and self.silent_writing_s:
+                    await asyncio.sleep(self.silent_writing_s)
                 if cut and n == len(chunks) // 2:
                     finished = True
                     if fault is not None and fault.kind is FaultKind.DROP_CONNECTION:

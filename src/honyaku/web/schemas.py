@@ -173,6 +173,12 @@ class JobOut(BaseModel):
     spent: float | None = Field(description="At the model's prices; null without prices.")
     elapsed_s: float | None
     eta_s: float | None
+    waiting_s: float | None = Field(
+        description="How long the request with the model longest has waited; null if none."
+    )
+    waiting_expected_s: float | None = Field(
+        description="How long that request should take at the model's pace; null if unknown."
+    )
     failures: list[str]
     running_here: bool
     workers: list[str] = Field(description="The processes running its chunks now.")

@@ -161,6 +161,7 @@ class GeminiProvider:
         generator = cast(AsyncGenerator[types.GenerateContentResponse, None], stream)
         async with contextlib.aclosing(generator) as chunks:
             async for chunk in clock.chunks_of(chunks):
+                clock.heard()  # Gemini sends no chunk without some of its answer
                 for event in assembler.add_chunk(chunk):
                     yield event
 

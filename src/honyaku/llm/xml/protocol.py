@@ -219,7 +219,7 @@ class _ReplyReader:
             reasoning=reasoning or None,
             replay=replay,
         )
-        return Response(message, inner.finish_reason, inner.usage)
+        return Response(message, inner.finish_reason, inner.usage, inner.timing)
 
     def _take(self, events: list[ParserEvent]) -> list[TextDelta | ReasoningDelta | CallStreaming]:
         deltas: list[TextDelta | ReasoningDelta | CallStreaming] = []

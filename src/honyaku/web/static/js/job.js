@@ -24,7 +24,9 @@ const showReasoning = document.getElementById("show-reasoning");
 const actionError = section.querySelector(".job-actions .form-error");
 
 let events = null;
+let waiting = null; // the request with the model longest: when it went, and its expected time
 if (section.dataset.running === "true") follow();
+setInterval(showWaiting, 1000);
 
 function follow() {
   events = new EventSource(`/api/jobs/${job}/events`);
@@ -63,6 +65,8 @@ function draw(progress) {
   field("stopped").hidden = !interrupted;
   const resumable = t("Resume goes on where it stopped; nothing accepted is lost.");
   if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${resumable}`;
+  waiting = progress.waiting_s == null ? null : { since: Date.now() - 1000 * progress.waiting_s, expected: progress.waiting_expected_s };
+  showWaiting();
   field("workers").textContent = progress.workers.join(", ");
   field("workers-line").hidden = progress.workers.length === 0;
   const active = progress.running_here || ACTIVE.includes(progress.status);
@@ -78,6 +82,17 @@ function drawSpending(progress) {
   field("spent").textContent = progress.spent === null ? t("no prices") : money(progress.spent);
   field("elapsed").textContent = progress.elapsed_s === null ? "—" : duration(progress.elapsed_s);
   field("eta").textContent = progress.eta_s === null ? "—" : duration(progress.eta_s);
+}
+
+// A slow local model is seen working: "Waiting for the model: 2 min 10 s, about 4 min 5 s expected".
+function showWaiting() {
+  const line = field("waiting");
+  line.hidden = !waiting;
+  if (!waiting) return;
+  const waited = duration((Date.now() - waiting.since) / 1000);
+  line.textContent = waiting.expected
+    ? t("Waiting for the model: {waited}, about {expected} expected", { waited, expected: duration(waiting.expected) })
+    : t("Waiting for the model: {waited}", { waited });
 }
 
 async function refreshLog() {
