@@ -158,8 +158,7 @@ async def _learn_from_cut_reply(window: ContextWindow, response: Response) -> No
     held = (usage.input_tokens or usage.estimated_input_tokens) + (
         usage.output_tokens or usage.estimated_output_tokens
     )
-    if held and (window.tokens is None or held < window.tokens):
-        await window.learn(held, "a reply cut off at the model's limit")
+    await window.learn_from_cut_reply(held)
 
 
 def _glossary_section(context: ChunkContext) -> str:

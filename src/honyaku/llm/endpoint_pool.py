@@ -21,7 +21,7 @@ from honyaku.errors import (
     TransientProviderError,
     UnreachableError,
 )
-from honyaku.llm.events import ChatProvider, StreamEvent
+from honyaku.llm.events import ChatProvider, StreamEvent, Waiting
 from honyaku.llm.messages import ChatRequest
 
 log = logging.getLogger("honyaku.llm")
@@ -49,7 +49,8 @@ class EndpointPool:
             began = False
             try:
                 async for event in self.servers[n].stream(request):
-                    began = True
+                    # Waiting says the request went, not that the reply began.
+                    began = began or not isinstance(event, Waiting)
                     yield event
             except ProviderError as exc:
                 self._settle(n, self._after(n, exc))

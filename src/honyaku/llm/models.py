@@ -236,6 +236,8 @@ class ContextWindow:
     count_factor: float = 1.0
     """Tokens the server counted for each token honyaku counted, where a refusal said: its
     tokenizer and chat template may count more."""
+    said: bool = False
+    """The server or the profile said the window, so it is not guessed from hints."""
 
     async def learn(self, tokens: int, source: str) -> None:
         if tokens <= 0 or tokens == self.tokens:
@@ -243,6 +245,13 @@ class ContextWindow:
         self.tokens, self.source = tokens, source
         if self.remember is not None:
             await asyncio.to_thread(self.remember, tokens)
+
+    async def learn_from_cut_reply(self, held: int) -> None:
+        """A reply cut short when the prompt and the reply came to ``held`` tokens: the window,
+        unless one was said. A server also cuts a reply at its own cap on a reply's length
+        (llama.cpp's ``n_predict``), which says nothing of its window."""
+        if held and not self.said and (self.tokens is None or held < self.tokens):
+            await self.learn(held, "a reply cut off at the model's limit")
 
     def observe_count(self, factor: float) -> None:
         self.count_factor = max(self.count_factor, factor)
@@ -360,9 +369,10 @@ async def _context_window(
     window = ContextWindow(remember=remember)
     if info.context_window:
         await window.learn(info.context_window, info.server or "the server")
+        window.said = True
         return window
     if choice.context_window:
-        window.tokens, window.source = choice.context_window, "the profile"
+        window.tokens, window.source, window.said = choice.context_window, "the profile", True
     elif learned := await asyncio.to_thread(memory.context_window, url, model):
         window.tokens, window.source = learned, "an earlier job"
     return window
