@@ -89,7 +89,7 @@ from honyaku.jobs.tools import ChunkContext
 from honyaku.llm.messages import message_from_record, message_record
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol
 from honyaku.llm.tokenizers import token_counter
-from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken, HandedBack
+from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken, HandedBack, PlannedChunk
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import Job, JobCost, JobScope, JobStatus, Opened
 from honyaku.store.leases import CLAIM_TIMEOUT_VARIABLE, claim_timeout_s
@@ -176,15 +176,7 @@ class JobService:
         spending = _spending(request, book, model)
         sizing = await asyncio.to_thread(self._sizing, book, request.kind, model)
         chunk_chars = request.chunk_chars or sizing.chunk_chars()
-        only = set(scope.paragraphs) if scope.paragraphs is not None else None
-        planned = plan_chunks(
-            book,
-            request.kind,
-            retranslate=request.retranslate,
-            written=set(),
-            chunk_chars=chunk_chars,
-            only=only,
-        )
+        planned = _planned(book, scope, chunk_chars)
         job, resumed = await asyncio.to_thread(
             self.store.open,
             scope,
@@ -215,17 +207,9 @@ class JobService:
         book = self.library.get_book(request.book_id, chapter_numbers=scope.chapters)
         cap = request.max_cost if request.max_cost is not None else book.settings.max_cost
         check_cap(cap, choice.prices)
-        only = set(scope.paragraphs) if scope.paragraphs is not None else None
         # Planned at the book's size (or the one asked): the model is the workers' to learn.
         chunk_chars = request.chunk_chars or book.settings.chunk_chars
-        planned = plan_chunks(
-            book,
-            request.kind,
-            retranslate=request.retranslate,
-            written=set(),
-            chunk_chars=chunk_chars,
-            only=only,
-        )
+        planned = _planned(book, scope, chunk_chars)
         job, _ = self.store.open(
             scope,
             model=str(choice.model),
@@ -774,6 +758,19 @@ def job_scope(library: Library, request: JobRequest) -> JobScope:
         paragraphs = sorted(set(paragraphs))
         chapters = library.chapter_numbers_of(request.book_id, paragraphs)
     return JobScope(request.book_id, request.kind, chapters, request.retranslate, paragraphs)
+
+
+def _planned(book: Book, scope: JobScope, chunk_chars: int) -> list[PlannedChunk]:
+    """The chunks of a new job over ``scope``, at ``chunk_chars``."""
+    only = None if scope.paragraphs is None else set(scope.paragraphs)
+    return plan_chunks(
+        book,
+        scope.kind,
+        retranslate=scope.retranslate,
+        written=set(),
+        chunk_chars=chunk_chars,
+        only=only,
+    )
 
 
 def _only(job: Job) -> set[str] | None:
