@@ -143,7 +143,7 @@ def test_in_chinese_the_estimate_the_cap_and_a_running_job_speak_chinese(
         page.goto(f"books/{book}")
         page.get_by_label("模型").select_option(model)
         estimate = page.locator("#job-estimate")
-        expect(estimate).to_contain_text("分块 3 · 段落 6")
+        expect(estimate).to_contain_text("文本分为 3 部分 · 段落 6")
         expect(estimate).to_contain_text("按模型价格约")
         page.get_by_label("本次运行上限").fill("5")
         page.get_by_label("本次运行上限").dispatch_event("change")
