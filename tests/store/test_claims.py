@@ -165,6 +165,20 @@ def test_a_stop_reaches_every_run_of_the_job_however_many_have_finished_since(jo
     assert not later.stop
 
 
+def test_a_stop_a_heartbeat_missed_is_seen_when_the_chapter_settles(jobs, job_id):
+    # Given a worker that joined the job, and a stop asked while its last chunk ran
+    joined = jobs.join(job_id, jobs.get(job_id).stop_requests)
+    assert joined is not None
+    jobs.request_stop(job_id)
+
+    # When its chapter ends before its next heartbeat
+    status = jobs.settle(job_id, joined.stop_requests)
+
+    # Then the job is stopped, not left running with its other orders withdrawn
+    assert status is JobStatus.INTERRUPTED
+    assert jobs.get(job_id).error == "stopped"
+
+
 def test_a_stopped_run_gives_back_its_claims_but_not_those_taken_over(chunks, job_id, database):
     old = claimed(chunks, job_id)
     new = taken_over(database, chunks, job_id)

@@ -252,8 +252,8 @@ class JobService:
         started = JobStarted(job, run.total, run.total - len(run.to_do), len(lanes), True)
         run.progress = JobProgress.starting(started, model.prices)
         end = await self._running_chapter(run, lanes)
-        await asyncio.to_thread(self.store.settle, job.id)
-        return end
+        status = await asyncio.to_thread(self.store.settle, job.id, job.stop_requests)
+        return ChapterEnd.STOPPED if status is JobStatus.INTERRUPTED else end
 
     async def _running_chapter(self, run: _Run, lanes: list[int]) -> ChapterEnd:
         job = run.job

@@ -287,9 +287,11 @@ class JobStore:
             row.heartbeat_at = utc_now()
             return replace(_job(row), stop_requests=stops_seen)
 
-    def settle(self, job_id: str) -> JobStatus:
+    def settle(self, job_id: str, stops_seen: int | None = None) -> JobStatus:
         """Once no process runs any of a queued job's chunks: finished (or failed) when every
-        chunk has ended, waiting when the rest wait for a person; else running still."""
+        chunk has ended, waiting when the rest wait for a person; else running still, unless
+        a stop came after ``stops_seen``. A stop asked while a worker's last chunk ran can be
+        missed by its heartbeat, and the orders that would have seen it are withdrawn."""
         with self.database.transaction() as session:
             row = session.scalars(select(JobRow).where(JobRow.id == job_id).with_for_update()).one()
             chunks = session.scalars(
@@ -305,6 +307,8 @@ class JobStore:
                 row.status = JobStatus.FAILED if failed else JobStatus.FINISHED
                 row.error = _failed_chunks(failed)
                 row.finished_at = utc_now()
+            elif stops_seen is not None and row.stop_requests > stops_seen:
+                row.status, row.error, row.finished_at = JobStatus.INTERRUPTED, "stopped", utc_now()
             elif statuses <= {*ENDED, "waiting"}:
                 row.status = JobStatus.WAITING
             return JobStatus(row.status)

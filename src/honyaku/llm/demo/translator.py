@@ -227,7 +227,8 @@ class FakeTranslator:
         if self.batch_sizes is None or not missing:
             return self.batch_size
         low, high = self.batch_sizes
-        return low + int(missing[0].paragraph_id, 16) % (high - low + 1)
+        # By position, not by id: ids are random, and the same book should cost the same.
+        return low + (missing[0].index * 7 + 3) % (high - low + 1)
 
     def _first_reply_mistake(self, chunk: _Chunk) -> Reply | None:
         if Mistake.JSON_AS_TEXT in self.mistakes:
