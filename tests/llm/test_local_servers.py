@@ -15,8 +15,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from honyaku.errors import ModelUnavailableError
+from honyaku.llm.messages import ChatRequest, UserMessage, request_tokens
 from honyaku.llm.models import ModelChoice, ToolProtocol, open_model
+from honyaku.llm.reply_cap import reply_room
 from honyaku.llm.server_info import LLAMA_CPP, OLLAMA, VLLM, ServerInfo, ask_server
+from honyaku.llm.tokenizers import token_counter
 from honyaku.store import Stores
 from honyaku.testing.server import BackgroundServer
 
@@ -138,3 +141,58 @@ async def test_a_job_on_a_model_that_cannot_answer_stops_before_its_first_reques
                 pass
 
     assert "\n" not in str(refused.value)
+
+
+REPLY = {
+    "id": "r",
+    "object": "chat.completion",
+    "model": "qwen",
+    "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "好"}, "finish_reason": "stop"}
+    ],
+}
+
+
+async def bodies_sent(
+    stores: Stores, routes: dict[str, Any], request: ChatRequest
+) -> list[dict[str, Any]]:
+    """The bodies of the chat requests a model on a server with ``routes`` was sent."""
+    bodies: list[dict[str, Any]] = []
+
+    async def complete(http: Request) -> JSONResponse:
+        bodies.append(await http.json())
+        return JSONResponse(REPLY)
+
+    app = Starlette(routes=[Route("/v1/chat/completions", complete, methods=["POST"])])
+    for path, body in routes.items():
+        app.add_route(path, serving_json(body))
+    with BackgroundServer(app) as server:
+        choice = ModelChoice("qwen", f"{server.origin}/v1", protocol=ToolProtocol.NATIVE)
+        async with open_model(choice, stores.protocols, language="zh-CN") as model:
+            async for _event in model.provider.stream(request):
+                pass
+    return bodies
+
+
+def serving_json(body: Any) -> Any:
+    async def respond(_request: Request) -> JSONResponse:
+        return JSONResponse(body)
+
+    return respond
+
+
+@pytest.mark.anyio
+async def test_a_reply_may_take_what_the_servers_window_holds_beyond_the_prompt(stores: Stores):
+    # Given a llama.cpp whose window is 8,192 tokens
+    llama_cpp = {"/health": {"status": "ok"}, "/props": PROPS}
+    request = ChatRequest((UserMessage("羅生門の下で雨やみを待っていた。" * 20),))
+
+    # When a request is sent there, and to a server that says nothing of its window
+    [capped] = await bodies_sent(stores, llama_cpp, request)
+    [hosted] = await bodies_sent(stores, {}, request)
+
+    # Then the first may reply as long as the window has room, so that it ends cleanly
+    prompt = request_tokens(request, token_counter("qwen"))
+    assert capped["max_tokens"] == reply_room(8192, prompt)
+    assert 7000 < capped["max_tokens"] < 8192 - prompt
+    assert "max_tokens" not in hosted

@@ -99,6 +99,8 @@ class ChatRequest:
     raw_text: bool = False
     """Hand the reply's text over as written, think tags and all: the caller (the XML
     protocol) reads them itself, because only it knows which ones sit inside a tool value."""
+    max_reply_tokens: int | None = None
+    """The most the reply may take: what the server's window holds beyond the prompt."""
 
     @property
     def turn(self) -> int:

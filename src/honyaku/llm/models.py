@@ -40,9 +40,11 @@ from honyaku.llm.rate_limit import (
     WindowStore,
     shared_limiter,
 )
+from honyaku.llm.reply_cap import CAPPED_SERVERS, ReplyCap
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
 from honyaku.llm.server_info import ServerInfo, ask_server
 from honyaku.llm.timeouts import Timeouts
+from honyaku.llm.tokenizers import token_counter
 from honyaku.llm.tool_support import calls_tools_natively
 from honyaku.llm.xml import XmlToolProtocol
 
@@ -293,6 +295,9 @@ async def open_model(
     # Connecting imports the SDK, which takes a while: off the event loop.
     server = await asyncio.to_thread(_connect, each, kind, paces, limiter)
     try:
+        window = await _context_window(choice, info, url, memory)
+        if info.context_window and info.server in CAPPED_SERVERS:
+            server = ReplyCap(server, window, token_counter(model))
         # The probe is a request the provider counts too: it waits for the limiter.
         probe = RateLimitedProvider(server, limiter) if limiter is not None else server
         protocol = await _resolve(choice.protocol, kind, probe, url, memory, timeouts)
@@ -302,7 +307,6 @@ async def open_model(
         if limiter is not None:
             provider = RateLimitedProvider(provider, limiter)
         retrying = RetryingProvider(provider, retry_policy(timeouts))
-        window = await _context_window(choice, info, url, memory)
         yield ConnectedModel(retrying, protocol, choice.prices, window)
     finally:
         await server.aclose()

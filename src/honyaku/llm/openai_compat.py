@@ -241,6 +241,8 @@ def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str,
         body["tools"] = [wire_tool(t) for t in request.tools]
     if provider.service_tier:
         body["service_tier"] = provider.service_tier
+    if request.max_reply_tokens:
+        body["max_tokens"] = request.max_reply_tokens
     return body
 
 
