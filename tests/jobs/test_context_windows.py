@@ -8,10 +8,13 @@ to run again when the chunk size changed."""
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
+from itertools import pairwise
 
 import pytest
 
+from honyaku.agent.loop import MAX_NUDGES
 from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.model_profile import ModelProfile
@@ -19,7 +22,7 @@ from honyaku.jobs import ChunkFinished, JobRequest, JobService, JobStarted
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol, open_model
 from honyaku.store import ChunkStatus, LearnedProtocols, Library, ModelProfiles, Stores
 from honyaku.store.chunks import ChunkStore
-from honyaku.testing import MODEL_NAME, FakeLLMServer, pseudo_translation
+from honyaku.testing import MODEL_NAME, FakeLLMServer, FakeTranslator, Mistake, pseudo_translation
 from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
 
 from .conftest import connected, run_to_end, stop_after_first_chunk
@@ -101,6 +104,32 @@ def test_a_reply_cut_off_at_the_window_hands_what_is_left_to_chunks_that_fit(
     assert [e.handed_over.reason for e in handed] == ["the reply was cut off"]
     assert model.window.tokens is not None
     assert model.window.tokens <= WINDOW
+
+
+def test_a_model_that_writes_text_until_its_limit_cuts_it_is_nudged_not_given_smaller_chunks(
+    library, fake_model, japanese
+):
+    # Given a server whose window holds the chunk, and a model that writes it out again as
+    # text, never calling a tool, until the window cuts its reply
+    fake_model.context = ContextLimit(WINDOW, Refusal.LLAMA_CPP)
+    fake_model.translator = FakeTranslator(mistakes={Mistake.RAMBLE})
+    # Native: in XML, the tools described in the prompt leave this chunk no room for nudges.
+    model = connected(fake_model, "native")
+
+    outcome, events = translate(library, model, japanese, chunk_chars=CHUNK_CHARS)
+
+    # Then no smaller chunk was tried, which would not have helped: the model was nudged, and
+    # the chunk failed for never calling a tool, not for the window
+    assert not [e for e in events if isinstance(e, ChunkFinished) and e.handed_over]
+    assert len(fake_model.bills) == MAX_NUDGES + 1
+    assert refused(fake_model) == 0
+    [failure] = outcome.failures
+    assert "without finishing" in failure.reason
+    assert "context window" not in failure.reason
+    # And each nudge had room: the conversation kept only the opening of each cut reply
+    sizes = [len(json.dumps(request, ensure_ascii=False)) for request in fake_model.requests]
+    cut = [bill.output_chars for bill in fake_model.bills]
+    assert all(later - earlier < cut[0] for earlier, later in pairwise(sizes))
 
 
 @pytest.mark.parametrize("says", list(Introspection))

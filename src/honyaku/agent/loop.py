@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from honyaku.agent.registry import Result, ToolContext, ToolRegistry
@@ -41,6 +41,8 @@ from honyaku.llm.messages import (
 
 MAX_TURNS = 16
 MAX_NUDGES = 3
+RAMBLE_KEPT_CHARS = 400
+"""Of a reply that ran into the model's limit writing text, what the conversation keeps."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +126,7 @@ async def run_loop(
             async for event in stream:
                 yield event
                 if isinstance(event, Response):
-                    reply = event.message
+                    reply = _kept(event)
         if reply is None:
             raise LoopError("the model's reply ended without a response")
         at = len(history)
@@ -172,6 +174,15 @@ async def _run_calls(
         reply = history[at]
         assert isinstance(reply, AssistantMessage)
         history[at] = with_arguments(reply, shortened)
+
+
+def _kept(response: Response) -> AssistantMessage:
+    """The reply as the conversation keeps it: of one that ran into the model's limit writing
+    text and no call, its opening only, so that the nudge after it has room in the window."""
+    reply = response.message
+    if not response.rambled or len(reply.text) <= RAMBLE_KEPT_CHARS:
+        return reply
+    return replace(reply, text=reply.text[:RAMBLE_KEPT_CHARS] + "…", replay={})
 
 
 def _last_reply_at(history: Sequence[Message]) -> int:

@@ -48,8 +48,6 @@ from honyaku.llm.events import ChatProvider, Response
 from honyaku.llm.messages import ChatRequest, Message, SystemMessage, UserMessage, request_tokens
 from honyaku.llm.models import ContextWindow
 
-CUT_REPLY = "length"
-"""The finish reason of a reply cut off at the model's limit."""
 UNSAID_WINDOW_SHARE = 0.8
 """A server that refuses a request as too long without saying its window: assume the window
 holds this share of the request."""
@@ -97,8 +95,9 @@ async def run_chunk(
         async with aclosing(conversation) as events:
             async for event in events:
                 yield ChunkEvent(where, event)
-                if isinstance(event, Response) and event.finish_reason == CUT_REPLY:
+                if isinstance(event, Response) and event.cut:
                     await _learn_from_cut_reply(talk.window, event)
+                if isinstance(event, Response) and event.cut and not event.rambled:
                     yield ChunkFinished(where, None, _hand_over(context, "the reply was cut off"))
                     return
                 if isinstance(event, ToolStarted):

@@ -10,6 +10,9 @@ from typing import Protocol, TypeVar
 from honyaku.domain.pace import ReplyTiming
 from honyaku.llm.messages import AssistantMessage, ChatRequest
 
+CUT_REPLY = "length"
+"""The finish reason of a reply the model's limit stopped."""
+
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:
@@ -70,6 +73,16 @@ class Response:
     usage: Usage
     timing: ReplyTiming | None = None
     """How long the reply took, where the provider timed it."""
+
+    @property
+    def cut(self) -> bool:
+        """The reply ran into the model's limit (``max_tokens`` or its window) and stopped."""
+        return self.finish_reason == CUT_REPLY
+
+    @property
+    def rambled(self) -> bool:
+        """Cut while writing text, no tool call begun: a smaller chunk would not help."""
+        return self.cut and not self.message.tool_calls
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,9 @@ class Mistake(StrEnum):
     """A status call without its status, a context call with a count that is no number."""
     NEVER_FINISH = "never_finish"
     """Every reply is text without calls: the chunk must fail after its nudges."""
+    RAMBLE = "ramble"
+    """Every reply is text without calls, the chunk written out again, until the model's limit
+    cuts it: a small local model talking where it should call tools."""
     SLOPPY_DRAFT = "sloppy_draft"
     """The first batch is a careless draft the quality checks catch (``demo.glossary``); the
     reply stops in review, and the next one fixes what the warnings name."""
@@ -189,6 +192,8 @@ class FakeTranslator:
         state = _replay(turns, chunk)
         if Mistake.NEVER_FINISH in self.mistakes:
             return Reply("I would rather chat about the weather.")
+        if Mistake.RAMBLE in self.mistakes:
+            return Reply("\n".join(self.translate(line.text) for line in chunk.lines))
         if chunk.kind == "extraction":
             can_ask = "ask_user_batch" in offered or "ask_user_batch" in system
             return _extraction_reply(chunk, state, can_ask=can_ask)
