@@ -97,9 +97,11 @@ async def run_chunk(
                 yield ChunkEvent(where, event)
                 if isinstance(event, Response) and event.cut:
                     await _learn_from_cut_reply(talk.window, event)
-                if isinstance(event, Response) and event.cut and not event.rambled:
-                    yield ChunkFinished(where, None, _hand_over(context, "the reply was cut off"))
-                    return
+                    if not event.rambled:  # cut inside a call: smaller chunks will fit
+                        yield ChunkFinished(
+                            where, None, _hand_over(context, "the reply was cut off")
+                        )
+                        return
                 if isinstance(event, ToolStarted):
                     accepted_before = len(workflow.accepted)
                 elif isinstance(event, ToolFinished) and (

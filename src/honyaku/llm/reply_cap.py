@@ -3,7 +3,7 @@
 A local server left to itself lets a reply run until its context is full: a small model under
 a tool-call grammar may write for many minutes, and llama-cpp-python then fails mid-stream
 ("llama_decode returned 1"), so the whole reply is lost. Sent as ``max_tokens``, the room left
-ends such a reply cleanly, cut at the limit, which the chunk then hands over as any cut reply.
+ends such a reply cleanly, cut at the limit, and the chunk goes on with what it said.
 Only for servers that said their window and end a reply at ``max_tokens`` whatever the prompt
 (llama.cpp, Ollama): vLLM refuses a request whose prompt and ``max_tokens`` overrun the window,
 which honyaku's count may, and a hosted API's reasoning models refuse ``max_tokens`` itself.
