@@ -285,11 +285,9 @@ class JobService:
         finally:
             heartbeat.cancel()
         if run.stop_seen and task.cancelling():
-            # The heartbeat saw the stop as the chapter ended: the cancel it sent would
-            # strike the next await, leaving the job running with nobody on it.
+            # The heartbeat saw the stop as the chapter ended: the cancel it sent would strike
+            # the next await. Taken back, the stop is settled as one its beat missed.
             task.uncancel()
-            self.store.finish(job.id, JobStatus.INTERRUPTED, "stopped")
-            return ChapterEnd.STOPPED
         return ChapterEnd.BLOCKED if run.blocked else ChapterEnd.DONE
 
     def _sizing(self, book: Book, kind: JobKind, model: ConnectedModel) -> ChunkSizing:
