@@ -1,4 +1,4 @@
-"""The library commands as a person types them: import, books, show, export, settings."""
+"""The library commands as a person types them: import, books, show, export, delete, settings."""
 
 from __future__ import annotations
 
@@ -58,6 +58,23 @@ def test_export_epub_writes_a_zip_with_mimetype_first(tmp_path: Path):
 
     with zipfile.ZipFile(out) as archive:
         assert archive.namelist()[0] == "mimetype"
+
+
+def test_a_book_is_deleted_once_the_person_says_yes():
+    kept = imported(KOJIKI)
+    book = imported(RASHOMON)
+
+    declined = honyaku("delete", book, typed="n\n", check=False)
+    still_there = honyaku("books").stdout
+    deleted = honyaku("delete", book[:6], typed="y\n")
+    listed = honyaku("books").stdout
+
+    assert declined.returncode == 1
+    assert book in still_there
+    assert "Deleted" in deleted.stdout
+    assert book not in listed
+    assert kept in listed
+    assert "no book" in honyaku("show", book, check=False).stderr
 
 
 def test_settings_print_and_change_the_chunk_size():

@@ -1,4 +1,4 @@
-"""Commands for the library: import, books, show, export, settings."""
+"""Commands for the library: import, books, show, export, delete, settings."""
 
 from __future__ import annotations
 
@@ -220,6 +220,22 @@ def export(
 
     run(export())
     out.print(f"Wrote {output}")
+
+
+def delete(
+    book: BookRef,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first.")] = False,
+    home: Home = None,
+) -> None:
+    """Delete a book with its translations, glossary, jobs and chats; refused while a job
+    works on it."""
+    books = open_honyaku(home).books
+    book_id = run(books.resolve(book))
+    summary = run(books.get(book_id))
+    if not yes:
+        typer.confirm(f"Delete {summary.title} ({book_id}) and all its translations?", abort=True)
+    run(books.delete(book_id))
+    out.print(f"Deleted [bold]{escape(summary.title)}[/] ({book_id})")
 
 
 class Switch(StrEnum):
