@@ -1,14 +1,17 @@
-"""Front ends on the database, workers elsewhere: a question waits for a person in the
-workbench or the terminal while its chunk is parked, a job page follows a worker's job live,
-and a job stops and resumes from whichever front end."""
+"""Front ends on the database, workers elsewhere: a job started in the workbench is queued
+for them, a question waits for a person in the workbench or the terminal while its chunk is
+parked, a job page follows a worker's job live, and a job stops and resumes from whichever
+front end."""
 
 from __future__ import annotations
 
 import re
 
+import httpx2
 import pytest
 from playwright.sync_api import Page, expect
 
+from honyaku.application import Honyaku
 from honyaku.llm.demo import FakeCall
 from honyaku.store import ChunkStatus, JobStatus, Library, QuestionStatus, Stores
 from honyaku.testing import FakeLLMServer
@@ -22,6 +25,7 @@ from .conftest import (
     running_chunks,
     wait_for_end,
     wait_until,
+    workbench,
 )
 
 NAME_QUESTION = FakeCall(
@@ -33,6 +37,44 @@ NAME_QUESTION = FakeCall(
 @pytest.fixture
 def one_chunk_book(library: Library) -> str:
     return library.add_book(novel(chapters=1), source_lang="ja", target_lang="zh-CN")
+
+
+def test_a_job_started_in_a_deployments_workbench_waits_in_the_queue_for_a_worker(
+    stores: Stores,
+    library: Library,
+    queued_book: str,
+    workers: Workers,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    # Given a workbench started as a deployment's (HONYAKU_QUEUE), and a saved model
+    monkeypatch.setenv("HONYAKU_QUEUE", "1")
+    with FakeLLMServer(latency_s=0.3) as model:
+        honyaku("models", "add", "local", "--model", "fake-translator", "--base-url", model.url)
+        with workbench(Honyaku.open()) as origin:
+            # When the translator starts a job there while no worker runs
+            started = httpx2.post(
+                f"{origin}/api/books/{queued_book}/jobs",
+                json={"kind": "translation", "model": "local"},
+                timeout=30,
+            )
+            job_id = started.json()["id"]
+
+            # Then it waits in the queue, and nothing has been asked of the model
+            assert started.status_code == 201, started.text
+            assert stores.jobs.get(job_id).status is JobStatus.QUEUED
+            assert model.requests == []
+
+            # When a worker starts, it takes the job, and the terminal lists it with that worker
+            worker = workers.start("--concurrency", "1")
+            wait_until(lambda: running_chunks(stores, job_id), 30, "a worker to take the job")
+            listed = honyaku("jobs")
+            status = wait_for_end(stores, job_id)
+
+    # Then the worker translated the book, once
+    assert job_id in listed
+    assert f":{worker.pid}" in listed  # its name, host:pid:…, cut to the terminal's width
+    assert status is JobStatus.FINISHED
+    assert_translated_once(library, queued_book)
 
 
 def test_a_question_answered_in_the_workbench_goes_on_on_a_worker_with_the_answer(

@@ -1,20 +1,29 @@
 """Requests at the edges get a clear answer and change nothing: numbers past any book, tags
 that are not languages, endless costs, uploads larger than any book, methods a route does not
-take, keys in addresses. Against the workbench served in this process."""
+take, keys in addresses; a busy job's events come a few a second. Against the workbench served
+in this process."""
 
 from __future__ import annotations
 
+import itertools
+import json
+import time
 from collections.abc import Iterator
 
 import httpx2
 import pytest
 
 from honyaku.application import Honyaku
+from honyaku.jobs.launcher import WATCH_INTERVAL_S
+from honyaku.store import Library
+from honyaku.testing import FakeLLMServer, FakeTranslator
 from honyaku.web import Workbench
 
+from ..conftest import novel
 from .conftest import served_here
 
 HUGE = 2**70
+CLOCKS = ("elapsed_s", "eta_s", "waiting_s", "waiting_expected_s")
 
 
 @pytest.fixture
@@ -72,11 +81,9 @@ def test_an_endless_spending_cap_is_refused(local, book_id, library):
 def test_an_upload_that_says_it_is_too_large_is_refused_before_it_is_read(local, library):
     url, bench = local
     bench.upload_limit_bytes = 1000
-    sent = []
 
     def body() -> Iterator[bytes]:
         for _ in range(64):
-            sent.append(1)
             yield b"x" * 65536
 
     answer = httpx2.post(
@@ -186,3 +193,33 @@ def test_an_error_speaks_the_persons_language(local):
     assert api.json() == {"detail": "このアドレスには何もありません"}
     missing = httpx2.get(f"{url}/api/books/deadbeef", headers={"Accept-Language": "zh-CN"})
     assert missing.json() == {"detail": "没有 id 为 'deadbeef' 的书"}
+
+
+def test_a_busy_jobs_events_come_a_few_a_second_each_with_news(local, library: Library):
+    # Given a book of many small parts and a model that answers at once, a paragraph a call
+    url, _ = local
+    book_id = library.add_book(novel(chapters=6, paragraphs=20), source_lang="ja", target_lang="zh")
+    library.update_settings(book_id, chunk_chars=200)
+    with FakeLLMServer(translator=FakeTranslator(batch_size=1)) as model:
+        profile = {"name": "quick", "model": "fake-translator", "base_url": model.url}
+        httpx2.post(f"{url}/api/models", json={**profile, "protocol": "native"})
+        started = httpx2.post(
+            f"{url}/api/books/{book_id}/jobs", json={"kind": "translation", "model": "quick"}
+        )
+        assert started.status_code == 201, started.text
+
+        # When its page follows it from start to end
+        progress, began = [], time.monotonic()
+        events = f"{url}/api/jobs/{started.json()['id']}/events"
+        with httpx2.stream("GET", events, timeout=60) as stream:
+            for line in stream.iter_lines():
+                if line.startswith("data:") and '"progress"' in line:
+                    progress.append(json.loads(line.removeprefix("data:")))
+        took_s = time.monotonic() - began
+
+    # Then it got the figures no oftener than the watch interval, and each time with news
+    counted = [{k: v for k, v in p.items() if k not in CLOCKS} for p in progress]
+    assert progress[-1]["status"] == "finished"
+    assert len(model.requests) > 50  # a busy job: paragraphs submitted one by one
+    assert len(progress) <= took_s / WATCH_INTERVAL_S + 2
+    assert all(before != after for before, after in itertools.pairwise(counted))

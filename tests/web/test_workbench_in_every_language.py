@@ -15,7 +15,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from honyaku.formats import read_book
-from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator, Reply
+from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator, Mistake, Reply
 
 from .conftest import BROWSER_WAIT_MS, Workbench, screenshot
 
@@ -285,6 +285,35 @@ def test_a_stop_asked_for_is_shown_as_a_stop_and_the_job_page_settles_at_once(
         expect(page.get_by_role("button", name="Stop")).to_be_hidden(timeout=3000)
         expect(page.get_by_role("button", name="Resume")).to_be_visible()
     screenshot(page, "job-stopped-en")
+
+
+@pytest.mark.parametrize(
+    ("language", "summary", "part"),
+    [
+        ("zh", "部分文本未能完成", "第 1 章第 1 部分："),
+        ("en", "Some parts of the text failed", "Chapter 1, part 1: "),
+    ],
+)
+def test_a_failed_job_is_told_part_by_part_in_the_persons_words(
+    browser: Browser, workbench: Workbench, language: str, summary: str, part: str
+) -> None:
+    book = workbench.add_book(*PARAGRAPHS)
+    with FakeLLMServer(translator=FakeTranslator(mistakes={Mistake.NEVER_FINISH})) as idle:
+        job = workbench.start(book, workbench.add_model(f"idle-{language}-{idle.port}", idle))
+        assert workbench.wait_for(job)["status"] == "failed"
+    context = in_language(browser, workbench, language)
+    page = context.new_page()
+    try:
+        page.goto(f"jobs/{job}")
+
+        expect(page.locator("[data-field=error]")).to_contain_text(summary)
+        expect(page.locator("[data-field=failures]")).to_have_text("1")
+        expect(page.locator("[data-field=failure-list] li")).to_have_count(1)
+        expect(page.locator("[data-field=failure-list] li")).to_contain_text(part)
+        expect(page.locator("section.job")).not_to_contain_text("chunk")
+        screenshot(page, f"job-failed-{language}")
+    finally:
+        context.close()
 
 
 def test_the_same_book_imported_twice_is_noticed_and_kept_twice_only_when_asked(

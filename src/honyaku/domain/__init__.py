@@ -26,7 +26,12 @@ from honyaku.domain.chunk_sizing import (
     best_chunk_chars,
     chunk_bill,
 )
-from honyaku.domain.chunking import Chunk, render_chunk, split_into_chunks
+from honyaku.domain.chunking import (
+    Chunk,
+    describe_failed_parts,
+    render_chunk,
+    split_into_chunks,
+)
 from honyaku.domain.ids import new_id
 from honyaku.domain.languages import guess_language, is_chinese, normalize_language
 from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
@@ -66,6 +71,7 @@ __all__ = [
     "allowed_moves",
     "best_chunk_chars",
     "chunk_bill",
+    "describe_failed_parts",
     "guess_language",
     "is_allowed",
     "is_chinese",

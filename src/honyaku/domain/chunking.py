@@ -105,3 +105,21 @@ def _previous(source: str, translation: str | None) -> list[str]:
         f"{STALE_LINE_PREFIX}was: {source}",
         f"{STALE_LINE_PREFIX}translated: {translation or ''}",
     ]
+
+
+def describe_failed_parts(failed: Sequence[tuple[int, str]], left: int = 0) -> str | None:
+    """A job's outcome in a person's words, from the chapter and reason of each part of its
+    text that failed, and the count of those left undone: ``"2 parts of the text failed; the
+    first, in chapter 3: …"``; ``None`` when none were."""
+    if failed:
+        chapter, reason = failed[0]
+        return (
+            f"{_parts(len(failed))} of the text failed; the first, in chapter {chapter}: {reason}"
+        )
+    if left:
+        return f"{_parts(left)} of the text not done"
+    return None
+
+
+def _parts(count: int) -> str:
+    return "1 part" if count == 1 else f"{count} parts"

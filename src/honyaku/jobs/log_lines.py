@@ -62,7 +62,7 @@ def _line(entry: RecordedAction) -> str | None:
             count = len(payload.get("paragraph_ids", ()))
             return f"left {count} paragraph(s) to another running job"
         case ActionKind.ERROR:
-            return _short(f"chunk failed: {payload.get('message')}")
+            return _short(f"part failed: {payload.get('message')}")
         case ActionKind.REASONING:
             text = " ".join(str(payload.get("text", "")).split())
             return _short(f"thought ({len(text)} chars): {text}")

@@ -190,9 +190,10 @@ class JobProgress:
         left = self.paragraphs_total - self.paragraphs_done - self.paragraphs_busy
         return max(left, 0) * elapsed / done
 
-    def failure_lines(self) -> list[str]:
+    def failure_figures(self) -> list[dict[str, Any]]:
         return [
-            f"chapter {f.where.chapter}, part {f.where.chunk}: {f.reason}" for f in self.failures
+            {"chapter": f.where.chapter, "part": f.where.chunk, "reason": f.reason}
+            for f in self.failures
         ]
 
     def figures(self) -> dict[str, Any]:
@@ -220,7 +221,7 @@ class JobProgress:
             "eta_s": self.eta_s,
             "waiting_s": waited_s,
             "waiting_expected_s": expected_s,
-            "failures": self.failure_lines(),
+            "failures": self.failure_figures(),
             "running_here": self.running_here,
             "workers": list(self.workers),
             "error": self.error,

@@ -37,7 +37,7 @@ from honyaku.agent.registry import ToolRegistry
 from honyaku.agent.replies import request_record
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunk_sizing import Weights
-from honyaku.domain.chunking import Chunk
+from honyaku.domain.chunking import Chunk, describe_failed_parts
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import TokenRatio
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
@@ -353,6 +353,11 @@ class JobService:
         )
         progress = JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
         progress.workers = self.chunks.holders(job.id)
+        progress.failures = [
+            ChunkFailure(_where(item.planned), item.error or "")
+            for item in self.chunks.items(job.id)
+            if item.status is ChunkStatus.FAILED
+        ]
         return progress
 
     async def _heartbeat(self, run: _Run, task: asyncio.Task[object]) -> None:
@@ -574,10 +579,7 @@ class _Run:
             reason = "the heartbeat found the chunk taken over by another process"
         self.held.pop(token, None)
         self.lost.add(token)
-        planned = claim.item.planned
-        yield ChunkTakenOver(
-            Where(planned.chapter_number, planned.number, planned.chapter_id), reason
-        )
+        yield ChunkTakenOver(_where(claim.item.planned), reason)
 
     def _park(self, token: ClaimToken, parked: ChunkParked) -> None:
         self.service.stores.questions.park(
@@ -604,7 +606,7 @@ class _Run:
             async for event in self._resumed(claim, taken):
                 yield event
             return
-        where = Where(planned.chapter_number, planned.number, planned.chapter_id)
+        where = _where(planned)
         if claim.busy:
             yield ParagraphsBusy(where, claim.busy)
         if gone:
@@ -792,17 +794,9 @@ def _spending(
     return Spending(cap, model.prices)
 
 
+def _where(planned: PlannedChunk) -> Where:
+    return Where(planned.chapter_number, planned.number, planned.chapter_id)
+
+
 def _failure_text(failures: list[ChunkFailure], left: list[ChunkItem]) -> str | None:
-    if failures:
-        first = failures[0]
-        return (
-            f"{_parts(len(failures))} of the text failed; the first, in chapter "
-            f"{first.where.chapter}: {first.reason}"
-        )
-    if left:
-        return f"{_parts(len(left))} of the text not done"
-    return None
-
-
-def _parts(count: int) -> str:
-    return "1 part" if count == 1 else f"{count} parts"
+    return describe_failed_parts([(f.where.chapter, f.reason) for f in failures], len(left))

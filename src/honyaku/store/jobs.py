@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
+from honyaku.domain.chunking import describe_failed_parts
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
@@ -469,13 +470,7 @@ def _resumable(session: Session, scope: JobScope) -> JobRow | None:
 
 
 def _failed_chunks(failed: Sequence[ChunkRow]) -> str | None:
-    if not failed:
-        return None
-    first = failed[0]
-    return (
-        f"{len(failed)} chunk(s) failed; first: chapter {first.chapter_number} chunk "
-        f"{first.number}: {first.error}"
-    )
+    return describe_failed_parts([(c.chapter_number, c.error or "") for c in failed])
 
 
 def _reopen(session: Session, row: JobRow, status: JobStatus, *, model: str, protocol: str) -> None:

@@ -152,6 +152,12 @@ class JobResume(BaseModel):
     )
 
 
+class FailureOut(BaseModel):
+    chapter: int = Field(description="1-based chapter number.")
+    part: int = Field(description="1-based among the chapter's parts in the job's plan.")
+    reason: str
+
+
 class JobOut(BaseModel):
     """A job's figures, as ``jobs.progress.JobProgress`` defines each."""
 
@@ -179,7 +185,7 @@ class JobOut(BaseModel):
     waiting_expected_s: float | None = Field(
         description="How long that request should take at the model's pace; null if unknown."
     )
-    failures: list[str]
+    failures: list[FailureOut] = Field(description="The parts of the text that failed.")
     running_here: bool
     workers: list[str] = Field(description="The processes running its chunks now.")
     error: str | None

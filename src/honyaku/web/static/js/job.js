@@ -47,6 +47,20 @@ async function settle() {
   }
 }
 
+// The engine's summary of a failure is for the terminal: here each part is listed in words.
+function errorText(progress) {
+  if (progress.status === "failed" && progress.failures.length) {
+    return t("Some parts of the text failed, each listed below with its reason. Resume tries them again.");
+  }
+  return progress.error ?? "";
+}
+
+function stoppedText(error) {
+  const why = error === "stopped" ? t("Stopped as you asked.") : error ? `${error}.` : "";
+  const resumable = t("Resume goes on where it stopped; nothing accepted is lost.");
+  return why ? `${why} ${resumable}` : resumable;
+}
+
 function draw(progress) {
   const total = progress.paragraphs_total;
   field("status").textContent = STATUS[progress.status] ?? progress.status;
@@ -58,13 +72,12 @@ function draw(progress) {
   for (const name of ["requests", "tokens", "retries"]) field(name).textContent = progress[name];
   field("failures").textContent = progress.failures.length;
   drawSpending(progress);
-  field("failure-list").replaceChildren(...progress.failures.map((failure) => element("li", {}, failure)));
+  field("failure-list").replaceChildren(...progress.failures.map((failure) => element("li", {}, t("Chapter {chapter}, part {part}: {reason}", failure))));
   const interrupted = progress.status === "interrupted";
-  field("error").textContent = progress.error ?? "";
+  field("error").textContent = errorText(progress);
   field("error").hidden = !progress.error || interrupted;
   field("stopped").hidden = !interrupted;
-  const resumable = t("Resume goes on where it stopped; nothing accepted is lost.");
-  if (interrupted && progress.error) field("stopped").textContent = `${progress.error}. ${resumable}`;
+  if (interrupted) field("stopped").textContent = stoppedText(progress.error);
   waiting = progress.waiting_s == null ? null : { since: Date.now() - 1000 * progress.waiting_s, expected: progress.waiting_expected_s };
   showWaiting();
   field("workers").textContent = progress.workers.join(", ");
