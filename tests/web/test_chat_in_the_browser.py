@@ -123,6 +123,50 @@ def test_a_question_from_the_chat_is_answered_in_the_browser(
     expect(answered.locator(".answer")).to_have_text("→ 仆人")
 
 
+def test_in_chinese_the_chat_shows_it_thinks_asks_and_stops(
+    chinese_page: Page, workbench, assistant_model
+):
+    # Given a model that thinks a second before each reply, and asks before it answers
+    page = chinese_page
+    book = workbench.add_book("一人の下人が羅生門の下で雨やみを待っていた。")
+    question = {"question": "「下人」はどう訳しますか？", "suggested_answers": ["仆人", "下人"]}
+    assistant_model.translator.assistant.scripts = {
+        "下人": [
+            Reply("", (FakeCall("ask_user", question),)),
+            lambda turns: Reply(f"那就译作{turns[-1].results[0]['answer']}。"),
+        ],
+        "long": [LONG],
+    }
+    assistant_model.latency_s = 1.0
+    workbench.add_model("assistant-zh", assistant_model)
+    page.goto(f"books/{book}")
+    panel = page.locator("[data-chat]")
+    panel.get_by_label("助手使用的引擎").select_option("assistant-zh")
+
+    # When the translator asks, the panel says the model thinks, then the dialog asks in Chinese
+    panel.get_by_role("textbox").fill("下人怎么译？")
+    panel.get_by_role("button", name="发送").click()
+    expect(panel.locator(".chat-working")).to_contain_text("思考中…")
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("「下人」はどう訳しますか？")
+    dialog.get_by_role("button", name="仆人", exact=True).click()
+
+    # Then the reply carries the answer, the question is shown answered, and it stops working
+    expect(panel.locator(".reply").last).to_contain_text("那就译作仆人。")
+    expect(panel.locator(".answered .answer")).to_have_text("→ 仆人")
+    expect(panel.locator(".tool-card")).to_have_count(0)  # the call's card became the question
+    expect(panel.locator(".chat-working")).to_be_hidden()
+
+    # When a long reply is stopped midway, it says so in Chinese
+    assistant_model.latency_s, assistant_model.delta_delay_s = 0.0, 0.05
+    panel.get_by_role("textbox").fill("Something long, please")
+    panel.get_by_role("button", name="发送").click()
+    expect(panel.locator(".reply").last).to_contain_text("word after word")
+    panel.get_by_role("button", name="停止生成").click()
+    expect(panel.locator(".reply").last).to_contain_text("已停止。")
+    screenshot(page, "chat-panel-zh")
+
+
 def test_the_chat_panel_streams_shows_tool_cards_stops_and_retries(
     page: Page, workbench, assistant_model
 ):

@@ -268,23 +268,50 @@ def test_a_message_retried_after_a_failure_is_shown_and_stored_once(
     assert [e["kind"] for e in entries].count("user") == 1
 
 
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        (
+            "zh",
+            {"Stop": "停止", "stopped": "已停止", "as asked": "已按你的要求停止", "Resume": "继续"},
+        ),
+        (
+            "en",
+            {
+                "Stop": "Stop",
+                "stopped": "stopped",
+                "as asked": "Stopped as you asked",
+                "Resume": "Resume",
+            },
+        ),
+    ],
+)
 def test_a_stop_asked_for_is_shown_as_a_stop_and_the_job_page_settles_at_once(
-    page: Page, workbench: Workbench
+    browser: Browser, workbench: Workbench, language: str, words: dict[str, str]
 ) -> None:
     book = workbench.add_book(*PARAGRAPHS, chapters=6)
     workbench.api("PATCH", f"/api/books/{book}/settings", json={"chunk_chars": 200})
-    with FakeLLMServer(latency_s=0.4) as slow:
-        job = workbench.start(book, workbench.add_model(f"slow-stop-{slow.port}", slow))
-        page.goto(f"jobs/{job}")
-        expect(page.locator(".empty-log")).to_be_visible()
-        page.get_by_role("button", name="Stop").click()
+    context = in_language(browser, workbench, language)
+    page = context.new_page()
+    try:
+        with FakeLLMServer(latency_s=0.4) as slow:
+            job = workbench.start(book, workbench.add_model(f"stop-{language}-{slow.port}", slow))
+            page.goto(f"jobs/{job}")
+            expect(page.locator(".empty-log")).to_be_visible()
+            page.get_by_role("button", name=words["Stop"], exact=True).click()
 
-        expect(page.locator("[data-field=status]")).to_have_text("stopped")
-        expect(page.locator("[data-field=stopped]")).to_be_visible()
-        expect(page.locator("[data-field=error]")).to_be_hidden()
-        expect(page.get_by_role("button", name="Stop")).to_be_hidden(timeout=3000)
-        expect(page.get_by_role("button", name="Resume")).to_be_visible()
-    screenshot(page, "job-stopped-en")
+            expect(page.locator("[data-field=status]")).to_have_text(words["stopped"])
+            expect(page.locator("[data-field=stopped]")).to_contain_text(words["as asked"])
+            expect(page.locator("[data-field=error]")).to_be_hidden()
+            stop = page.get_by_role("button", name=words["Stop"], exact=True)
+            expect(stop).to_be_hidden(timeout=3000)
+            expect(page.get_by_role("button", name=words["Resume"])).to_be_visible()
+            screenshot(page, f"job-stopped-{language}")
+
+            page.get_by_role("button", name=words["Resume"]).click()
+            workbench.wait_for(job, "finished")
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from honyaku.jobs.events import JobStarted
 from honyaku.jobs.progress import JobProgress
 from honyaku.jobs.service import JobRequest, JobService
 from honyaku.llm.models import ModelChoice, ModelMemory, open_model
-from honyaku.store.jobs import ACTIVE, JobStatus
+from honyaku.store.jobs import ACTIVE, STOPPED_AS_ASKED, JobStatus
 
 WATCH_INTERVAL_S = 0.25
 STORED_WATCH_S = 1.0
@@ -155,7 +155,7 @@ class InProcessLauncher:
                     if followed is not None:
                         followed.changed(log_grew=followed.progress.follow(event))
         except asyncio.CancelledError:
-            self._ended(followed, JobStatus.INTERRUPTED, None)
+            self._ended(followed, JobStatus.INTERRUPTED, STOPPED_AS_ASKED)
             if not opened.done():
                 opened.set_exception(HonyakuError("the job was stopped before it began"))
         except HonyakuError as exc:

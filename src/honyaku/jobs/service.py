@@ -91,7 +91,7 @@ from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol
 from honyaku.llm.tokenizers import token_counter
 from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, ClaimToken, HandedBack, PlannedChunk
 from honyaku.store.glossary import BookGlossary
-from honyaku.store.jobs import Job, JobCost, JobScope, JobStatus, Opened
+from honyaku.store.jobs import STOPPED_AS_ASKED, Job, JobCost, JobScope, JobStatus, Opened
 from honyaku.store.leases import CLAIM_TIMEOUT_VARIABLE, claim_timeout_s
 from honyaku.store.library import Library
 from honyaku.store.questions import ParkedConversation
@@ -278,7 +278,7 @@ class JobService:
                 raise
             stopped = isinstance(exc, asyncio.CancelledError | SpendingCapReached)
             status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
-            self.store.finish(job.id, status, str(exc) or "stopped")
+            self.store.finish(job.id, status, str(exc) or STOPPED_AS_ASKED)
             if isinstance(exc, asyncio.CancelledError):
                 task.uncancel()
             return ChapterEnd.STOPPED
@@ -329,8 +329,8 @@ class JobService:
             asked = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | GeneratorExit)
             stopped = asked or isinstance(exc, SpendingCapReached)
             status = JobStatus.INTERRUPTED if stopped else JobStatus.FAILED
-            # A stop someone asked for is no error; the cap's is a reason worth reading.
-            self.store.finish(job.id, status, None if asked else str(exc) or type(exc).__name__)
+            reason = STOPPED_AS_ASKED if asked else str(exc) or type(exc).__name__
+            self.store.finish(job.id, status, reason)
             raise
         finally:
             heartbeat.cancel()

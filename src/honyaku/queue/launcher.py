@@ -11,7 +11,7 @@ from honyaku.jobs.launcher import watch_stored
 from honyaku.llm.models import ModelChoice
 from honyaku.queue.orders import JobQueue
 from honyaku.store import JobStatus, Stores
-from honyaku.store.jobs import ACTIVE
+from honyaku.store.jobs import ACTIVE, STOPPED_AS_ASKED
 
 
 class QueueLauncher:
@@ -43,7 +43,7 @@ class QueueLauncher:
         # With none of its chunks running anywhere, no worker is left to see the stop.
         status = self.stores.jobs.get(job_id).status
         if status in ACTIVE and not self.stores.chunks.live_elsewhere(job_id):
-            self.stores.jobs.finish(job_id, JobStatus.INTERRUPTED, "stopped")
+            self.stores.jobs.finish(job_id, JobStatus.INTERRUPTED, STOPPED_AS_ASKED)
 
     async def progress(self, job_id: str) -> JobProgress:
         return await asyncio.to_thread(self.service.progress, job_id)

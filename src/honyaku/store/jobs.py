@@ -58,6 +58,9 @@ RESUMABLE = (
 )
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.WAITING)
 """A job that some process runs, or will, or that waits for a person."""
+STOPPED_AS_ASKED = "stopped"
+"""The error of a job interrupted because someone asked it to stop (a front end tells it
+apart from a cap reached or a process that ended)."""
 
 Opened = Callable[[Session, "Job"], None]
 """What to do in the transaction that opens a job, once it is open (queue its work)."""
@@ -281,7 +284,11 @@ class JobStore:
                 return None
             if row.stop_requests > stops_seen:
                 # Its work was queued before the stop: the job is stopped, whoever saw it.
-                row.status, row.error, row.finished_at = JobStatus.INTERRUPTED, "stopped", utc_now()
+                row.status, row.error, row.finished_at = (
+                    JobStatus.INTERRUPTED,
+                    STOPPED_AS_ASKED,
+                    utc_now(),
+                )
                 return None
             row.status = JobStatus.RUNNING
             row.owner = this_process()
@@ -309,7 +316,11 @@ class JobStore:
                 row.error = _failed_chunks(failed)
                 row.finished_at = utc_now()
             elif stops_seen is not None and row.stop_requests > stops_seen:
-                row.status, row.error, row.finished_at = JobStatus.INTERRUPTED, "stopped", utc_now()
+                row.status, row.error, row.finished_at = (
+                    JobStatus.INTERRUPTED,
+                    STOPPED_AS_ASKED,
+                    utc_now(),
+                )
             elif statuses <= {*ENDED, "waiting"}:
                 row.status = JobStatus.WAITING
             return JobStatus(row.status)

@@ -142,8 +142,11 @@ class Reply {
       ...questions.map((question) => element("p", { className: "question" }, question)),
       element("p", { className: "answer muted" }, t("Waiting for your answer…")),
     );
+    // The call's card, shown while the model wrote it, becomes the question and its answer.
+    const drafted = this.cards.get(id);
+    if (drafted) drafted.replaceWith(card);
+    else this.root.append(card);
     this.cards.set(id, card);
-    this.root.append(card);
     this.text = null;
   }
 
