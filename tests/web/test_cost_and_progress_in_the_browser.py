@@ -31,6 +31,8 @@ def test_the_start_form_shows_the_estimate_and_the_cap_before_anything_is_sent(
     estimate = page.locator("#job-estimate")
     expect(estimate).to_contain_text("Chunks 3 · paragraphs 6")
     expect(estimate).to_contain_text("at the model's prices")
+    expect(estimate).to_contain_text("Tokens counted with a ratio per script.")
+    expect(estimate).to_contain_text("has not worked here yet")
     page.get_by_label("Chapters").fill("1")
     page.get_by_label("Cap for this run").fill("5")
     page.get_by_label("Cap for this run").dispatch_event("change")

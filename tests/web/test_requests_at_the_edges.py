@@ -195,6 +195,24 @@ def test_an_error_speaks_the_persons_language(local):
     assert missing.json() == {"detail": "没有 id 为 'deadbeef' 的书"}
 
 
+def test_errors_the_terminal_would_mend_with_a_command_name_none_here(local, library):
+    url, _ = local
+    czech = "Kapitola 1\nByl jednou jeden král, který měl tři dcery.\nŘekl jí, že musí jít.\n"
+
+    unknown_encoding = httpx2.post(
+        f"{url}/api/books", files={"file": ("kniha.txt", czech.encode("cp1250"))}
+    )
+    unknown_book = httpx2.get(f"{url}/api/books/ffffffff/glossary")
+
+    for answer in (unknown_encoding, unknown_book):
+        assert 400 <= answer.status_code < 500
+        detail = answer.json()["detail"]
+        assert "--" not in detail
+        assert "honyaku " not in detail
+    assert unknown_encoding.json()["detail"].startswith("kniha.txt: ")
+    assert library.list_books() == []
+
+
 def test_a_busy_jobs_events_come_a_few_a_second_each_with_news(local, library: Library):
     # Given a book of many small parts and a model that answers at once, a paragraph a call
     url, _ = local

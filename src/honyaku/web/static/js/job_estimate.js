@@ -44,6 +44,9 @@ function describe(found, capped) {
       cached: count(found.cached_tokens),
     }),
   ];
+  const tokenizer = found.counted_with === "per-script ratio" ? t("a ratio per script") : found.counted_with;
+  const counted = t("Tokens counted with {tokenizer}.", { tokenizer });
+  lines.push(found.spread > 1.01 ? `${counted} ${unseen(found.spread)}` : counted);
   if (found.cost === null) lines.push(t("This model has no prices: add them on the Models page to see what it costs."));
   else if (found.cost === 0) lines.push(t("Free: this model costs nothing."));
   else lines.push(t("About {cost} at the model's prices.", { cost: money(found.cost) }));
@@ -57,6 +60,11 @@ function describe(found, capped) {
     );
   }
   return lines.map((line) => Object.assign(document.createElement("span"), { textContent: line }));
+}
+
+// A model never seen here may do a chunk in one reply, or a few paragraphs a reply.
+function unseen(spread) {
+  return t("This model has not worked here yet: the bill may be up to {times} times less or more, as it works.", { times: spread.toFixed(1) });
 }
 
 form.addEventListener("change", estimate);
