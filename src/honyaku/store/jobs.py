@@ -284,11 +284,7 @@ class JobStore:
                 return None
             if row.stop_requests > stops_seen:
                 # Its work was queued before the stop: the job is stopped, whoever saw it.
-                row.status, row.error, row.finished_at = (
-                    JobStatus.INTERRUPTED,
-                    STOPPED_AS_ASKED,
-                    utc_now(),
-                )
+                _stop(row)
                 return None
             row.status = JobStatus.RUNNING
             row.owner = this_process()
@@ -316,11 +312,7 @@ class JobStore:
                 row.error = _failed_chunks(failed)
                 row.finished_at = utc_now()
             elif stops_seen is not None and row.stop_requests > stops_seen:
-                row.status, row.error, row.finished_at = (
-                    JobStatus.INTERRUPTED,
-                    STOPPED_AS_ASKED,
-                    utc_now(),
-                )
+                _stop(row)
             elif statuses <= {*ENDED, "waiting"}:
                 row.status = JobStatus.WAITING
             return JobStatus(row.status)
@@ -478,6 +470,10 @@ def _resumable(session: Session, scope: JobScope) -> JobRow | None:
         None,
     )
     return latest if latest is not None and latest.status in RESUMABLE else None
+
+
+def _stop(row: JobRow) -> None:
+    row.status, row.error, row.finished_at = JobStatus.INTERRUPTED, STOPPED_AS_ASKED, utc_now()
 
 
 def _failed_chunks(failed: Sequence[ChunkRow]) -> str | None:
