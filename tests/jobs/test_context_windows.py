@@ -18,7 +18,7 @@ from honyaku.agent.loop import MAX_NUDGES
 from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.model_profile import ModelProfile
-from honyaku.jobs import ChunkFinished, JobRequest, JobService, JobStarted
+from honyaku.jobs import ChunkFinished, JobOutcome, JobRequest, JobService, JobStarted
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol, open_model
 from honyaku.store import ChunkStatus, LearnedProtocols, Library, ModelProfiles, Stores
 from honyaku.store.chunks import ChunkStore
@@ -130,6 +130,69 @@ def test_a_model_that_writes_text_until_its_limit_cuts_it_is_nudged_not_given_sm
     sizes = [len(json.dumps(request, ensure_ascii=False)) for request in fake_model.requests]
     cut = [bill.output_chars for bill in fake_model.bills]
     assert all(later - earlier < cut[0] for earlier, later in pairwise(sizes))
+
+
+def open_local(library: Library, fake_model: FakeLLMServer):
+    """The model of a saved profile for the fake local server, as a job opens it."""
+    profiles = ModelProfiles(library.database)
+    profiles.save(ModelProfile(name="local", model=MODEL_NAME, base_url=fake_model.url))
+    choice = replace(ModelChoice.from_profile(profiles.get("local")), protocol=ToolProtocol.NATIVE)
+    return open_model(choice, LearnedProtocols(library.database), language="zh-CN")
+
+
+def test_on_llama_cpp_python_replies_are_ended_by_max_tokens_before_they_fill_the_window(
+    library, fake_model, japanese
+):
+    # Given llama-cpp-python's server: it says its window, counts 1.6 times what honyaku
+    # counts, and fails a reply that fills its window as it is written (the reply lost); and
+    # a model that writes text until its limit, never calling a tool
+    fake_model.context = ContextLimit(
+        WINDOW,
+        says=Introspection.LLAMA_CPP,
+        count_factor=LOCAL_MODEL_COUNT,
+        fails_past_window=True,
+    )
+    fake_model.translator = FakeTranslator(mistakes={Mistake.RAMBLE})
+
+    async def job() -> JobOutcome:
+        async with open_local(library, fake_model) as model:
+            service = JobService(Stores.over(library.database))
+            request = JobRequest(japanese, JobKind.TRANSLATION, chunk_chars=CHUNK_CHARS)
+            return (await run_to_end(service, request, model))[0]
+
+    outcome = asyncio.run(job())
+
+    # Then every request carried the room its reply had, and once the server's refusal of the
+    # first prompt taught honyaku how it counts, no reply filled the window: each part failed
+    # for the model's talking, never for the server
+    assert all(request.get("max_tokens") for request in fake_model.requests)
+    assert refused(fake_model) == 1
+    assert outcome.failures
+    assert [f.reason for f in outcome.failures if "without finishing" not in f.reason] == []
+
+
+def test_on_llama_cpp_python_a_reply_that_filled_the_window_is_asked_again_with_less_room(
+    library, fake_model, japanese
+):
+    # Given llama-cpp-python's server counting 1.3 times what honyaku counts, whose first
+    # prompt fits (nothing refused teaches honyaku its count), and a model that talks
+    fake_model.context = ContextLimit(
+        WINDOW, says=Introspection.LLAMA_CPP, count_factor=1.3, fails_past_window=True
+    )
+    fake_model.translator = FakeTranslator(mistakes={Mistake.RAMBLE})
+
+    async def job() -> JobOutcome:
+        async with open_local(library, fake_model) as model:
+            service = JobService(Stores.over(library.database))
+            request = JobRequest(japanese, JobKind.TRANSLATION, chunk_chars=2000)
+            return (await run_to_end(service, request, model))[0]
+
+    outcome = asyncio.run(job())
+
+    # Then the first reply filled the window and was lost, once: asked again with less room,
+    # and from each reply's count on, none filled it again
+    assert refused(fake_model) == 1
+    assert [f.reason for f in outcome.failures if "without finishing" not in f.reason] == []
 
 
 @pytest.mark.parametrize("says", list(Introspection))

@@ -661,9 +661,7 @@ class _Run:
         when no chunk can be smaller than the one that did not fit."""
         window = self.model.window
         self.sizing.window = window.tokens
-        if window.count_factor > 1.0:
-            self.sizing.rescale(window.count_factor)
-            window.count_factor = 1.0
+        self.sizing.count_as(window.count_factor)
         best = min(self.sizing.chunk_chars(), self.request.chunk_chars or self.chunk_chars)
         handed = [p for p in work if p.id in set(over.paragraph_ids)]
         if len(handed) == len(work) and best >= sum(len(p.text) for p in handed):

@@ -102,6 +102,8 @@ class ChunkSizing:
     """The model's context window in tokens, where known."""
     fixed: Behaviour | None = None
     """The behaviour of a job whose model has no choice in it (glossary extraction)."""
+    counted_as: float = 1.0
+    """The server's tokens for each of honyaku's, as ``count_as`` applied it to ``cost``."""
 
     def behaviour(self) -> Behaviour:
         return self.fixed or self.tally.behaviour()
@@ -115,6 +117,13 @@ class ChunkSizing:
             paragraph_chars=self.paragraph_chars,
             window=self.window,
         )
+
+    def count_as(self, factor: float) -> None:
+        """Count tokens as the server does, ``factor`` times honyaku's count, where that is
+        more than counted so far."""
+        if factor > self.counted_as:
+            self.rescale(factor / self.counted_as)
+            self.counted_as = factor
 
     def rescale(self, factor: float) -> None:
         """Count every token ``factor`` times as many: the server counts more than honyaku."""

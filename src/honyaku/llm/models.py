@@ -236,8 +236,8 @@ class ContextWindow:
     """Where it was learned: ``llama.cpp``, ``the profile``, ``an error``…"""
     remember: Callable[[int], None] | None = field(default=None, repr=False)
     count_factor: float = 1.0
-    """Tokens the server counted for each token honyaku counted, where a refusal said: its
-    tokenizer and chat template may count more."""
+    """Tokens the server counted for each token honyaku counted, the most a refusal or a
+    reply said: its tokenizer and chat template may count more."""
     said: bool = False
     """The server or the profile said the window, so it is not guessed from hints."""
 

@@ -10,6 +10,10 @@ nothing, as hosted APIs and an old llama.cpp do.
 
 Its tokens are the server's own count times ``count_factor``: a small local model's
 tokenizer and chat template count more than honyaku's estimate does.
+
+With ``fails_past_window``, it is llama-cpp-python's server: ``max_tokens`` ends a reply, but a
+reply that runs past the window first fails with a 500 (``llama_decode returned 1``), the
+reply lost.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from honyaku.domain.tokens import TokenCounter
 LLAMA_CPP_REFUSAL = (
     "the request exceeds the available context size, try increasing it"  # llama.cpp b6400+
 )
+LLAMA_CPP_PYTHON_FULL = "llama_decode returned 1"
+"""What llama-cpp-python's server answers when a reply fills the context as it is written."""
 
 
 class Refusal(StrEnum):
@@ -46,6 +52,7 @@ class ContextLimit:
     refusal: Refusal = Refusal.LLAMA_CPP
     says: Introspection | None = None
     count_factor: float = 1.0
+    fails_past_window: bool = False
 
     def prompt_tokens(self, counter: TokenCounter, prompt: str) -> int:
         return round(counter.count(prompt) * self.count_factor)
@@ -70,6 +77,19 @@ class ContextLimit:
                 "code": "context_length_exceeded",
             }
         return JSONResponse({"error": error}, 400)
+
+    def room(self, prompt_tokens: int, max_tokens: int | None) -> tuple[int, bool]:
+        """The tokens a reply may take, and whether one that runs past them fails (the window
+        of llama-cpp-python, where ``max_tokens`` did not end it first) rather than being cut."""
+        room = self.tokens - prompt_tokens
+        if self.fails_past_window and max_tokens is not None and max_tokens <= room:
+            return max_tokens, False
+        return room, self.fails_past_window
+
+    def fail_full(self) -> Response:
+        """llama-cpp-python's answer to a reply that filled the context."""
+        error = {"message": LLAMA_CPP_PYTHON_FULL, "type": "internal_server_error"}
+        return JSONResponse({"error": {**error, "param": None, "code": None}}, 500)
 
     def cut(
         self, chunks: list[dict[str, Any]], counter: TokenCounter, room: int

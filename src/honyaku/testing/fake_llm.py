@@ -267,9 +267,16 @@ class FakeLLMServer(Served):
         self.exchanges.append(exchange)
         self.bills.append(bill)
         chunks = _chunks(written, body, bill.usage(), delta_chars=self.delta_chars)
-        if self.context is not None and (
-            cut := self.context.cut(chunks, self.tokens, self.context.tokens - prompt_tokens)
-        ):
+        room, fails = (
+            (0, False)
+            if self.context is None
+            else self.context.room(prompt_tokens, body.get("max_tokens"))
+        )
+        if self.context is not None and (cut := self.context.cut(chunks, self.tokens, room)):
+            if fails:
+                self.bills.pop()
+                self.exchanges.pop()
+                return self.context.fail_full()
             chunks, output = cut
             bill = replace(
                 bill, output_chars=len(output), output_tokens=round(self.tokens.count(output))
