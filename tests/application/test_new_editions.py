@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from honyaku.application import Honyaku, UpdatedBook
-from honyaku.domain import TranslationKind
+from honyaku.application import Honyaku, ModelChoice, UpdatedBook
+from honyaku.domain import JobKind, TranslationKind
+from honyaku.domain.glossary import GlossaryEntry
 from honyaku.errors import UserError
 from honyaku.formats import ExportFormat, read_book
+from honyaku.jobs import JobRequest
 from honyaku.store import Library
 
 from ..conftest import every_row
@@ -35,6 +37,11 @@ def translate_whole(library: Library, book_id: str) -> dict[str, str]:
 
 def update(honyaku: Honyaku, book_id: str, path: Path, **options: bool) -> UpdatedBook:
     return asyncio.run(honyaku.editions.update(book_id, path, **options))
+
+
+def chapter_numbers(honyaku: Honyaku, book_id: str) -> dict[str, int]:
+    chapters = asyncio.run(honyaku.books.whole(book_id)).chapters
+    return {chapter.title: number for number, chapter in enumerate(chapters, 1)}
 
 
 @pytest.fixture
@@ -125,6 +132,34 @@ def test_nothing_is_lost_the_removed_chapter_stays_in_the_history(
     history = asyncio.run(honyaku.editions.history(book_id))
     assert [e.number for e in history.editions] == [1, 2]
     assert history.gone_paragraphs == len(removed.work_paragraphs)
+
+
+def test_a_job_log_and_the_glossary_still_point_at_what_they_named(honyaku, tmp_path):
+    book_id = asyncio.run(honyaku.books.import_file(KUSAMAKURA)).id
+    numbers = chapter_numbers(honyaku, book_id)
+    term = GlossaryEntry("那美", "那美", kind="character")
+    asyncio.run(honyaku.glossary.add(book_id, term))
+    request = JobRequest(book_id, JobKind.TRANSLATION, chapters=[numbers["七"], numbers["十二"]])
+
+    async def translate() -> None:
+        async for _ in honyaku.jobs.run(request, ModelChoice("demo")):
+            pass
+
+    asyncio.run(translate())
+    logged = asyncio.run(honyaku.books.actions(book_id))
+    assert {a.chapter_number for a in logged} >= {numbers["七"], numbers["十二"]}
+
+    update(honyaku, book_id, new_kusamakura(tmp_path))
+
+    moved = chapter_numbers(honyaku, book_id)
+    assert moved["七"] != numbers["七"]
+    after = asyncio.run(honyaku.books.actions(book_id))
+    assert [a.action for a in after] == [a.action for a in logged]
+    by_number = {numbers["七"]: moved["七"], numbers["十二"]: None}
+    assert [a.chapter_number for a in after] == [
+        by_number.get(a.chapter_number, a.chapter_number) for a in logged
+    ]
+    assert [s.entry for s in asyncio.run(honyaku.glossary.entries(book_id))] == [term]
 
 
 def test_the_new_archive_is_the_original_an_in_place_export_translates(
