@@ -175,10 +175,11 @@ def chapters_to_run(session: Session, job_id: str) -> list[int]:
     return [chapter for chapter, _ in sorted(rows, key=lambda row: (-row[1], row[0]))]
 
 
-def hold(session: Session, token: ClaimToken) -> None:
+def hold(session: Session, token: ClaimToken, **changes: object) -> None:
     """Check, in the transaction of a write made under a claim, that the claim still stands,
-    and keep the chunk locked until that write commits; else raise ``ClaimLost``."""
-    if not _renew(session, token):
+    and keep the chunk locked until that write commits; else raise ``ClaimLost``. The chunk's
+    own ``changes``, if any, are made by the same statement."""
+    if not _renew(session, token, **changes):
         raise ClaimLost(_lost_reason(session, token))
 
 
@@ -247,19 +248,11 @@ class ChunkStore:
     def record_workflow(self, token: ClaimToken, status: str) -> None:
         """Note the workflow status the chunk's conversation reached."""
         with self.database.transaction() as session:
-            hold(session, token)
-            session.execute(
-                update(ChunkRow).where(ChunkRow.pk == token.chunk).values(workflow_status=status)
-            )
+            hold(session, token, workflow_status=status)
 
     def finish(self, token: ClaimToken, status: ChunkStatus, error: str | None = None) -> None:
         with self.database.transaction() as session:
-            hold(session, token)
-            session.execute(
-                update(ChunkRow)
-                .where(ChunkRow.pk == token.chunk)
-                .values(status=status, error=error, heartbeat_at=utc_now())
-            )
+            hold(session, token, status=status, error=error)
 
     def replan(
         self,
@@ -387,10 +380,11 @@ def _standing(token: ClaimToken) -> tuple[ColumnElement[bool], ...]:
     )
 
 
-def _renew(session: Session, token: ClaimToken) -> bool:
-    """Renew the claim's heartbeat if it still stands; the update locks the chunk's row."""
+def _renew(session: Session, token: ClaimToken, **changes: object) -> bool:
+    """Renew the claim's heartbeat, and make ``changes``, if it still stands; the update locks
+    the chunk's row."""
     renewed = session.execute(
-        update(ChunkRow).where(*_standing(token)).values(heartbeat_at=utc_now())
+        update(ChunkRow).where(*_standing(token)).values(heartbeat_at=utc_now(), **changes)
     )
     return renewed.rowcount == 1  # type: ignore[attr-defined]
 
