@@ -10,6 +10,7 @@ from honyaku.domain.edition import match_edition
 from honyaku.errors import UserError
 from honyaku.jobs.planning import plan_chunks
 from honyaku.store import Database, EditionFile, JobScope, JobStatus, Stores
+from honyaku.store.schema import JobRow
 
 from ..conftest import every_row, novel
 from .conftest import migrate_to
@@ -41,6 +42,32 @@ def test_a_job_running_on_the_book_refuses_the_edition(stores, library, jobs, bo
 
     with pytest.raises(UserError, match="is running on this book: stop it first"):
         stores.editions.write(book_id, match, EditionFile("x.txt", None, None))
+
+
+@pytest.mark.parametrize(
+    ("status", "refusal"),
+    [(JobStatus.QUEUED, "is queued"), (JobStatus.WAITING, "waits for an answer")],
+)
+def test_a_job_in_the_queue_or_waiting_for_an_answer_refuses_the_edition(
+    stores, library, jobs, book_id, database, status, refusal
+):
+    # Given a job that a worker will take up, or one whose chunk is parked on a question
+    scope = JobScope(book_id, JobKind.TRANSLATION, None)
+    planned = plan_chunks(
+        library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set()
+    )
+    job, _ = jobs.open(
+        scope, model="m", protocol="native", planned=planned, queued=lambda session, job: None
+    )
+    with database.transaction() as session:
+        session.execute(sa.update(JobRow).where(JobRow.id == job.id).values(status=status))
+    before = every_row(database)
+    match = match_edition(library.get_book(book_id), grown(novel()))
+
+    # When a new edition is written, then it is refused and the job's chunks stay
+    with pytest.raises(UserError, match=f"{refusal} on this book: stop it first"):
+        stores.editions.write(book_id, match, EditionFile("x.txt", None, None))
+    assert every_row(database) == before
 
 
 def test_an_unfinished_job_plans_again_over_the_new_edition_when_resumed(

@@ -7,8 +7,9 @@ on each of its versions made for the old text, that text (``translated_from``): 
 selected version is stale until a new one is made or chosen. The new file replaces the
 book's original, and every paragraph's place in it is read again.
 
-Jobs: a job running on the book refuses the edition; an unfinished one loses its plan of
-chunks, so that resuming it plans again over the book as it now stands.
+Jobs: a job running on the book, queued or waiting for an answer refuses the edition; an
+unfinished one loses its plan of chunks, so that resuming it plans again over the book as it
+now stands.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from honyaku.domain.ids import new_id
 from honyaku.domain.sources import OriginalFile, SourceLocation
 from honyaku.errors import UserError
 from honyaku.store.database import Database
-from honyaku.store.jobs import RESUMABLE, JobStatus
+from honyaku.store.jobs import ACTIVE, RESUMABLE, JobStatus
 from honyaku.store.leases import Lease
 from honyaku.store.library import book_row, insert_original, location_values
 from honyaku.store.schema import (
@@ -75,7 +76,7 @@ class EditionStore:
             book_row(session, book_id)
             # The book's row is the lock where the database has row locks (PostgreSQL).
             session.execute(select(BookRow.id).where(BookRow.id == book_id).with_for_update())
-            _refuse_running_jobs(session, book_id)
+            _refuse_active_jobs(session, book_id)
             _drop_unfinished_plans(session, book_id)
             number = (
                 session.scalar(
@@ -136,12 +137,18 @@ def _summary_values(summary: EditionSummary) -> dict[str, Any]:
     }
 
 
-def _refuse_running_jobs(session: Session, book_id: str) -> None:
+def _refuse_active_jobs(session: Session, book_id: str) -> None:
+    """A job that runs, or that a worker will take up or a person's answer go on with, would
+    work on chunks of the old edition."""
     now = utc_now()
-    running = session.scalars(
-        select(JobRow).where(JobRow.book_id == book_id, JobRow.status == JobStatus.RUNNING)
+    active = session.scalars(
+        select(JobRow).where(JobRow.book_id == book_id, JobRow.status.in_(ACTIVE))
     )
-    for job in running:
+    for job in active:
+        if job.status == JobStatus.QUEUED:
+            raise UserError("job {job} is queued on this book: stop it first", job=job.id)
+        if job.status == JobStatus.WAITING:
+            raise UserError("job {job} waits for an answer on this book: stop it first", job=job.id)
         if Lease(job.owner, job.heartbeat_at).is_live(now):
             raise UserError("job {job} is running on this book: stop it first", job=job.id)
 
