@@ -187,13 +187,12 @@ class Run:
             case ChunkEvent(event=Retry(reason=reason)):
                 self.retries.append(reason)
             case ChunkFinished(where=where, error=str() as error):
-                self.chunk_errors.append(f"chunk {where.chapter}.{where.chunk}: {error}")
+                self.chunk_errors.append(f"part {where.chapter}.{where.chunk}: {error}")
             case JobFinished(outcome=outcome):
                 job = outcome.job
                 self.outcome = (
                     f"{job.status.value}; {outcome.paragraphs_done}/{outcome.paragraphs_total} "
-                    f"paragraphs; {len(outcome.failures)} chunk(s) failed"
-                    + (f"; {job.error}" if job.error else "")
+                    "paragraphs" + (f"; {job.error}" if job.error else "")
                 )
 
 
