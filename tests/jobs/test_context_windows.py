@@ -140,6 +140,20 @@ def open_local(library: Library, fake_model: FakeLLMServer):
     return open_model(choice, LearnedProtocols(library.database), language="zh-CN")
 
 
+def translate_locally(
+    library: Library, fake_model: FakeLLMServer, book_id: str, chunk_chars: int
+) -> JobOutcome:
+    """Translate the book through the saved profile of the fake local server, to the end."""
+
+    async def job() -> JobOutcome:
+        async with open_local(library, fake_model) as model:
+            service = JobService(Stores.over(library.database))
+            request = JobRequest(book_id, JobKind.TRANSLATION, chunk_chars=chunk_chars)
+            return (await run_to_end(service, request, model))[0]
+
+    return asyncio.run(job())
+
+
 def test_on_llama_cpp_python_replies_are_ended_by_max_tokens_before_they_fill_the_window(
     library, fake_model, japanese
 ):
@@ -154,13 +168,7 @@ def test_on_llama_cpp_python_replies_are_ended_by_max_tokens_before_they_fill_th
     )
     fake_model.translator = FakeTranslator(mistakes={Mistake.RAMBLE})
 
-    async def job() -> JobOutcome:
-        async with open_local(library, fake_model) as model:
-            service = JobService(Stores.over(library.database))
-            request = JobRequest(japanese, JobKind.TRANSLATION, chunk_chars=CHUNK_CHARS)
-            return (await run_to_end(service, request, model))[0]
-
-    outcome = asyncio.run(job())
+    outcome = translate_locally(library, fake_model, japanese, CHUNK_CHARS)
 
     # Then every request carried the room its reply had, and once the server's refusal of the
     # first prompt taught honyaku how it counts, no reply filled the window: each part failed
@@ -181,13 +189,7 @@ def test_on_llama_cpp_python_a_reply_that_filled_the_window_is_asked_again_with_
     )
     fake_model.translator = FakeTranslator(mistakes={Mistake.RAMBLE})
 
-    async def job() -> JobOutcome:
-        async with open_local(library, fake_model) as model:
-            service = JobService(Stores.over(library.database))
-            request = JobRequest(japanese, JobKind.TRANSLATION, chunk_chars=2000)
-            return (await run_to_end(service, request, model))[0]
-
-    outcome = asyncio.run(job())
+    outcome = translate_locally(library, fake_model, japanese, 2000)
 
     # Then the first reply filled the window and was lost, once: asked again with less room,
     # and from each reply's count on, none filled it again

@@ -267,23 +267,19 @@ class FakeLLMServer(Served):
         self.exchanges.append(exchange)
         self.bills.append(bill)
         chunks = _chunks(written, body, bill.usage(), delta_chars=self.delta_chars)
-        room, fails = (
-            (0, False)
-            if self.context is None
-            else self.context.room(prompt_tokens, body.get("max_tokens"))
-        )
-        if self.context is not None and (cut := self.context.cut(chunks, self.tokens, room)):
-            if fails:
-                self.bills.pop()
-                self.exchanges.pop()
-                return self.context.fail_full()
-            chunks, output = cut
-            bill = replace(
-                bill, output_chars=len(output), output_tokens=round(self.tokens.count(output))
-            )
-            self.bills[-1] = bill
-            self.exchanges[-1] = replace(exchange, output=output)
-            chunks[-1] = {**chunks[-1], "usage": bill.usage()}
+        if self.context is not None:
+            room, fails = self.context.room(prompt_tokens, body.get("max_tokens"))
+            if cut := self.context.cut(chunks, self.tokens, room):
+                if fails:
+                    self.bills.pop()
+                    self.exchanges.pop()
+                    return self.context.fail_full()
+                chunks, output = cut
+                output_tokens = round(self.tokens.count(output))
+                bill = replace(bill, output_chars=len(output), output_tokens=output_tokens)
+                self.bills[-1] = bill
+                self.exchanges[-1] = replace(exchange, output=output)
+                chunks[-1] = {**chunks[-1], "usage": bill.usage()}
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:
             first_byte_at += fault.seconds
         if not body.get("stream") or (fault and fault.kind is FaultKind.NO_STREAMING):
