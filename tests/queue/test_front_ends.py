@@ -65,14 +65,18 @@ def test_a_job_started_in_a_deployments_workbench_waits_in_the_queue_for_a_worke
             assert model.requests == []
 
             # When a worker starts, it takes the job, and the terminal lists it with that worker
+            # (its name, host:pid:…, cut to the terminal's width) while it runs a chunk: between
+            # two chunks no process holds any
             worker = workers.start("--concurrency", "1")
-            wait_until(lambda: running_chunks(stores, job_id), 30, "a worker to take the job")
-            listed = honyaku("jobs")
+
+            def listed_with_its_worker() -> bool:
+                listed = honyaku("jobs")
+                return job_id in listed and f":{worker.pid}" in listed
+
+            wait_until(listed_with_its_worker, 30, "the job listed with the worker running it")
             status = wait_for_end(stores, job_id)
 
     # Then the worker translated the book, once
-    assert job_id in listed
-    assert f":{worker.pid}" in listed  # its name, host:pid:…, cut to the terminal's width
     assert status is JobStatus.FINISHED
     assert_translated_once(library, queued_book)
 
