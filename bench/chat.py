@@ -1,4 +1,4 @@
-"""What a 50-turn chat with the assistant costs, with and without summaries (seed 003).
+"""What a 50-turn chat with the assistant costs, with and without summaries.
 
 Run with ``.venv/bin/python bench/chat.py``. The fake model, over HTTP, is scripted as an
 assistant that reads 20 paragraphs of Rashōmon each turn (``read_paragraphs``) and answers

@@ -1,4 +1,4 @@
-"""Seed 003's queue and seed 002's approvals, between tools and the person."""
+"""The question queue and approvals, between tools and the person."""
 
 from __future__ import annotations
 

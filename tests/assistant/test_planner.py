@@ -1,4 +1,4 @@
-"""Seed 002's planner, through the assistant: tasks created, read by view, deleted only with
+"""The planner, through the assistant: tasks created, read by view, deleted only with
 the translator's yes."""
 
 from __future__ import annotations

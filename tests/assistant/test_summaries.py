@@ -1,4 +1,4 @@
-"""Seed 003: a long chat is summarised for the model, and no question is lost on the way."""
+"""A long chat is summarised for the model, and no question is lost on the way."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 004: context tools cross chunk and chapter boundaries; paragraph_index counts empties."""
+"""Context tools cross chunk and chapter boundaries; paragraph_index counts empties."""
 
 from __future__ import annotations
 

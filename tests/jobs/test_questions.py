@@ -1,4 +1,4 @@
-"""Seed 003: the model asks the translator, through the broker, in both protocols."""
+"""The model asks the translator, through the broker, in both protocols."""
 
 from __future__ import annotations
 
@@ -289,7 +289,7 @@ def test_questions_and_answers_are_recorded_as_short_actions(run_job, fake_model
     ]
 
 
-# -- approvals (seed 002) ---------------------------------------------------------------------
+# -- approvals -------------------------------------------------------------------------------------
 
 
 def approves(*replies: bool) -> Callable[[PersonRequest], PersonReply]:

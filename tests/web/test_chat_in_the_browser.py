@@ -1,4 +1,4 @@
-"""Seed 002's chat in the workbench: the SSE stream, a reply stopped by the client, the panel.
+"""The chat in the workbench: the SSE stream, a reply stopped by the client, the panel.
 
 Against a real ``honyaku serve`` and a fake model server scripted as an assistant.
 """

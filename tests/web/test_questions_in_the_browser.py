@@ -1,4 +1,4 @@
-"""Seed 003 in the browser: the model asks, the person answers in a full-screen dialog.
+"""Questions in the browser: the model asks, the person answers in a full-screen dialog.
 
 Each scenario is clicked through against a real ``honyaku serve`` and a fake model server
 scripted to ask; what the model receives is read off the fake server's requests.

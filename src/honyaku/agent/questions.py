@@ -1,4 +1,4 @@
-"""``ask_user`` and ``ask_user_batch``: the model asks the translator (seed 003).
+"""``ask_user`` and ``ask_user_batch``: the model asks the translator.
 
 They work in any conversation, since every tool context can reach the person: translation,
 polish and proofreading jobs, and the assistant. A book can turn questions off; then

@@ -8,7 +8,7 @@ context its own context type does not provide: a tool set and its context belong
 
 Whatever happens, ``ToolRegistry.run`` returns a JSON object with ``success``: a wrong call is
 a result the model reads and fixes, never an exception out of the loop. Error codes are those
-of seed 002.
+of the XML tool protocol.
 """
 
 from __future__ import annotations

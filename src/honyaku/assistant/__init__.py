@@ -1,9 +1,9 @@
 """The assistant: a chat with the library, the translator's plan and jobs, through tools.
 
 service.py      ``ChatService``: one reply as a stream of events, stored as it happens
-tools.py        what the assistant can do: books, the plan (seed 002), jobs, questions
+tools.py        what the assistant can do: books, the plan, jobs, questions
 transcript.py   the stored entries of a session, and the messages a model is sent
-summaries.py    older turns replaced by a summary that keeps every question (seed 003)
+summaries.py    older turns replaced by a summary that keeps every question
 prompts.py      what the assistant is told
 """
 

@@ -7,9 +7,9 @@ then ``ChatDone`` or ``ChatFailed`` with a friendly reason. Everything said is s
 happens, so a reply that is stopped (the person pressed Stop, the browser went away) keeps
 its text; a call still being written when that happens never runs.
 
-A model that refuses tools altogether answers as a plain chat, with a notice saying so
-(seed 002 §6.2.3). A session whose transcript outgrows ``context_chars`` is summarised by
-the model first, every question and its answer kept in the summary (seed 003).
+A model that refuses tools altogether answers as a plain chat, with a notice saying so.
+A session whose transcript outgrows ``context_chars`` is summarised by
+the model first, every question and its answer kept in the summary.
 """
 
 from __future__ import annotations
@@ -386,7 +386,7 @@ def _questions(arguments: Mapping[str, Any]) -> list[str]:
 
 
 def friendly_error(exc: HonyakuError) -> str:
-    """Why a reply failed, in words for the person (seed 002)."""
+    """Why a reply failed, in words for the person."""
     status = _status(exc)
     if isinstance(exc, AuthError) or status in (401, 403):
         return "the model's server refused the API key: check the key set for this model"

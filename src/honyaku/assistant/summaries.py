@@ -1,7 +1,7 @@
 """Keeping a long chat within the model's context: older turns replaced by a summary.
 
 The model writes the summary; every question asked and its answer is added to it as written
-down when it was answered, so no summary can lose one (seed 003). The last turns stay word
+down when it was answered, so no summary can lose one. The last turns stay word
 for word. A model that cannot summarise (its server fails) gets a plain excerpt instead: a
 chat never stops because it grew long.
 """

@@ -1,7 +1,7 @@
-"""What the assistant can do: read the library, keep the plan (seed 002), start jobs, ask.
+"""What the assistant can do: read the library, keep the plan, start jobs, ask.
 
 Every result carries ``message`` (a sentence for the person and the model) and ``data``, as
-seed 002's planner results do. A book argument may be left out in a session about a book.
+the planner's results do. A book argument may be left out in a session about a book.
 Writing a version, deleting a plan task and starting a job need the person's approval.
 """
 
@@ -190,7 +190,7 @@ def _paragraph(paragraph: Paragraph) -> dict[str, Any]:
     }
 
 
-# -- the plan (seed 002) ---------------------------------------------------------------------
+# -- the plan --------------------------------------------------------------------------------------
 
 
 @tool()

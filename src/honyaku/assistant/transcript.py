@@ -56,7 +56,7 @@ def result_entry(call: ToolCall, result: dict[str, Any]) -> Entry:
 
 
 def question_entry(call: ToolCall, result: dict[str, Any]) -> Entry:
-    """A question and its outcome in short, kept through every summary (seed 003)."""
+    """A question and its outcome in short, kept through every summary."""
     return EntryKind.QUESTION, question_summary(call.name, call.arguments, result)
 
 

@@ -99,7 +99,7 @@ class BookSettings(BaseModel):
 class Paragraph:
     id: str
     index: int
-    """Position in the chapter, empty paragraphs counted (seed 004)."""
+    """Position in the chapter, empty paragraphs counted."""
     text: str
     translation: str | None = None
     previous_source: str | None = None

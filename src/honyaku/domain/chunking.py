@@ -1,6 +1,6 @@
 """Splitting a chapter's work paragraphs into chunks, and rendering a chunk for the model.
 
-The rendered form is a contract (DESIGN.md): each work paragraph is one line
+The rendered form is a contract that outside checks rely on: each work paragraph is one line
 ``[n] [ID: xxxxxxxx] text`` where ``n`` is the 1-based chapter position and the rest of the
 line is exactly the paragraph text. Polish and proofreading add the current translation on
 the next line (glossary extraction reads the source alone). A translation's paragraph whose

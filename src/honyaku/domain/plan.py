@@ -1,4 +1,4 @@
-"""The translator's plan (seed 002's planner): plan tasks and the views that list them.
+"""The translator's plan (the assistant's planner): plan tasks and the views that list them.
 
 A plan task is not a job: it is an item of the plan ("translate chapters 5–8 on Friday"),
 in an area (a book), perhaps scheduled, perhaps done.
@@ -38,7 +38,7 @@ class PlanView:
 
 
 def parse_view_context(text: str) -> PlanView:
-    """``daily::YYYY-MM-DD``, ``staging`` or ``area::<book id>``, as seed 002 writes them."""
+    """``daily::YYYY-MM-DD``, ``staging`` or ``area::<book id>``."""
     text = text.strip()
     if text == "staging":
         return PlanView(staging=True)

@@ -1,4 +1,4 @@
-"""The task workflow of seed 000: which status moves each job kind allows, and one chunk's way
+"""The task workflow: which status moves each job kind allows, and one chunk's way
 through it.
 
 ``ChunkWorkflow`` never trusts the model: each move is checked against the table, and

@@ -28,7 +28,7 @@ class EntryKind(StrEnum):
     """A reply: its text, its reasoning, the calls it made, what its provider must get back."""
     TOOL_RESULT = "tool_result"
     QUESTION = "question"
-    """A question to the person and its outcome, in short (seed 003)."""
+    """A question to the person and its outcome, in short."""
     NOTICE = "notice"
     """Something the person was told: a reply stopped, a fallback to plain chat."""
     SUMMARY = "summary"

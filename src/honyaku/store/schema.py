@@ -359,7 +359,7 @@ class ChatMessageRow(Base):
 
 
 class PlanTaskRow(Base):
-    """An item of the translator's plan (seed 002's planner): its area is a book."""
+    """An item of the translator's plan (the assistant's planner): its area is a book."""
 
     __tablename__ = "plan_tasks"
     __table_args__ = (Index("ix_plan_tasks_date", "scheduled_date"),)

@@ -1,4 +1,4 @@
-"""The assistant in the browser: the chat stream of seed 002, and the sessions to reopen.
+"""The assistant in the browser: the chat stream, and the sessions to reopen.
 
 ``POST /api/ai/chat/stream`` answers ``text/event-stream``: ``message`` events (text, tool
 cards, questions, notices), then one ``done`` or ``error``. Text streams as the model
@@ -77,7 +77,7 @@ class SessionDetail(SessionOut):
 
 @router.post("/stream", response_class=EventSourceResponse)
 async def chat_stream(honyaku: App, chat: ChatIn) -> EventSourceResponse:
-    """The assistant's reply to ``message`` as server-sent events (seed 002)."""
+    """The assistant's reply to ``message`` as server-sent events."""
     chats = honyaku.chats
     choice = await honyaku.models.saved(chat.model) if chat.model else await chats.default_model()
     session = await chats.open(chat.session_id, chat.book_id, chat.message)

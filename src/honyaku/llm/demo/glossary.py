@@ -4,7 +4,7 @@ catch.
 Extraction: the fake reads the chunk's work lines and proposes the names it finds (katakana
 runs, and kanji before an honorific such as さん or 様), less those the chunk's message lists
 as already in the glossary. Where it may ask, it first asks how to render the first few with
-one ``ask_user_batch`` (seed 003's own example), then proposes the answers given.
+one ``ask_user_batch``, then proposes the answers given.
 
 A careless draft (``Mistake.SLOPPY_DRAFT``) spoils one paragraph for each quality check it
 can: a quotation without its quotation marks, a closing bracket lost, a glossary term left

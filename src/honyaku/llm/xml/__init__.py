@@ -1,4 +1,4 @@
-"""The XML tool protocol (seed 002): tools for models without native function calling."""
+"""The XML tool protocol: tools for models without native function calling."""
 
 from honyaku.llm.xml.arguments import convert_arguments
 from honyaku.llm.xml.parser import XmlToolParser

@@ -1,4 +1,4 @@
-"""Incremental parser for the tool calls a model writes as XML in its text (seed 002).
+"""Incremental parser for the tool calls a model writes as XML in its text.
 
 A model without native function calling calls a tool by writing, inside its reply::
 

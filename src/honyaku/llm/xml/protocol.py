@@ -1,4 +1,4 @@
-"""XML tool calling for models without native function calling (seed 002).
+"""XML tool calling for models without native function calling.
 
 ``XmlToolProtocol`` wraps any ``ChatProvider`` and speaks tools through text:
 

@@ -1,4 +1,4 @@
-// The assistant's chat panel (seed 002): the reply streams in as text and tool cards; Stop
+// The assistant's chat panel: the reply streams in as text and tool cards; Stop
 // ends it (the server stops the model), Retry sends the last message again. Text streams as
 // plain text; once whole, the server's safe HTML of its Markdown takes its place (the
 // model's own HTML never reaches the page: the server escapes it).
