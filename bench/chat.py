@@ -18,9 +18,10 @@ from pathlib import Path
 
 from honyaku.agent.broker import Broker
 from honyaku.application import Honyaku
+from honyaku.application.models import model_opener
 from honyaku.assistant import ChatService
 from honyaku.assistant.service import CONTEXT_CHARS
-from honyaku.jobs import InProcessLauncher, JobService
+from honyaku.jobs import InProcessLauncher, JobService, RunDeps
 from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import Database, Stores
 from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
@@ -35,8 +36,9 @@ def reading(turns: object) -> Reply:
 
 async def chat(stores: Stores, book_id: str, server: FakeLLMServer, budget: int) -> None:
     broker = Broker()
-    launcher = InProcessLauncher(JobService(stores, broker), stores.protocols)
-    service = ChatService(stores, broker, launcher, context_chars=budget)
+    open_model = model_opener(stores)
+    launcher = InProcessLauncher(JobService(RunDeps(stores, broker, open_model)))
+    service = ChatService(stores, broker, launcher, open_model, context_chars=budget)
     choice = ModelChoice("fake", server.url, protocol=ToolProtocol.NATIVE)
     model = await service.model(choice, language="zh-CN")
     session = service.session(None, book_id, "Let us read the book")

@@ -50,13 +50,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from jobs import light_novel, real_books
+from jobs import light_novel, opening, real_books
 
+from honyaku.agent import Broker
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.tokens import TokenCounter
-from honyaku.jobs import JobFinished, JobRequest, JobService
+from honyaku.jobs import JobFinished, JobRequest, JobService, RunDeps
 from honyaku.jobs.estimate import Estimate, estimate_job
-from honyaku.llm.models import ConnectedModel, ToolProtocol
+from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
 from honyaku.llm.tokenizers import DEEPSEEK, O200K, counter_for_family
@@ -241,10 +242,10 @@ def run_honyaku(
 async def _job(library: Library, url: str, book_id: str) -> None:
     provider = RetryingProvider(OpenAICompatibleProvider(model=MODEL, base_url=url))
     model = ConnectedModel(provider, ToolProtocol.NATIVE)
+    service = JobService(RunDeps(Stores.over(library.database), Broker(), opening(model)))
+    request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION)
     try:
-        async for event in JobService(Stores.over(library.database)).run(
-            JobRequest(book_id, JobKind.TRANSLATION), model
-        ):
+        async for event in service.run(request, ModelChoice(MODEL)):
             if isinstance(event, JobFinished) and not event.outcome.ok:
                 raise SystemExit(f"the job failed: {event.outcome.failures[0]}")
     finally:

@@ -25,17 +25,18 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 
 import httpx2
 
+from honyaku.agent import Broker
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.formats import read_book
-from honyaku.jobs import ChunkEvent, JobEvent, JobFinished, JobRequest, JobService
+from honyaku.jobs import ChunkEvent, JobEvent, JobFinished, JobRequest, JobService, RunDeps
 from honyaku.llm.events import Response
-from honyaku.llm.models import ConnectedModel, ToolProtocol
+from honyaku.llm.models import ConnectedModel, ModelChoice, ModelOpener, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
 from honyaku.store import Database, Library, Stores
@@ -116,16 +117,27 @@ async def _run(
 ) -> float:
     provider = RetryingProvider(OpenAICompatibleProvider(model="fake", base_url=url))
     model = ConnectedModel(provider, ToolProtocol.NATIVE)
-    request = JobRequest(book_id, JobKind.TRANSLATION, concurrency=concurrency)
+    request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, concurrency=concurrency)
     started = time.perf_counter()
+    service = JobService(RunDeps(Stores.over(library.database), Broker(), opening(model)))
     try:
-        async for event in JobService(Stores.over(library.database)).run(request, model):
+        async for event in service.run(request, ModelChoice("fake")):
             report(event)
             if isinstance(event, JobFinished):
                 assert event.outcome.ok, event.outcome.failures
     finally:
         await provider.aclose()
     return time.perf_counter() - started
+
+
+def opening(model: ConnectedModel) -> ModelOpener:
+    """Opens ``model`` whatever is chosen: the bench measures the job engine, not the opening."""
+
+    @asynccontextmanager
+    async def opened(choice: ModelChoice, *, language: str) -> AsyncIterator[ConnectedModel]:
+        yield model
+
+    return opened
 
 
 def _fresh(home: Path, draft: BookDraft) -> tuple[Library, str]:

@@ -204,7 +204,7 @@ async def translate(url: str, protocol: str, home: Path, budget_s: float | None)
     started = time.monotonic()
     try:
         book = await honyaku.books.import_file(BOOK, target_lang="zh-CN")
-        request = JobRequest(book.id, JobKind.TRANSLATION)
+        request = JobRequest(book_id=book.id, kind=JobKind.TRANSLATION)
         choice = ModelChoice(MODEL_NAME, url, protocol=ToolProtocol(protocol))
         async with asyncio.timeout(budget_s):
             async for event in honyaku.jobs.run(request, choice):

@@ -29,7 +29,6 @@ from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.jobs import JobRequest
-from honyaku.queue import QueueLauncher
 from honyaku.store import Database, Stores
 from honyaku.store.jobs import ACTIVE
 from honyaku.testing import FakeLLMServer
@@ -85,7 +84,7 @@ def workers(count: int, environment: dict[str, str]) -> Iterator[None]:
 
 
 async def queue_books(stores: Stores, books: int, url: str, rpm: int) -> list[str]:
-    honyaku = Honyaku(stores, launcher=QueueLauncher(stores))
+    honyaku = Honyaku(stores, queued=True)
     profile = ModelProfile(
         name=PROFILE,
         model="fake-translator",
@@ -99,7 +98,9 @@ async def queue_books(stores: Stores, books: int, url: str, rpm: int) -> list[st
     for number in range(books):
         book_id = stores.library.add_book(book(number), source_lang="ja", target_lang="zh-CN")
         stores.library.update_settings(book_id, chunk_chars=CHUNK_CHARS)
-        jobs.append(await honyaku.jobs.start(JobRequest(book_id, JobKind.TRANSLATION), choice))
+        jobs.append(
+            await honyaku.jobs.start(JobRequest(book_id=book_id, kind=JobKind.TRANSLATION), choice)
+        )
     return jobs
 
 

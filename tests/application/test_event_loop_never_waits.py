@@ -61,7 +61,7 @@ def test_a_job_stream_never_holds_the_event_loop(
         model = ModelChoice("fake", server.url, protocol=ToolProtocol.NATIVE)
 
         async def translate() -> None:
-            request = JobRequest(book_id, JobKind.TRANSLATION)
+            request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION)
             async for _event in honyaku.jobs.run(request, model):
                 pass
 

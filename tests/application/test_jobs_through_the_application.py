@@ -21,7 +21,7 @@ def test_a_whole_job_runs_through_the_application_and_its_event_stream(honyaku: 
     async def translate() -> tuple[str, list]:
         book = await honyaku.books.import_file(KOJIKI)
         await honyaku.settings.change(book.id, chunk_chars=3000)
-        request = JobRequest(book.id, JobKind.TRANSLATION, chapters=[1, 2])
+        request = JobRequest(book_id=book.id, kind=JobKind.TRANSLATION, chapters=[1, 2])
         events = [event async for event in honyaku.jobs.run(request, ModelChoice("demo"))]
         return book.id, events
 
@@ -45,7 +45,9 @@ def test_a_job_stopped_by_a_front_end_is_interrupted_and_resumes_where_it_stoppe
 ):
     book = asyncio.run(honyaku.books.import_file(KOJIKI))
     asyncio.run(honyaku.settings.change(book.id, chunk_chars=1500))
-    request = JobRequest(book.id, JobKind.TRANSLATION, chapters=[1, 2, 3], concurrency=1)
+    request = JobRequest(
+        book_id=book.id, kind=JobKind.TRANSLATION, chapters=[1, 2, 3], concurrency=1
+    )
 
     async def run_until_stopped(model: ModelChoice) -> int:
         done = 0

@@ -139,7 +139,9 @@ def test_a_job_log_and_the_glossary_still_point_at_what_they_named(honyaku, tmp_
     numbers = chapter_numbers(honyaku, book_id)
     term = GlossaryEntry("那美", "那美", kind="character")
     asyncio.run(honyaku.glossary.add(book_id, term))
-    request = JobRequest(book_id, JobKind.TRANSLATION, chapters=[numbers["七"], numbers["十二"]])
+    request = JobRequest(
+        book_id=book_id, kind=JobKind.TRANSLATION, chapters=[numbers["七"], numbers["十二"]]
+    )
 
     async def translate() -> None:
         async for _ in honyaku.jobs.run(request, ModelChoice("demo")):

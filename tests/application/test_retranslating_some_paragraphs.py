@@ -22,7 +22,7 @@ WORK_LINE = re.compile(r"\[\d+\] \[ID: [0-9a-f]{8}\] ")
 
 def translated_book(honyaku: Honyaku, library: Library) -> str:
     book_id = library.add_book(novel(chapters=3), source_lang="ja", target_lang="zh-CN")
-    request = JobRequest(book_id, JobKind.TRANSLATION)
+    request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION)
     asyncio.run(_drain(honyaku.jobs.run(request, DEMO)))
     return book_id
 
@@ -42,7 +42,7 @@ def test_retranslating_two_paragraphs_sends_and_rewrites_those_two_alone(
 
     # When two paragraphs of two chapters are retranslated by another model
     request = JobRequest(
-        book_id, JobKind.TRANSLATION, paragraphs=[third.id, first.id], retranslate=True
+        book_id=book_id, kind=JobKind.TRANSLATION, paragraphs=[third.id, first.id], retranslate=True
     )
     with FakeLLMServer() as server:
         model = ModelChoice("fake-translator", server.url, protocol=ToolProtocol.NATIVE)
@@ -77,7 +77,11 @@ def test_a_stopped_paragraph_job_resumes_over_the_paragraphs_it_had_not_done(
     book = library.get_book(book_id)
     chosen = [c.work_paragraphs[0].id for c in book.chapters]
     request = JobRequest(
-        book_id, JobKind.TRANSLATION, concurrency=1, paragraphs=chosen, retranslate=True
+        book_id=book_id,
+        kind=JobKind.TRANSLATION,
+        concurrency=1,
+        paragraphs=chosen,
+        retranslate=True,
     )
 
     async def stop_after_first_batch(model: ModelChoice) -> str:
@@ -132,11 +136,17 @@ def test_a_paragraph_job_refuses_an_unknown_paragraph_and_an_empty_choice(
 
     with pytest.raises(NotFoundError, match="no paragraph 00000000"):
         asyncio.run(
-            honyaku.jobs.estimate(JobRequest(book_id, JobKind.TRANSLATION, paragraphs=["00000000"]))
+            honyaku.jobs.estimate(
+                JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, paragraphs=["00000000"])
+            )
         )
     with pytest.raises(UserError, match="at least one paragraph"):
         asyncio.run(
-            _drain(honyaku.jobs.run(JobRequest(book_id, JobKind.TRANSLATION, paragraphs=[]), DEMO))
+            _drain(
+                honyaku.jobs.run(
+                    JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, paragraphs=[]), DEMO
+                )
+            )
         )
 
 
@@ -147,7 +157,9 @@ def test_the_estimate_of_a_paragraph_job_counts_those_paragraphs_alone(
     one = library.get_book(book_id).chapters[1].work_paragraphs[0].id
 
     found = asyncio.run(
-        honyaku.jobs.estimate(JobRequest(book_id, JobKind.TRANSLATION, paragraphs=[one]))
+        honyaku.jobs.estimate(
+            JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, paragraphs=[one])
+        )
     )
 
     assert (found.chunks, found.paragraphs) == (1, 1)

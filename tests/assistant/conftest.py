@@ -18,9 +18,10 @@ from honyaku.agent.broker import (
     PersonRequest,
     QuestionReply,
 )
+from honyaku.application.models import model_opener
 from honyaku.assistant import ChatEvent, ChatModel, ChatService
 from honyaku.domain import BookDraft, ChapterDraft
-from honyaku.jobs import InProcessLauncher, JobService
+from honyaku.jobs import InProcessLauncher, JobService, RunDeps
 from honyaku.llm.demo import Step
 from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import Library, Stores
@@ -96,8 +97,9 @@ def chat_with(library: Library, book_id: str, protocol: str):
             broker = Broker()
             with broker.attached(person):
                 stores = Stores.over(library.database)
-                launcher = InProcessLauncher(JobService(stores, broker), stores.protocols)
-                service = ChatService(stores, broker, launcher)
+                open_model = model_opener(stores)
+                launcher = InProcessLauncher(JobService(RunDeps(stores, broker, open_model)))
+                service = ChatService(stores, broker, launcher, open_model)
                 choice = ModelChoice("fake", fake.url, protocol=ToolProtocol(protocol))
                 model = ChatModel(connected(fake, protocol), choice)
                 yield Chat(service, model, fake, person, book_id)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -18,10 +18,11 @@ from honyaku.jobs import (
     JobOutcome,
     JobRequest,
     JobService,
+    RunDeps,
 )
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.events import ChatProvider, Retry
-from honyaku.llm.models import ConnectedModel, ToolProtocol
+from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
 from honyaku.llm.xml import XmlToolProtocol
@@ -32,18 +33,14 @@ RunJob = Callable[..., tuple[JobOutcome, list[JobEvent]]]
 
 
 def connected(
-    server: FakeLLMServer,
-    protocol: str,
-    *,
-    read_timeout_s: float = 30,
-    prices: Prices | None = None,
+    server: FakeLLMServer, protocol: str, *, read_timeout_s: float = 30
 ) -> ConnectedModel:
     """The fake model over HTTP in ``protocol``, with retries, as ``open_model`` would give it."""
     server_api = DegenerationGuard(
         OpenAICompatibleProvider(model="fake", base_url=server.url, read_timeout_s=read_timeout_s)
     )
     speaking = XmlToolProtocol(server_api, language="zh-CN") if protocol == "xml" else server_api
-    return replace(with_retries(speaking, protocol), prices=prices)
+    return with_retries(speaking, protocol)
 
 
 def with_retries(provider: ChatProvider, protocol: str = "native") -> ConnectedModel:
@@ -52,13 +49,46 @@ def with_retries(provider: ChatProvider, protocol: str = "native") -> ConnectedM
     )
 
 
+class HandedModels:
+    """A model opener for tests: whatever the choice, it opens the model the test handed
+    over with it (``hand``)."""
+
+    def __init__(self) -> None:
+        self._models: dict[str, ConnectedModel] = {}
+
+    def hand(self, model: ConnectedModel, prices: Prices | None = None) -> ModelChoice:
+        name = f"handed-{len(self._models) + 1}"
+        self._models[name] = model
+        return ModelChoice(name, prices=prices)
+
+    @asynccontextmanager
+    async def __call__(
+        self, choice: ModelChoice, *, language: str
+    ) -> AsyncIterator[ConnectedModel]:
+        yield self._models[str(choice.model)]
+
+
+def engine(stores: Stores, broker: Broker | None = None) -> JobService:
+    """The job engine over the test's library, opening the models tests hand it."""
+    return JobService(RunDeps(stores, broker or Broker(), HandedModels()))
+
+
+def handed(service: JobService, model: ConnectedModel, prices: Prices | None = None) -> ModelChoice:
+    """A choice of ``model``, which ``service`` opens as it is (``engine``)."""
+    return service.deps.open_model.hand(model, prices)  # type: ignore[attr-defined]
+
+
 async def run_to_end(
-    service: JobService, request: JobRequest, model: ConnectedModel
+    service: JobService,
+    request: JobRequest,
+    model: ConnectedModel,
+    *,
+    prices: Prices | None = None,
 ) -> tuple[JobOutcome, list[JobEvent]]:
     """Every event of the job, and its outcome; the model's connections closed after."""
     events: list[JobEvent] = []
     try:
-        async for event in service.run(request, model):
+        async for event in service.run(request, handed(service, model, prices)):
             events.append(event)
     finally:
         await model.provider.aclose()
@@ -72,7 +102,7 @@ async def stop_after_first_chunk(
 ) -> None:
     """Run the job until its first chunk ends, then stop, as a process stopped there would."""
     try:
-        async for event in service.run(request, model):
+        async for event in service.run(request, handed(service, model)):
             if isinstance(event, ChunkFinished):
                 break
     finally:
@@ -93,8 +123,10 @@ def run_job(library: Library, protocol: str) -> RunJob:
         **request: object,
     ) -> tuple[JobOutcome, list[JobEvent]]:
         model = connected(server, protocol, read_timeout_s=read_timeout_s)
-        service = JobService(Stores.over(library.database), broker)
-        return asyncio.run(run_to_end(service, JobRequest(book_id, kind, **request), model))
+        service = engine(Stores.over(library.database), broker)
+        return asyncio.run(
+            run_to_end(service, JobRequest(book_id=book_id, kind=kind, **request), model)
+        )
 
     return run
 

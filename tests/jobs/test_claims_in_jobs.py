@@ -9,12 +9,12 @@ import asyncio
 from sqlalchemy import update
 
 from honyaku.domain import JobKind
-from honyaku.jobs import ChunkStarted, ChunkTakenOver, JobEvent, JobRequest, JobService
+from honyaku.jobs import ChunkStarted, ChunkTakenOver, JobEvent, JobRequest
 from honyaku.store import ChunkStatus, ChunkStore, JobStatus
 from honyaku.store.schema import ChunkRow, utc_now
 from honyaku.testing import FakeLLMServer
 
-from .conftest import connected
+from .conftest import connected, engine, handed
 
 
 def run_taking_over_chapter_one(
@@ -25,9 +25,12 @@ def run_taking_over_chapter_one(
     async def run() -> list[JobEvent]:
         model = connected(server, "native")
         events: list[JobEvent] = []
-        request = JobRequest(book_id, JobKind.TRANSLATION, chapters, concurrency=1)
+        request = JobRequest(
+            book_id=book_id, kind=JobKind.TRANSLATION, chapters=chapters, concurrency=1
+        )
+        service = engine(stores)
         try:
-            async for event in JobService(stores).run(request, model):
+            async for event in service.run(request, handed(service, model)):
                 events.append(event)
                 if isinstance(event, ChunkStarted) and event.where.chapter == 1:
                     await asyncio.to_thread(take_over, stores.library, event.where.chapter_id)

@@ -18,14 +18,14 @@ from honyaku.agent.loop import MAX_NUDGES
 from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.model_profile import ModelProfile
-from honyaku.jobs import ChunkFinished, JobOutcome, JobRequest, JobService, JobStarted
+from honyaku.jobs import ChunkFinished, JobOutcome, JobRequest, JobStarted
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol, open_model
 from honyaku.store import ChunkStatus, LearnedProtocols, Library, ModelProfiles, Stores
 from honyaku.store.chunks import ChunkStore
 from honyaku.testing import MODEL_NAME, FakeLLMServer, FakeTranslator, Mistake, pseudo_translation
 from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
 
-from .conftest import connected, run_to_end, stop_after_first_chunk
+from .conftest import connected, engine, run_to_end, stop_after_first_chunk
 
 WINDOW = 8192
 CHUNK_CHARS = 6000
@@ -49,8 +49,8 @@ def japanese(library: Library, honyaku: Honyaku) -> str:
 
 
 def translate(library: Library, model: ConnectedModel, book_id: str, **request: object):
-    service = JobService(Stores.over(library.database))
-    job = JobRequest(book_id, JobKind.TRANSLATION, **request)
+    service = engine(Stores.over(library.database))
+    job = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, **request)
     return asyncio.run(run_to_end(service, job, model))
 
 
@@ -147,8 +147,8 @@ def translate_locally(
 
     async def job() -> JobOutcome:
         async with open_local(library, fake_model) as model:
-            service = JobService(Stores.over(library.database))
-            request = JobRequest(book_id, JobKind.TRANSLATION, chunk_chars=chunk_chars)
+            service = engine(Stores.over(library.database))
+            request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, chunk_chars=chunk_chars)
             return (await run_to_end(service, request, model))[0]
 
     return asyncio.run(job())
@@ -213,8 +213,8 @@ def test_a_server_that_says_its_window_is_only_sent_requests_that_fit(
             replace(choice, protocol=ToolProtocol.NATIVE), memory, language="zh-CN"
         ) as model:
             assert model.window.tokens == WINDOW
-            service = JobService(Stores.over(library.database))
-            await run_to_end(service, JobRequest(japanese, JobKind.TRANSLATION), model)
+            service = engine(Stores.over(library.database))
+            await run_to_end(service, JobRequest(book_id=japanese, kind=JobKind.TRANSLATION), model)
 
     asyncio.run(job())
 
@@ -232,8 +232,10 @@ def test_a_resumed_job_plans_its_chunks_waiting_to_run_again_when_the_size_chang
     # Given a job stopped after its first chunk of 2,000 characters (its second may have been
     # claimed, then given back)
     library.update_settings(japanese, chunk_chars=2000)
-    service = JobService(Stores.over(library.database))
-    request = JobRequest(japanese, JobKind.TRANSLATION, concurrency=1, chunk_chars=2000)
+    service = engine(Stores.over(library.database))
+    request = JobRequest(
+        book_id=japanese, kind=JobKind.TRANSLATION, concurrency=1, chunk_chars=2000
+    )
 
     asyncio.run(stop_after_first_chunk(service, request, connected(fake_model, "native")))
     [job] = jobs.for_book(japanese)

@@ -11,7 +11,7 @@ import pytest
 from honyaku.domain import JobKind
 from honyaku.domain.pricing import Prices
 from honyaku.errors import ConfigError, SpendingCapReached
-from honyaku.jobs import JobRequest, JobService
+from honyaku.jobs import JobRequest
 from honyaku.jobs.estimate import Estimate, estimate_job
 from honyaku.jobs.spending import usage_cost
 from honyaku.llm.events import Usage
@@ -20,7 +20,7 @@ from honyaku.testing import FakeLLMServer, FakeTranslator, hanzi_translation, ps
 from honyaku.testing.billing import Bill
 
 from ..conftest import novel
-from .conftest import connected, run_to_end
+from .conftest import connected, engine, run_to_end
 
 PRICES = Prices(input=2.0, output=8.0, cached_input=0.5)
 NEAR = 0.25
@@ -49,9 +49,10 @@ def billed(bills: list[Bill], prices: Prices) -> float:
 
 
 def translate(library: Library, server: FakeLLMServer, book_id: str, **request: object) -> None:
-    model = connected(server, "native", prices=PRICES)
-    service = JobService(Stores.over(library.database))
-    asyncio.run(run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION, **request), model))
+    model = connected(server, "native")
+    service = engine(Stores.over(library.database))
+    request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, **request)
+    asyncio.run(run_to_end(service, request, model, prices=PRICES))
 
 
 def assert_near(estimated: float, real: float) -> None:
@@ -174,11 +175,16 @@ def test_a_cap_stops_the_job_before_the_request_that_would_pass_it_and_it_resume
     cap = full_cost / 2
 
     # When the book is translated with a cap of half that
-    model = connected(fake_model, protocol, prices=PRICES)
-    service = JobService(Stores.over(library.database))
+    model = connected(fake_model, protocol)
+    service = engine(Stores.over(library.database))
     with pytest.raises(SpendingCapReached) as stopped:
         asyncio.run(
-            run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION, max_cost=cap), model)
+            run_to_end(
+                service,
+                JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, max_cost=cap),
+                model,
+                prices=PRICES,
+            )
         )
 
     # Then it stopped before the request that could pass the cap, and spent no more than it
@@ -192,8 +198,12 @@ def test_a_cap_stops_the_job_before_the_request_that_would_pass_it_and_it_resume
     assert 0 < len(done) < 4 * 48, (stopped.value, len(fake_model.bills), cap)
 
     # And run again without a cap, the same job goes on to the end
-    model = connected(fake_model, protocol, prices=PRICES)
-    outcome, _ = asyncio.run(run_to_end(service, JobRequest(book_id, JobKind.TRANSLATION), model))
+    model = connected(fake_model, protocol)
+    outcome, _ = asyncio.run(
+        run_to_end(
+            service, JobRequest(book_id=book_id, kind=JobKind.TRANSLATION), model, prices=PRICES
+        )
+    )
     assert outcome.ok
     assert outcome.job.id == job.id
     for chapter in library.get_book(book_id).chapters:
@@ -218,8 +228,8 @@ def test_a_cap_without_prices_is_refused_before_anything_is_sent(library, fake_m
     with pytest.raises(ConfigError, match="prices"):
         asyncio.run(
             run_to_end(
-                JobService(Stores.over(library.database)),
-                JobRequest(book_id, JobKind.TRANSLATION, max_cost=1.0),
+                engine(Stores.over(library.database)),
+                JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, max_cost=1.0),
                 model,
             )
         )

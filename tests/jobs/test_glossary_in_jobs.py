@@ -13,11 +13,11 @@ import pytest
 from honyaku.agent.broker import Answer, Broker, PersonRequest, QuestionReply, QuestionRequest
 from honyaku.domain import JobKind
 from honyaku.domain.glossary import EntryStatus, GlossaryEntry
-from honyaku.jobs import JobRequest, JobService, JobStarted
+from honyaku.jobs import JobRequest, JobStarted
 from honyaku.jobs.glossary_prompts import GLOSSARY_HEADER, KNOWN_HEADER
 from honyaku.store import ActionKind, GlossaryStore, Stores
 
-from .conftest import connected, run_to_end, stop_after_first_chunk, tool_results
+from .conftest import connected, engine, run_to_end, stop_after_first_chunk, tool_results
 
 NOVEL = """\
 第一章　王都
@@ -246,8 +246,8 @@ def test_extraction_without_a_translator_proposes_its_own_renderings(
 def test_an_interrupted_extraction_resumes_with_the_chapters_left(
     library, fake_model, novel_id, protocol
 ):
-    service = JobService(Stores.over(library.database))
-    request = JobRequest(novel_id, JobKind.EXTRACTION, concurrency=1)
+    service = engine(Stores.over(library.database))
+    request = JobRequest(book_id=novel_id, kind=JobKind.EXTRACTION, concurrency=1)
 
     asyncio.run(stop_after_first_chunk(service, request, connected(fake_model, protocol)))
     sent = len(fake_model.requests)

@@ -12,7 +12,7 @@ import asyncio
 import pytest
 
 from honyaku.domain import JobKind
-from honyaku.jobs import JobEvent, JobOutcome, JobRequest, JobService
+from honyaku.jobs import JobEvent, JobOutcome, JobRequest
 from honyaku.llm.gemini import GeminiProvider
 from honyaku.store import JobStore, Library, Stores
 from honyaku.testing import (
@@ -28,6 +28,7 @@ from honyaku.testing.fake_gemini import FakeGeminiServer
 from .conftest import (
     assert_one_version_each,
     assert_translated_in_place,
+    engine,
     retries,
     run_to_end,
     with_retries,
@@ -51,8 +52,8 @@ def run(
         model="gemini-fake", api_key="test-key", base_url=server.url, read_timeout_s=read_timeout_s
     )
     job = run_to_end(
-        JobService(Stores.over(library.database)),
-        JobRequest(book_id, kind, **request),
+        engine(Stores.over(library.database)),
+        JobRequest(book_id=book_id, kind=kind, **request),
         with_retries(provider),
     )
     return asyncio.run(job)

@@ -15,7 +15,7 @@ from sqlalchemy import update
 
 from honyaku.agent.loop import LoopLimits
 from honyaku.domain import CHUNK_CHARS, JobKind
-from honyaku.jobs import JobRequest, JobService, ParagraphsBusy
+from honyaku.jobs import JobRequest, ParagraphsBusy
 from honyaku.jobs.planning import plan_chunks
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.store import ActionKind, JobScope, JobStore, Stores
@@ -32,6 +32,7 @@ from honyaku.testing import (
 from .conftest import (
     assert_one_version_each,
     assert_translated_in_place,
+    engine,
     retries,
     run_to_end,
     tool_results,
@@ -349,8 +350,8 @@ def test_a_rejected_key_fails_the_job_at_once_with_a_readable_reason(library, jo
             model="m", base_url=f"{server.origin}/v1", api_key="sk-secret-key"
         )
         job = run_to_end(
-            JobService(Stores.over(library.database)),
-            JobRequest(book_id, JobKind.TRANSLATION),
+            engine(Stores.over(library.database)),
+            JobRequest(book_id=book_id, kind=JobKind.TRANSLATION),
             with_retries(provider),
         )
 

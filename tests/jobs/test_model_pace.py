@@ -20,7 +20,9 @@ async def translate(
     honyaku: Honyaku, server: FakeLLMServer, book_id: str, chapter: int = 1
 ) -> list[JobEvent]:
     choice = ModelChoice("fake-translator", server.url, protocol=ToolProtocol.NATIVE)
-    request = JobRequest(book_id, JobKind.TRANSLATION, chapters=[chapter], concurrency=1)
+    request = JobRequest(
+        book_id=book_id, kind=JobKind.TRANSLATION, chapters=[chapter], concurrency=1
+    )
     return [event async for event in honyaku.jobs.run(request, choice)]
 
 

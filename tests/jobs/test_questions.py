@@ -19,11 +19,11 @@ from honyaku.agent.broker import (
     QuestionRequest,
 )
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
-from honyaku.jobs import JobRequest, JobService
+from honyaku.jobs import JobRequest
 from honyaku.store import ActionKind, Stores
 from honyaku.testing import FakeCall, FakeLLMServer, pseudo_translation
 
-from .conftest import connected, run_to_end
+from .conftest import connected, engine, run_to_end
 
 # Questions wait in this process's broker; the actions they leave are written like every
 # other action, on both databases in test_jobs_over_http.py.
@@ -244,12 +244,12 @@ def test_two_concurrent_jobs_queue_their_questions_one_dialog_at_a_time(library,
         server.translator.asks = (NAME_QUESTION,)
 
         async def both() -> list:
-            service = JobService(Stores.over(library.database), broker)
+            service = engine(Stores.over(library.database), broker)
             return await asyncio.gather(
                 *(
                     run_to_end(
                         service,
-                        JobRequest(book, JobKind.TRANSLATION, concurrency=2),
+                        JobRequest(book_id=book, kind=JobKind.TRANSLATION, concurrency=2),
                         connected(server, protocol),
                     )
                     for book in books

@@ -16,7 +16,7 @@ from honyaku.llm.models import ModelChoice
 from honyaku.store import ChunkStatus, JobStatus, QuestionStatus, Stores
 from honyaku.testing import FakeCall, FakeLLMServer
 
-from .conftest import assert_translated_in_place, connected
+from .conftest import assert_translated_in_place, connected, engine, handed
 
 NAME_QUESTION = FakeCall(
     "ask_user",
@@ -27,9 +27,9 @@ NAME_QUESTION = FakeCall(
 def open_queued(
     stores: Stores, book_id: str, prices: Prices | None = None, **request: object
 ) -> tuple[JobService, str]:
-    service = JobService(stores)
+    service = engine(stores)
     job = service.open_queued(
-        JobRequest(book_id, JobKind.TRANSLATION, **request),  # type: ignore[arg-type]
+        JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, **request),  # type: ignore[arg-type]
         ModelChoice("fake", prices=prices),
         lambda _session, _job: None,
     )
@@ -37,13 +37,19 @@ def open_queued(
 
 
 def run_chapter(
-    service: JobService, job_id: str, chapter: int, server: FakeLLMServer, **more: object
+    service: JobService,
+    job_id: str,
+    chapter: int,
+    server: FakeLLMServer,
+    prices: Prices | None = None,
 ) -> ChapterEnd:
     async def run() -> ChapterEnd:
-        model = connected(server, "native", **more)  # type: ignore[arg-type]
+        model = connected(server, "native")
         try:
-            order = ChapterOrder(job_id, chapter, 0, "run-1", None)
-            return await service.run_chapter(order, model)
+            order = ChapterOrder(
+                job_id=job_id, chapter=chapter, stops=0, run="run-1", max_cost=None
+            )
+            return await service.run_chapter(order, handed(service, model, prices))
         finally:
             await model.provider.aclose()
 

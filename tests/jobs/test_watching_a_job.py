@@ -20,7 +20,9 @@ def test_a_watcher_gets_the_end_of_a_job_that_ends_between_two_updates(
     book_id = library.add_book(novel(chapters=4), source_lang="ja", target_lang="zh-CN")
 
     async def watch() -> list:
-        job_id = await honyaku.jobs.start(JobRequest(book_id, JobKind.TRANSLATION), DEMO)
+        job_id = await honyaku.jobs.start(
+            JobRequest(book_id=book_id, kind=JobKind.TRANSLATION), DEMO
+        )
         return [update.progress.figures() async for update in honyaku.jobs.watch(job_id)]
 
     # When a front end follows it to the end
@@ -42,7 +44,9 @@ def test_a_chunk_submitted_in_batches_is_followed_batch_by_batch(
     translator = FakeTranslator(batch_size=2, calls_per_reply=1)
 
     async def watch(model: ModelChoice) -> list[int]:
-        job_id = await honyaku.jobs.start(JobRequest(book_id, JobKind.TRANSLATION), model)
+        job_id = await honyaku.jobs.start(
+            JobRequest(book_id=book_id, kind=JobKind.TRANSLATION), model
+        )
         return [update.progress.paragraphs_done async for update in honyaku.jobs.watch(job_id)]
 
     # When a front end follows the job

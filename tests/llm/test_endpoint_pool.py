@@ -50,7 +50,7 @@ def translate(honyaku: Honyaku, book_id: str, profile: ModelProfile) -> JobFinis
     async def run() -> JobFinished:
         await honyaku.models.save(profile)
         model = await honyaku.models.saved(profile.name)
-        request = JobRequest(book_id, JobKind.TRANSLATION, concurrency=3)
+        request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, concurrency=3)
         events = [event async for event in honyaku.jobs.run(request, model)]
         assert isinstance(events[-1], JobFinished)
         return events[-1]

@@ -25,7 +25,6 @@ from typer.testing import CliRunner
 
 from honyaku.application import Honyaku
 from honyaku.cli import app as cli
-from honyaku.queue import QueueLauncher
 from honyaku.store import ChunkItem, ChunkStatus, JobStatus, Library, Stores
 from honyaku.testing import FakeLLMServer, pseudo_translation
 from honyaku.testing.server import BackgroundServer
@@ -192,4 +191,4 @@ def page(browser: Browser, honyaku_queued: Honyaku) -> Iterator[Page]:
 @pytest.fixture
 def honyaku_queued(stores: Stores) -> Honyaku:
     """The application as a front end of a deployment with workers uses it."""
-    return Honyaku(stores, launcher=QueueLauncher(stores))
+    return Honyaku(stores, queued=True)

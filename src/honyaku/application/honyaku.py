@@ -17,23 +17,27 @@ from honyaku.application.chats import Chats
 from honyaku.application.editions import Editions
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
-from honyaku.application.models import Models
+from honyaku.application.models import Models, model_opener
 from honyaku.application.questions import Questions
 from honyaku.application.queue import queue_launcher, queue_wanted
 from honyaku.application.search import Search
 from honyaku.application.settings import Settings
 from honyaku.application.versions import Versions
 from honyaku.assistant import ChatService
-from honyaku.jobs import InProcessLauncher, JobLauncher, JobService
+from honyaku.jobs import InProcessLauncher, JobLauncher, JobService, RunDeps
 from honyaku.store import Database, Stores
 
 
 class Honyaku:
-    def __init__(self, stores: Stores, *, launcher: JobLauncher | None = None) -> None:
+    def __init__(self, stores: Stores, *, queued: bool = False) -> None:
+        """``queued``: jobs go on the job queue, for workers to run; else they run here."""
         self.stores = stores
         self.broker = Broker()
-        self.engine = JobService(stores, self.broker)
-        self.launcher = launcher or InProcessLauncher(self.engine, stores.protocols)
+        self.open_model = model_opener(stores)
+        self.engine = JobService(RunDeps(stores, self.broker, self.open_model))
+        self.launcher: JobLauncher = (
+            queue_launcher(self.engine) if queued else InProcessLauncher(self.engine)
+        )
         self.models = Models(stores.profiles, stores.protocols)
         self.books = Books(stores)
         self.editions = Editions(stores)
@@ -42,7 +46,7 @@ class Honyaku:
         self.glossary = Glossary(stores.glossary)
         self.settings = Settings(stores.library)
         self.jobs = Jobs(stores, self.engine, self.launcher, self.models)
-        self._chat_service = ChatService(stores, self.broker, self.launcher)
+        self._chat_service = ChatService(stores, self.broker, self.launcher, self.open_model)
         self.chats = Chats(self._chat_service, stores.chats, self.models)
         self.questions = Questions(stores)
 
@@ -52,13 +56,11 @@ class Honyaku:
         ``home`` (``--home``, else ``$HONYAKU_HOME``, else the user data folder). Its jobs
         are ``queued`` for workers (by default when ``HONYAKU_QUEUE`` says so), else run here."""
         stores = Stores.over(Database.open(home))
-        if queued if queued is not None else queue_wanted():
-            try:
-                return cls(stores, launcher=queue_launcher(stores))
-            except BaseException:
-                stores.database.close()
-                raise
-        return cls(stores)
+        try:
+            return cls(stores, queued=queued if queued is not None else queue_wanted())
+        except BaseException:
+            stores.database.close()
+            raise
 
     async def aclose(self) -> None:
         """Stop the jobs running here (they resume where they stopped) and close the models

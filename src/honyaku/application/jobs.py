@@ -3,8 +3,8 @@ terminal), started in the background through the launcher (the web app, the assi
 queue later), stopped, resumed, followed, and their log read.
 
 Every figure a front end shows comes from ``JobProgress``. The rules a job must pass to run
-(a model that can work, a cap with prices) are the engine's; a job run in the foreground is
-checked before its model is even connected.
+(a model that can work, a cap with prices) are the engine's, checked before its model is
+even connected.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from honyaku.errors import UserError
 from honyaku.jobs import JobEvent, JobLauncher, JobProgress, JobRequest, JobService, JobUpdate
 from honyaku.jobs.estimate import Estimate, estimate_job
 from honyaku.jobs.log_lines import NOTABLE_ACTIONS, LogLine, log_lines
-from honyaku.jobs.spending import check_cap
-from honyaku.llm.models import ModelChoice, ToolProtocol, open_model
+from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import Job, Stores
 
 
@@ -52,13 +51,8 @@ class Jobs:
 
     async def run(self, request: JobRequest, model: ModelChoice) -> AsyncIterator[JobEvent]:
         """Run the job here, in the foreground: its events as they come."""
-        target = await self._ready(request, model)
-        windows = self._stores.shared_windows
-        async with open_model(
-            model, self._stores.protocols, language=target, windows=windows
-        ) as connected:
-            async for event in self._service.run(request, connected):
-                yield event
+        async for event in self._service.run(request, model):
+            yield event
 
     async def start(self, request: JobRequest, model: ModelChoice) -> str:
         """Start the job in the background; its id once it is open, or why it cannot run (a
@@ -82,9 +76,9 @@ class Jobs:
                 "choose a saved model to resume with (the job ran with {model!r})", model=job.model
             )
         request = JobRequest(
-            job.book_id,
-            job.kind,
-            None if job.paragraphs else job.chapters,
+            book_id=job.book_id,
+            kind=job.kind,
+            chapters=None if job.paragraphs else job.chapters,
             paragraphs=job.paragraphs,
             retranslate=job.retranslate,
             resume=job.id,
@@ -126,12 +120,3 @@ class Jobs:
             return [line for line in lines if reasoning or not line.is_reasoning]
 
         return await asyncio.to_thread(log)
-
-    async def _ready(self, request: JobRequest, model: ModelChoice) -> str:
-        """Refuse, before connecting, a model that cannot work or a cap it cannot keep; the
-        book's target language, which the model is opened for."""
-        model.check()
-        book = await asyncio.to_thread(self._stores.library.book, request.book_id)
-        cap = request.max_cost if request.max_cost is not None else book.settings.max_cost
-        check_cap(cap, model.prices)
-        return book.target_lang

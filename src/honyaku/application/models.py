@@ -9,16 +9,40 @@ The demo model needs no profile: it is free, so a spending cap never stops it.
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices
 from honyaku.errors import NotFoundError
 from honyaku.llm.model_check import ModelCheck, check_model
-from honyaku.llm.models import DEMO_MODEL, ModelChoice, ModelStatus, ToolProtocol, model_status
-from honyaku.store import LearnedProtocols, ModelProfiles
+from honyaku.llm.models import (
+    DEMO_MODEL,
+    ConnectedModel,
+    ModelChoice,
+    ModelOpener,
+    ModelStatus,
+    ToolProtocol,
+    model_status,
+    open_model,
+)
+from honyaku.store import LearnedProtocols, ModelProfiles, Stores
 
 DEMO = ModelChoice(DEMO_MODEL, prices=Prices(0.0, 0.0))
+
+
+def model_opener(stores: Stores) -> ModelOpener:
+    """The one way honyaku opens a model, over what the library learned of models and the
+    rate limits it keeps: handed to jobs, workers and chats."""
+
+    def opened(
+        choice: ModelChoice, *, language: str
+    ) -> AbstractAsyncContextManager[ConnectedModel]:
+        return open_model(
+            choice, stores.protocols, language=language, windows=stores.shared_windows
+        )
+
+    return opened
 
 
 class Models:

@@ -14,8 +14,9 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from honyaku.application.models import model_opener
 from honyaku.errors import ConfigError
-from honyaku.jobs import JobLauncher
+from honyaku.jobs import JobLauncher, JobService
 from honyaku.store import Database, Stores
 
 QUEUE_VARIABLE = "HONYAKU_QUEUE"
@@ -31,16 +32,16 @@ def queue_wanted() -> bool:
     raise ConfigError(f"{QUEUE_VARIABLE} must be 1 or 0, not {setting!r}")
 
 
-def queue_launcher(stores: Stores) -> JobLauncher:
+def queue_launcher(engine: JobService) -> JobLauncher:
     """The launcher that queues jobs for workers; refused on the embedded database."""
-    _require_shared(stores.database)
+    _require_shared(engine.stores.database)
     try:
         from honyaku.queue import QueueLauncher
     except ModuleNotFoundError as exc:
         raise ConfigError(
             f"the job queue needs {exc.name}: pip install 'honyaku[postgres]'"
         ) from None
-    return QueueLauncher(stores)
+    return QueueLauncher(engine)
 
 
 def serve_worker(
@@ -57,7 +58,8 @@ def serve_worker(
         _require_shared(database)
         from honyaku.queue import Worker
 
-        worker = Worker(Stores.over(database), concurrency=concurrency, profiles=profiles)
+        stores = Stores.over(database)
+        worker = Worker(stores, model_opener(stores), concurrency=concurrency, profiles=profiles)
         asyncio.run(worker.serve(lambda: ready(worker.name)))
     finally:
         database.close()

@@ -48,7 +48,7 @@ from honyaku.jobs.approvals import book_approvals
 from honyaku.jobs.launcher import JobLauncher
 from honyaku.llm.events import CallStreaming, Response, Retry, TextDelta, Usage, closed_after
 from honyaku.llm.messages import AssistantMessage, ChatRequest, Message
-from honyaku.llm.models import ConnectedModel, ModelChoice, open_model
+from honyaku.llm.models import ConnectedModel, ModelChoice, ModelOpener
 from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
 from honyaku.store.stores import Stores
 
@@ -155,10 +155,12 @@ class ChatService:
         stores: Stores,
         broker: Broker,
         launcher: JobLauncher,
+        open_model: ModelOpener,
         *,
         context_chars: int = CONTEXT_CHARS,
     ) -> None:
         self.stores = stores
+        self.open_model = open_model
         self.library = stores.library
         self.chats = stores.chats
         self.broker = broker
@@ -175,12 +177,7 @@ class ChatService:
         character (``llm.reasoning``)."""
         key = (choice, language)
         if key not in self._models:
-            opened = open_model(
-                choice,
-                self.stores.protocols,
-                language=language,
-                windows=self.stores.shared_windows,
-            )
+            opened = self.open_model(choice, language=language)
             self._models[key] = await self._open.enter_async_context(opened)
         return ChatModel(self._models[key], choice)
 

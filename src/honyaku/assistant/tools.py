@@ -287,7 +287,9 @@ async def start_job(
 
     def request() -> JobRequest:
         book = context.book(book_id)
-        return JobRequest(book, JobKind(kind), _chapter_numbers(context, book, chapters))
+        return JobRequest(
+            book_id=book, kind=JobKind(kind), chapters=_chapter_numbers(context, book, chapters)
+        )
 
     job_id = await context.launcher.start(await asyncio.to_thread(request), context.model)
     return _done(f"{kind} job {job_id} started", {"job_id": job_id})

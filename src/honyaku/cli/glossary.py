@@ -242,7 +242,9 @@ def extract(
     Running it again continues where it stopped."""
     honyaku = open_honyaku(home, queued=queue or None)
     book_id, numbers = chosen_chapters(honyaku, book, chapters)
-    request = JobRequest(book_id, JobKind.EXTRACTION, numbers, concurrency)
+    request = JobRequest(
+        book_id=book_id, kind=JobKind.EXTRACTION, chapters=numbers, concurrency=concurrency
+    )
     choice = chosen_model(
         honyaku,
         model,

@@ -104,11 +104,11 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         honyaku = open_honyaku(home, queued=queue or None)
         book_id, numbers = chosen_chapters(honyaku, book, chapters)
         request = JobRequest(
-            book_id,
-            kind,
-            numbers,
-            concurrency,
-            retranslate,
+            book_id=book_id,
+            kind=kind,
+            chapters=numbers,
+            concurrency=concurrency,
+            retranslate=retranslate,
             max_cost=max_cost,
             chunk_chars=chunk_chars,
         )
@@ -265,7 +265,7 @@ def demo(
     honyaku = open_honyaku(home)
     book_id = run(honyaku.books.import_sample())
     choice = chosen_model(honyaku, model or DEMO_MODEL, base_url, api_key_env, protocol, provider)
-    outcome = run_job(honyaku, choice, JobRequest(book_id, JobKind.TRANSLATION))
+    outcome = run_job(honyaku, choice, JobRequest(book_id=book_id, kind=JobKind.TRANSLATION))
     folder = resolve_home(home) / "exports"
     folder.mkdir(parents=True, exist_ok=True)
     epub, markdown = folder / "rashomon.zh-CN.epub", folder / "rashomon.zh-CN.md"

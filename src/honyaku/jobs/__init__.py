@@ -1,7 +1,14 @@
 """Jobs: a model translating, polishing or proofreading a book, or extracting its glossary,
 chunk by chunk, through tools.
 
-service.py      JobService: open a job, run it (an async stream of events), stop it
+service.py      JobService: a job run here or a queued chapter run on a worker; stop, figures
+requests.py     what front ends and the job queue ask the engine for
+run.py          one run of a job, opened and closed in one place, driven over lanes
+heartbeat.py    a running job's heartbeat: its claims renewed, a stop heard
+claims.py       the chunks a run holds, given back however it ends
+replanning.py   a run's chunks waiting to run planned again as it learns
+chunk_driver.py a claimed chunk run to its end under its claim: done, failed, parked, handed over
+records.py      what a run reads and writes in the library: its one door to the database
 launcher.py     JobLauncher: where jobs a front end starts run (in this process, or on workers)
 progress.py     a job's figures folded from its events: one definition for every front end
 approvals.py    which calls need the translator's yes, per book, for jobs and chats alike
@@ -42,13 +49,17 @@ from honyaku.jobs.events import (
 from honyaku.jobs.instructions import JOB_TOOL_NAMES
 from honyaku.jobs.launcher import InProcessLauncher, JobLauncher, JobUpdate
 from honyaku.jobs.progress import JobProgress
-from honyaku.jobs.service import CONCURRENCY, JobRequest, JobService
+from honyaku.jobs.requests import CONCURRENCY, ChapterEnd, ChapterOrder, JobRequest
+from honyaku.jobs.run import RunDeps
+from honyaku.jobs.service import JobService
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 
 __all__ = [
     "CONCURRENCY",
     "JOB_TOOL_NAMES",
     "TASK_TOOLS",
+    "ChapterEnd",
+    "ChapterOrder",
     "ChunkContext",
     "ChunkEvent",
     "ChunkFailure",
@@ -70,5 +81,6 @@ __all__ = [
     "ParagraphsDone",
     "Response",
     "Retry",
+    "RunDeps",
     "Where",
 ]

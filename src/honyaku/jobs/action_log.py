@@ -8,8 +8,6 @@ written together, off the event loop, so the other chapters keep streaming meanw
 
 from __future__ import annotations
 
-import asyncio
-
 from honyaku.agent.loop import Nudged, ToolFinished, ToolStarted
 from honyaku.agent.questions import QUESTION_TOOL_NAMES, question_summary
 from honyaku.jobs.events import (
@@ -21,14 +19,14 @@ from honyaku.jobs.events import (
     Where,
 )
 from honyaku.jobs.progress import cost_change
+from honyaku.jobs.records import JobRecords
 from honyaku.llm.events import Response, Retry
-from honyaku.store.jobs import Action, ActionKind, JobCost, JobStore
+from honyaku.store.jobs import Action, ActionKind, JobCost
 
 
 class ActionLog:
-    def __init__(self, store: JobStore, job_id: str) -> None:
-        self.store = store
-        self.job_id = job_id
+    def __init__(self, records: JobRecords) -> None:
+        self.records = records
         self._actions: list[Action] = []
         self._cost = JobCost()
 
@@ -77,12 +75,12 @@ class ActionLog:
 
     async def flush(self) -> None:
         if pending := self._take():
-            await asyncio.to_thread(self.store.record, self.job_id, *pending)
+            await self.records.record(*pending)
 
     def write_now(self) -> None:
         """Write what is pending from outside the event loop's care: a job ending anyhow."""
         if pending := self._take():
-            self.store.record(self.job_id, *pending)
+            self.records.record_now(*pending)
 
     def _take(self) -> tuple[list[Action], JobCost] | None:
         if not self._actions and self._cost == JobCost():

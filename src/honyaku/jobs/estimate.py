@@ -24,14 +24,13 @@ import math
 from dataclasses import dataclass
 
 from honyaku.domain.book import Book
-from honyaku.domain.chunk_sizing import NOTHING, Behaviour, ChunkBill, Weights, chunk_bill
+from honyaku.domain.chunk_sizing import NOTHING, Behaviour, ChunkBill, chunk_bill
 from honyaku.domain.pricing import Prices
-from honyaku.domain.tokens import TokenCounter, TokenRatio
+from honyaku.domain.tokens import TokenCounter
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.planning import split_book
-from honyaku.jobs.sizing import ChunkSizing, chunk_sizing, title_tokens
-from honyaku.llm.tokenizers import token_counter
+from honyaku.jobs.sizing import ChunkSizing, sizing_for, title_tokens
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import ModelRecord
 from honyaku.store.stores import Stores
@@ -84,19 +83,10 @@ def estimate_job(
         chapters = stores.library.chapter_numbers_of(book_id, only)
     book = stores.library.get_book(book_id, chapter_numbers=chapters)
     record = stores.jobs.model_record(model, kind) if model else ModelRecord()
-    ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
-    tokens = token_counter(model)
-    weights = Weights.of(prices)
-    sizing = chunk_sizing(
-        book,
-        kind,
-        tokens,
-        record=record,
-        weights=weights,
-        factor=ratio.factor,
-        window=window,
-        xml_language=book.target_lang if xml else None,
+    sizing = sizing_for(
+        book, kind, model=model, record=record, prices=prices, window=window, xml=xml
     )
+    ratio, tokens, weights = sizing.ratio, sizing.tokens, sizing.weights
     paper = _Paper(book, kind, retranslate, only, sizing, tokens, ratio.factor, stores)
     careful = paper.bill(chunk_chars or sizing.chunk_chars(), sizing.behaviour())
     total, spread = careful.bill, 1.0

@@ -21,6 +21,7 @@ from honyaku.agent.loop import LoopEvent, ToolFinished, ToolStarted
 from honyaku.domain.workflow import ChunkWorkflow
 from honyaku.llm.events import ReasoningDelta, Response, Retry, TextDelta, Waiting
 from honyaku.llm.messages import Message
+from honyaku.store.chunks import PlannedChunk
 from honyaku.store.jobs import Job
 
 __all__ = [
@@ -56,6 +57,10 @@ class Where:
     chunk: int
     """1-based among the chapter's chunks in the job's plan."""
     chapter_id: str
+
+    @classmethod
+    def of(cls, planned: PlannedChunk) -> Where:
+        return cls(planned.chapter_number, planned.number, planned.chapter_id)
 
 
 @dataclass(frozen=True, slots=True)

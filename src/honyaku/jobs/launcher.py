@@ -18,8 +18,9 @@ from typing import Protocol
 from honyaku.errors import HonyakuError, SpendingCapReached
 from honyaku.jobs.events import JobStarted
 from honyaku.jobs.progress import JobProgress
-from honyaku.jobs.service import JobRequest, JobService
-from honyaku.llm.models import ModelChoice, ModelMemory, open_model
+from honyaku.jobs.requests import JobRequest
+from honyaku.jobs.service import JobService
+from honyaku.llm.models import ModelChoice
 from honyaku.store.jobs import ACTIVE, STOPPED_AS_ASKED, JobStatus
 
 WATCH_INTERVAL_S = 0.25
@@ -101,9 +102,8 @@ async def watch_stored(service: JobService, job_id: str) -> AsyncIterator[JobUpd
 class InProcessLauncher:
     """Jobs run in the background of this process."""
 
-    def __init__(self, service: JobService, protocols: ModelMemory) -> None:
+    def __init__(self, service: JobService) -> None:
         self.service = service
-        self.protocols = protocols
         self._followed: dict[str, _Followed] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -140,20 +140,13 @@ class InProcessLauncher:
     ) -> None:
         followed: _Followed | None = None
         try:
-            book = await asyncio.to_thread(self.service.library.book, request.book_id)
-            async with open_model(
-                choice,
-                self.protocols,
-                language=book.target_lang,
-                windows=self.service.stores.shared_windows,
-            ) as model:
-                async for event in self.service.run(request, model):
-                    if isinstance(event, JobStarted):
-                        followed = _Followed(JobProgress.starting(event, model.prices))
-                        self._followed[event.job.id] = followed
-                        opened.set_result(event.job.id)
-                    if followed is not None:
-                        followed.changed(log_grew=followed.progress.follow(event))
+            async for event in self.service.run(request, choice):
+                if isinstance(event, JobStarted):
+                    followed = _Followed(JobProgress.starting(event, choice.prices))
+                    self._followed[event.job.id] = followed
+                    opened.set_result(event.job.id)
+                if followed is not None:
+                    followed.changed(log_grew=followed.progress.follow(event))
         except asyncio.CancelledError:
             self._ended(followed, JobStatus.INTERRUPTED, STOPPED_AS_ASKED)
             if not opened.done():

@@ -31,11 +31,13 @@ from honyaku.domain.chunk_sizing import (
     best_chunk_chars,
 )
 from honyaku.domain.chunking import REVISIONS, TRANSLATION_LINE_PREFIX
-from honyaku.domain.tokens import TokenCounter
+from honyaku.domain.pricing import Prices
+from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter, TokenRatio
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
 from honyaku.jobs.instructions import job_prompt, job_registry
 from honyaku.jobs.planning import work_of
 from honyaku.llm.messages import tool_text
+from honyaku.llm.tokenizers import token_counter
 from honyaku.llm.xml.prompt import render_tool_prompt
 from honyaku.store.jobs import ModelRecord
 
@@ -104,6 +106,11 @@ class ChunkSizing:
     """The behaviour of a job whose model has no choice in it (glossary extraction)."""
     counted_as: float = 1.0
     """The server's tokens for each of honyaku's, as ``count_as`` applied it to ``cost``."""
+    tokens: TokenCounter = SCRIPT_RATIO
+    """The model's tokenizer, where honyaku ships it; else the per-script ratio."""
+    ratio: TokenRatio = field(default_factory=TokenRatio)
+    """What earlier jobs' providers reported against honyaku's counts: ``cost`` is scaled by
+    it already."""
 
     def behaviour(self) -> Behaviour:
         return self.fixed or self.tally.behaviour()
@@ -147,32 +154,36 @@ _TOKEN_FIELDS = (
 )
 
 
-def chunk_sizing(
+def sizing_for(
     book: Book,
     kind: JobKind,
-    tokens: TokenCounter,
     *,
+    model: str | None,
     record: ModelRecord,
-    weights: Weights,
-    factor: float = 1.0,
+    prices: Prices | None,
     window: int | None = None,
-    xml_language: str | None = None,
+    xml: bool = False,
 ) -> ChunkSizing:
-    """The sizing of a job of ``kind`` over ``book`` for a model counted by ``tokens``, which
-    earlier jobs left ``record`` of; ``xml_language``: the model speaks the XML protocol."""
+    """How a job of ``kind`` over ``book`` sizes its chunks for ``model`` (``None``: a model
+    never named), which earlier jobs left ``record`` of; ``xml``: it speaks the XML protocol.
+    Counted with the model's tokenizer, corrected by what its providers reported before."""
+    tokens = token_counter(model)
+    ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
     work = [p for chapter in book.chapters for p in work_of(chapter, kind)]
-    cost = text_cost(book, kind, tokens, work, xml_language=xml_language)
+    xml_language = book.target_lang if xml else None
     sizing = ChunkSizing(
-        cost,
-        weights,
+        text_cost(book, kind, tokens, work, xml_language=xml_language),
+        Weights.of(prices),
         book.settings.chunk_chars,
         fmean(len(p.text) for p in work) if work else 1.0,
         BehaviourTally.of(record),
         window,
         EXTRACTING if kind is JobKind.EXTRACTION else None,
+        tokens=tokens,
+        ratio=ratio,
     )
-    if factor != 1.0:
-        sizing.rescale(factor)
+    if ratio.factor != 1.0:
+        sizing.rescale(ratio.factor)
     if record.written_chars and record.output_tokens:
         sizing.cost = replace(sizing.cost, written_per_char=_written_per_char(sizing.cost, record))
     return sizing

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from honyaku.domain.book import Book
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import estimate_tokens
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
@@ -52,6 +53,25 @@ def check_cap(cap: float | None, prices: Prices | None) -> None:
             terminal_hint="honyaku models add NAME --input-price P --output-price P, "
             "and use --model NAME",
         )
+
+
+def spending_cap(asked: float | None, book: Book, prices: Prices | None) -> float | None:
+    """A run's cap: the one asked for, else the book's; refused where it cannot be kept."""
+    cap = asked if asked is not None else book.settings.max_cost
+    check_cap(cap, prices)
+    return cap
+
+
+def purse(
+    cap: float | None, prices: Prices | None, shared: tuple[SpendingLedger, str] | None = None
+) -> Purse | None:
+    """What a run may spend, where it has a cap. A queued run's ledger is ``shared`` by every
+    worker running it: the ledger, and the run's key."""
+    if cap is None or prices is None:
+        return None
+    if shared is not None:
+        return SharedSpending(shared[0], shared[1], cap, prices)
+    return Spending(cap, prices)
 
 
 def reply_bound(workflow: ChunkWorkflow, chapter_title: str) -> float:

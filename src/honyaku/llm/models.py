@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
@@ -264,9 +264,17 @@ class ConnectedModel:
     provider: ChatProvider
     protocol: ToolProtocol
     """NATIVE or XML: what ``auto`` resolved to."""
-    prices: Prices | None = None
-    """What its tokens cost, where the profile says."""
     window: ContextWindow = field(default_factory=ContextWindow)
+
+
+class ModelOpener(Protocol):
+    """Opens a chosen model for the length of an ``async with``: ``open_model`` over what the
+    library learned of models, built once by the application and handed to whatever opens
+    one."""
+
+    def __call__(
+        self, choice: ModelChoice, *, language: str
+    ) -> AbstractAsyncContextManager[ConnectedModel]: ...
 
 
 @asynccontextmanager
@@ -307,7 +315,7 @@ async def open_model(
         if limiter is not None:
             provider = RateLimitedProvider(provider, limiter)
         retrying = RetryingProvider(provider, retry_policy(timeouts))
-        yield ConnectedModel(retrying, protocol, choice.prices, window)
+        yield ConnectedModel(retrying, protocol, window)
     finally:
         await server.aclose()
 

@@ -10,17 +10,17 @@ from honyaku.jobs import JobProgress, JobRequest, JobService, JobUpdate
 from honyaku.jobs.launcher import watch_stored
 from honyaku.llm.models import ModelChoice
 from honyaku.queue.orders import JobQueue
-from honyaku.store import JobStatus, Stores
+from honyaku.store import JobStatus
 from honyaku.store.jobs import ACTIVE, STOPPED_AS_ASKED
 
 
 class QueueLauncher:
     """The ``JobLauncher`` of a deployment with workers (``honyaku worker``)."""
 
-    def __init__(self, stores: Stores, queue: JobQueue | None = None) -> None:
-        self.stores = stores
-        self.service = JobService(stores)
-        self.queue = queue or JobQueue.over(stores.database.url)
+    def __init__(self, service: JobService, queue: JobQueue | None = None) -> None:
+        self.stores = service.stores
+        self.service = service
+        self.queue = queue or JobQueue.over(self.stores.database.url)
 
     async def start(self, request: JobRequest, model: ModelChoice) -> str:
         """Open the job and queue its chapters in one transaction; its id. Its model is

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -31,12 +32,13 @@ import procrastinate
 from procrastinate.app import WorkerOptions
 from procrastinate.exceptions import ProcrastinateException
 
+from honyaku.agent.broker import Broker
 from honyaku.errors import ConfigError, HonyakuError, StoreError, WorkerStopping
-from honyaku.jobs import JobService
-from honyaku.jobs.service import ChapterEnd, ChapterOrder, heartbeat_s
+from honyaku.jobs import ChapterEnd, ChapterOrder, JobService, RunDeps
+from honyaku.jobs.heartbeat import heartbeat_s
 from honyaku.llm.events import ChatProvider, StreamEvent
 from honyaku.llm.messages import ChatRequest
-from honyaku.llm.models import ModelChoice, open_model
+from honyaku.llm.models import ConnectedModel, ModelChoice, ModelOpener
 from honyaku.queue.app import WORKER_CONTEXT, queue_app
 from honyaku.queue.orders import JobQueue, choice_from_record, queue_of
 from honyaku.store import JobStatus, Stores, this_process
@@ -65,10 +67,16 @@ class StoppingGate:
 
 class Worker:
     def __init__(
-        self, stores: Stores, *, concurrency: int = 1, profiles: Sequence[str] = ()
+        self,
+        stores: Stores,
+        open_model: ModelOpener,
+        *,
+        concurrency: int = 1,
+        profiles: Sequence[str] = (),
     ) -> None:
         self.stores = stores
-        self.service = JobService(stores)
+        self.open_model = open_model
+        self.service = JobService(RunDeps(stores, Broker(), self._gated))
         self.queue = JobQueue.over(stores.database.url)
         self.concurrency = concurrency
         self.profiles = tuple(profiles)
@@ -121,15 +129,15 @@ class Worker:
             await asyncio.to_thread(self._queue_again, order, 0.0)
             return ChapterEnd.GIVEN_BACK.value
         chapter = ChapterOrder(
-            order["job_id"], order["chapter"], order["stops"], order["run"], order["max_cost"]
+            job_id=order["job_id"],
+            chapter=order["chapter"],
+            stops=order["stops"],
+            run=order["run"],
+            max_cost=order["max_cost"],
         )
         try:
-            choice, language = await asyncio.to_thread(self._model_of, order)
-            async with open_model(
-                choice, self.stores.protocols, language=language, windows=self.stores.shared_windows
-            ) as model:
-                gated = replace(model, provider=StoppingGate(model.provider, self.stopping))
-                end = await self.service.run_chapter(chapter, gated)
+            choice = await asyncio.to_thread(self._model_of, order)
+            end = await self.service.run_chapter(chapter, choice)
         except HonyakuError as exc:
             # A model this worker cannot open (no key here, an unknown profile): said on the job.
             await asyncio.to_thread(
@@ -142,17 +150,21 @@ class Worker:
             await asyncio.to_thread(self._queue_again, order, 0.0)
         return end.value
 
-    def _model_of(self, order: dict[str, Any]) -> tuple[ModelChoice, str]:
-        """The order's model (its saved profile, read here) and its book's target language."""
+    @asynccontextmanager
+    async def _gated(self, choice: ModelChoice, *, language: str) -> AsyncIterator[ConnectedModel]:
+        """The model opened with this worker's keys, sending nothing new once it stops."""
+        async with self.open_model(choice, language=language) as model:
+            yield replace(model, provider=StoppingGate(model.provider, self.stopping))
+
+    def _model_of(self, order: dict[str, Any]) -> ModelChoice:
+        """The order's model: its saved profile, read here."""
         record = order["model"]
-        choice = choice_from_record(record)
         if name := record["profile"]:
             profile = self.stores.profiles.get(name)
             if profile is None:
                 raise ConfigError(f"no model profile named {name!r}")
-            choice = ModelChoice.from_profile(profile)
-        job = self.stores.jobs.get(order["job_id"])
-        return choice, self.stores.library.book(job.book_id).target_lang
+            return ModelChoice.from_profile(profile)
+        return choice_from_record(record)
 
     def _queue_again(self, order: dict[str, Any], after_s: float) -> None:
         queue = queue_of(order["model"]["profile"])

@@ -298,7 +298,7 @@ async def _request(
 ) -> JobRequest:
     count = await honyaku.books.chapter_count(book_id)
     numbers = parse_chapter_numbers(chapters or None, count)
-    return JobRequest(book_id, kind, numbers, retranslate=retranslate)
+    return JobRequest(book_id=book_id, kind=kind, chapters=numbers, retranslate=retranslate)
 
 
 async def _model(honyaku: Honyaku, name: str) -> ModelChoice:

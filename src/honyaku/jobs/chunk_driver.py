@@ -1,0 +1,215 @@
+"""A claimed chunk, run to its end under its claim.
+
+The driver reads what the chunk has left to do, talks to the model (``chunk_run``) under the
+run's spending cap, and writes the chunk's end under its claim: done, failed, parked on a
+question for a person, or handed over in smaller chunks when the context window could not hold
+it. A chunk another process takes over meanwhile ends here with ``ChunkTakenOver``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from functools import partial
+
+from honyaku.agent.broker import Broker
+from honyaku.agent.replies import request_record
+from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.domain.chunking import Chunk
+from honyaku.domain.workflow import ChunkWorkflow
+from honyaku.errors import ClaimLost
+from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
+from honyaku.jobs.claims import Claims
+from honyaku.jobs.events import (
+    ChunkFinished,
+    ChunkParked,
+    ChunkTakenOver,
+    JobEvent,
+    ParagraphsBusy,
+    ParagraphsDone,
+    Where,
+)
+from honyaku.jobs.parking import ParkingFrontEnd, workflow_from_record, workflow_record
+from honyaku.jobs.planning import title_wanted
+from honyaku.jobs.progress import cost_change
+from honyaku.jobs.records import JobRecords
+from honyaku.jobs.replanning import Replanner
+from honyaku.jobs.spending import CappedProvider, Purse, reply_bound
+from honyaku.jobs.tools import ChunkContext
+from honyaku.llm.messages import message_from_record, message_record
+from honyaku.store.chunks import ChunkStatus, Claim, ClaimToken
+from honyaku.store.glossary import BookGlossary
+from honyaku.store.jobs import Job, JobCost
+from honyaku.store.questions import ParkedConversation
+from honyaku.store.stores import Stores
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDeps:
+    """What every chunk of a run works with."""
+
+    stores: Stores
+    records: JobRecords
+    claims: Claims
+    replanner: Replanner
+    talk: ChunkTalk
+    broker: Broker
+    spending: Purse | None
+    glossary: BookGlossary
+    question_wait_s: float | None
+    """A queued job's run: a question parks its chunk for a person, for this long at most
+    (``jobs.parking``); ``None``: questions reach the broker's front end."""
+
+
+class ChunkDriver:
+    def __init__(self, deps: ChunkDeps, job: Job, book: Book, to_do: set[str]) -> None:
+        self.deps = deps
+        self.job = job
+        self.book = book
+        self.to_do = to_do
+        """The ids of the job's paragraphs left when the run began."""
+
+    async def run(self, claim: Claim) -> AsyncIterator[JobEvent]:
+        """The claimed chunk's events, then its end written under its claim (with what it
+        handed over planned again); or, if another process takes the chunk over meanwhile,
+        ``ChunkTakenOver``."""
+        claims, token, lane = self.deps.claims, claim.token, asyncio.current_task()
+        claims.running(token, lane)
+        try:
+            async for event in self._to_its_end(claim):
+                yield event
+            return
+        except ClaimLost as lost:
+            reason = str(lost)
+        except asyncio.CancelledError:
+            if not claims.is_lost(token) or lane is None:
+                raise  # a stop: a claim still held is given back
+            lane.uncancel()
+            reason = "the heartbeat found the chunk taken over by another process"
+        claims.lose(token)
+        yield ChunkTakenOver(Where.of(claim.item.planned), reason)
+
+    async def _to_its_end(self, claim: Claim) -> AsyncIterator[JobEvent]:
+        deps, token = self.deps, claim.token
+        chapter, work, gone = await deps.records.work(claim, self.job, self.to_do)
+        finished, parked, seen = None, None, JobCost()
+        async for event in self._talk_through(claim, chapter, work, gone):
+            seen += cost_change(event) or JobCost()
+            if isinstance(event, ChunkFinished):
+                finished = event
+            elif isinstance(event, ChunkParked):
+                parked = event
+            yield event
+        error = finished.error if finished else None
+        if finished and finished.handed_over:
+            error = await deps.replanner.hand_over(claim, work, finished.handed_over)
+        # From here the claim is ended, not given back: its end is written in a thread that
+        # runs on even if the run is stopped meanwhile.
+        deps.claims.settled(token)
+        if parked is not None:
+            await self._park(token, parked)
+            deps.claims.parked.add(token)
+            return
+        status = ChunkStatus.FAILED if error else ChunkStatus.DONE
+        await deps.records.finish_chunk(token, status, error)
+        if finished and not finished.handed_over and not error:
+            await deps.replanner.learn(len(work), seen)
+
+    async def _talk_through(
+        self, claim: Claim, chapter: Chapter, work: list[Paragraph], gone: int
+    ) -> AsyncIterator[JobEvent]:
+        planned = claim.item.planned
+        if self.deps.question_wait_s is not None and (
+            taken := await self.deps.records.take_parked(claim.item.pk)
+        ):
+            async for event in self._resumed(claim, taken):
+                yield event
+            return
+        where = Where.of(planned)
+        if claim.busy:
+            yield ParagraphsBusy(where, claim.busy)
+        if gone:
+            yield ParagraphsDone(where, gone)
+        shows_title = (
+            planned.shows_title
+            and not claim.busy
+            and title_wanted(chapter, self.job.kind, retranslate=self.job.retranslate)
+        )
+        if work or shows_title:
+            chunk = Chunk(chapter, planned.number, tuple(work), shows_title)
+            context = self._context(chunk, claim.token)
+            async for event in run_chunk(
+                context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
+            ):
+                yield event
+
+    async def _resumed(self, claim: Claim, parked: ParkedConversation) -> AsyncIterator[JobEvent]:
+        """The conversation a question parked, taken back up with its answer (or none)."""
+        planned = claim.item.planned
+        assigned = parked.workflow["assigned"]
+        chapter, found = await self.deps.records.chapter_with(
+            self.book.id, planned.chapter_id, assigned
+        )
+        paragraphs = tuple(found[pid] for pid in assigned if pid in found)
+        chunk = Chunk(chapter, planned.number, paragraphs, parked.workflow["needs_title"])
+        front_end = ParkingFrontEnd(parked.reply, resumed=True, wait_s=self._wait_s)
+        context = self._context(chunk, claim.token, front_end)
+        context.workflow = workflow_from_record(context.workflow, parked.workflow, found)
+        history = [message_from_record(record) for record in parked.conversation]
+        async for event in run_chunk(
+            context,
+            self._talk(context),
+            chunks_in_chapter=planned.chunks_in_chapter,
+            resumed=history,
+        ):
+            yield event
+
+    async def _park(self, token: ClaimToken, parked: ChunkParked) -> None:
+        await self.deps.records.park(
+            token,
+            asker=parked.request.asker,
+            request=request_record(parked.request),
+            conversation=[message_record(m) for m in parked.conversation],
+            workflow=workflow_record(parked.workflow),
+            wait_s=self._wait_s,
+        )
+
+    @property
+    def _wait_s(self) -> float:
+        return self.deps.question_wait_s or 0.0
+
+    def _talk(self, context: ChunkContext) -> ChunkTalk:
+        """How the chunk talks to the model: under the run's cap, where it has one."""
+        talk, spending = self.deps.talk, self.deps.spending
+        if spending is None:
+            return talk
+        bound = partial(reply_bound, context.workflow, context.chunk.chapter.title)
+        return replace(talk, provider=CappedProvider(talk.provider, spending, bound))
+
+    def _context(
+        self, chunk: Chunk, claim: ClaimToken, front_end: ParkingFrontEnd | None = None
+    ) -> ChunkContext:
+        chapter, kind = chunk.chapter, self.job.kind
+        asker = (
+            f"{kind} of «{self.book.title}», chapter {chapter.order} «{chapter.title}», "
+            f"part {chunk.number}"
+        )
+        workflow = ChunkWorkflow(
+            kind, {p.id: p for p in chunk.paragraphs}, chapter.id, needs_title=chunk.shows_title
+        )
+        broker = self.deps.broker
+        if self.deps.question_wait_s is not None:
+            broker = Broker(front_end or ParkingFrontEnd(wait_s=self._wait_s))
+        return ChunkContext(
+            broker,
+            asker,
+            self.deps.stores,
+            self.book,
+            self.job.id,
+            self.deps.talk.provider.model,
+            chunk,
+            workflow,
+            self.deps.glossary,
+            claim,
+        )

@@ -1,0 +1,257 @@
+"""What a run of a job reads and writes in the library: the one place a run touches the database.
+
+Every method is a coroutine whose database work runs in a worker thread (the rule of
+``honyaku.store``), so a run's other chapters stream on while one waits for a write. The few
+writes a run makes as it is being stopped are the exception and say so (``…_now``): a
+cancelled task cannot wait for a thread, and they are short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, TypeVar
+
+from honyaku.agent.broker import ApprovalPolicy, Broker
+from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.domain.chunking import describe_failed_parts
+from honyaku.domain.workflow import JobKind
+from honyaku.errors import UserError
+from honyaku.jobs.approvals import book_approvals
+from honyaku.jobs.planning import is_done, still_to_do
+from honyaku.jobs.requests import JobRequest
+from honyaku.store.chunks import (
+    ChunkItem,
+    ChunkStatus,
+    Claim,
+    ClaimToken,
+    HandedBack,
+    Heartbeat,
+    PlannedChunk,
+    Replan,
+)
+from honyaku.store.jobs import Action, Job, JobCost, JobScope, JobStatus, ModelRecord, Opened
+from honyaku.store.library import Library
+from honyaku.store.questions import ParkedConversation
+from honyaku.store.stores import Stores
+
+T = TypeVar("T")
+
+
+async def in_thread(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``work`` run in a worker thread: the event loop never waits on the database."""
+    return await asyncio.to_thread(work, *args, **kwargs)
+
+
+class JobRecords:
+    """A job's rows and the library they work on, for one run (or, before the job is open,
+    for opening it)."""
+
+    def __init__(self, stores: Stores, job_id: str = "") -> None:
+        self.stores = stores
+        self.job_id = job_id
+
+    def of(self, job: Job) -> JobRecords:
+        return JobRecords(self.stores, job.id)
+
+    # -- opening ---------------------------------------------------------------------------
+
+    async def book(self, book_id: str, chapters: Collection[int] | None) -> Book:
+        return await in_thread(self.stores.library.get_book, book_id, chapter_numbers=chapters)
+
+    async def scope(self, request: JobRequest) -> JobScope:
+        return await in_thread(job_scope, self.stores.library, request)
+
+    async def open(
+        self,
+        scope: JobScope,
+        planned: list[PlannedChunk],
+        *,
+        model: str,
+        protocol: str,
+        resume: str | None,
+        chunk_chars: int,
+    ) -> tuple[Job, bool]:
+        return await in_thread(
+            self.stores.jobs.open,
+            scope,
+            model=model,
+            protocol=protocol,
+            planned=planned,
+            resume=resume,
+            chunk_chars=chunk_chars,
+        )
+
+    def open_queued(
+        self,
+        scope: JobScope,
+        planned: list[PlannedChunk],
+        *,
+        model: str,
+        protocol: str,
+        resume: str | None,
+        chunk_chars: int,
+        queued: Opened,
+    ) -> Job:
+        """Open a queued job and queue its work in the same transaction (no run follows here:
+        called in a thread already)."""
+        job, _ = self.stores.jobs.open(
+            scope,
+            model=model,
+            protocol=protocol,
+            planned=planned,
+            resume=resume,
+            queued=queued,
+            chunk_chars=chunk_chars,
+        )
+        return job
+
+    async def join(self, job_id: str, stops_seen: int) -> Job | None:
+        return await in_thread(self.stores.jobs.join, job_id, stops_seen)
+
+    async def model_record(self, model: str, kind: JobKind) -> ModelRecord:
+        return await in_thread(self.stores.jobs.model_record, model, kind)
+
+    async def approvals(self, broker: Broker, book_id: str) -> ApprovalPolicy:
+        return await in_thread(book_approvals, broker, self.stores.library, book_id)
+
+    async def to_do(self, job: Job, book: Book) -> tuple[int, set[str]]:
+        """The job's work paragraphs in all, and the ids of those not done; for glossary
+        extraction, which writes no versions, those its chunks not done plan."""
+
+        def to_do() -> tuple[int, set[str]]:
+            written = self.stores.jobs.paragraphs_done(job.id)
+            only = None if job.paragraphs is None else set(job.paragraphs)
+            paragraphs, left = still_to_do(
+                book, job.kind, retranslate=job.retranslate, written=written, only=only
+            )
+            if job.kind is JobKind.EXTRACTION:
+                left = {
+                    pid
+                    for item in self.stores.chunks.items(job.id)
+                    if item.status is not ChunkStatus.DONE
+                    for pid in item.planned.paragraph_ids
+                }
+            return len(paragraphs), left
+
+        return await in_thread(to_do)
+
+    # -- chunks ----------------------------------------------------------------------------
+
+    async def items(self) -> list[ChunkItem]:
+        return await in_thread(self.stores.chunks.items, self.job_id)
+
+    async def next_item(self, chapter: int, after: int) -> ChunkItem | None:
+        return await in_thread(self.stores.chunks.next_item, self.job_id, chapter, after)
+
+    def claim_in_thread(self, pk: int) -> Claim | ChunkStatus | None:
+        """Claim chunk ``pk``: called in a worker thread already (``Claims.take``)."""
+        return self.stores.chunks.claim(pk)
+
+    async def work(
+        self, claim: Claim, job: Job, to_do: Collection[str]
+    ) -> tuple[Chapter, list[Paragraph], int]:
+        """The claimed chunk's chapter, its paragraphs still to do, and how many of those it
+        was planned with were done meanwhile (by another job or process)."""
+
+        def work() -> tuple[Chapter, list[Paragraph], int]:
+            library = self.stores.library
+            chapter = library.chapter(job.book_id, claim.item.planned.chapter_id)
+            found = library.paragraphs(job.book_id, claim.free)
+            written = self.stores.jobs.paragraphs_done(job.id, among=claim.free)
+            left = [
+                found[pid]
+                for pid in claim.free
+                if not is_done(found[pid], job.kind, retranslate=job.retranslate, written=written)
+            ]
+            ids = {p.id for p in left}
+            gone = sum(1 for pid in claim.free if pid in to_do and pid not in ids)
+            return chapter, left, gone
+
+        return await in_thread(work)
+
+    async def chapter_with(
+        self, book_id: str, chapter_id: str, paragraph_ids: Sequence[str]
+    ) -> tuple[Chapter, dict[str, Paragraph]]:
+        """A chapter, and those of its paragraphs found among ``paragraph_ids``."""
+        library = self.stores.library
+
+        def read() -> tuple[Chapter, dict[str, Paragraph]]:
+            return library.chapter(book_id, chapter_id), library.paragraphs(book_id, paragraph_ids)
+
+        return await in_thread(read)
+
+    async def finish_chunk(self, token: ClaimToken, status: ChunkStatus, error: str | None) -> None:
+        await in_thread(self.stores.chunks.finish, token, status, error)
+
+    async def replan(
+        self, split: Replan, chunk_chars: int, handed_back: HandedBack | None = None
+    ) -> None:
+        """Plan the chunks waiting to run again with ``split`` (and what ``handed_back``
+        gives), at ``chunk_chars``."""
+        await in_thread(self.stores.chunks.replan, self.job_id, split, handed_back=handed_back)
+        await in_thread(self.stores.jobs.planned_with, self.job_id, chunk_chars)
+
+    async def beat(self, tokens: Collection[ClaimToken], stops_seen: int) -> Heartbeat:
+        return await in_thread(self.stores.chunks.beat, self.job_id, list(tokens), stops_seen)
+
+    def release_now(self, tokens: Collection[ClaimToken]) -> None:
+        self.stores.chunks.release(tokens)
+
+    # -- questions and the action log ------------------------------------------------------
+
+    async def park(self, token: ClaimToken, **parked: Any) -> None:
+        await in_thread(self.stores.questions.park, token, **parked)
+
+    async def take_parked(self, pk: int) -> ParkedConversation | None:
+        return await in_thread(self.stores.questions.take_parked, pk)
+
+    async def record(self, actions: Sequence[Action], cost: JobCost) -> None:
+        await in_thread(self.record_now, actions, cost)
+
+    def record_now(self, actions: Sequence[Action], cost: JobCost) -> None:
+        self.stores.jobs.record(self.job_id, actions, cost)
+
+    # -- the job's end ---------------------------------------------------------------------
+
+    def finish_now(self, status: JobStatus, reason: str | None) -> None:
+        self.stores.jobs.finish(self.job_id, status, reason)
+
+    async def settle(self, stops_seen: int | None = None) -> JobStatus:
+        return await in_thread(self.stores.jobs.settle, self.job_id, stops_seen)
+
+    async def end(self, failures: Sequence[tuple[int, str]]) -> tuple[Job, int]:
+        """Write how the job ended, once no chunk is left running here: finished, or failed
+        with its ``failures`` (chapter, reason), unless another process still runs chunks of
+        it or one waits for a person. The job as it stands, and the chunks running elsewhere."""
+
+        def end() -> tuple[Job, int]:
+            chunks, jobs = self.stores.chunks, self.stores.jobs
+            items = chunks.items(self.job_id)
+            elsewhere = chunks.live_elsewhere(self.job_id)
+            waiting = any(i.status is ChunkStatus.WAITING for i in items)
+            if not elsewhere and not waiting:
+                left = [i for i in items if i.status is not ChunkStatus.DONE]
+                status = JobStatus.FAILED if left else JobStatus.FINISHED
+                jobs.finish(self.job_id, status, describe_failed_parts(list(failures), len(left)))
+            elif not elsewhere:
+                jobs.settle(self.job_id)
+            return jobs.get(self.job_id), elsewhere
+
+        return await in_thread(end)
+
+
+def job_scope(library: Library, request: JobRequest) -> JobScope:
+    """What the job works on: for some paragraphs only, those (once each, sorted, so that the
+    same choice finds the same job to resume) and the chapters that hold them."""
+    chapters, paragraphs = request.chapters, request.paragraphs
+    if paragraphs is not None:
+        if not paragraphs:
+            raise UserError("choose at least one paragraph")
+        paragraphs = sorted(set(paragraphs))
+        chapters = library.chapter_numbers_of(request.book_id, paragraphs)
+    return JobScope(request.book_id, request.kind, chapters, request.retranslate, paragraphs)
+
+
+def scope_of(job: Job) -> JobScope:
+    return JobScope(job.book_id, job.kind, job.chapters, job.retranslate, job.paragraphs)
