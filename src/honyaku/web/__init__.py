@@ -1,15 +1,37 @@
 """The web workbench: ``honyaku serve``. Pages and a JSON API over the same application
 services as the terminal; the model's questions and approval requests shown in the browser.
 
-    app.py          the ASGI app: routes, static files, one error format
-    api.py          the JSON API (``/openapi.json``), server-sent events for jobs and dialogs
-    pages.py        the pages, rendered with Jinja2; ``static/js`` holds their small scripts
+Every resource is one module holding its pages (rendered with Jinja2, plain URLs a person
+can bookmark, left out of ``/openapi.json``) and its JSON API (``/api/…``, described there);
+``static/js`` holds the pages' small scripts, which change things through the API. Every
+handler calls the application (``honyaku.application``) and shapes what it answers; the
+application keeps the database off the event loop.
+
+    books.py        the library, a book, its chapters, its paragraphs' versions, its export,
+                    a job's estimate
+    jobs.py         jobs: their pages, start, stop, resume, log, progress as server-sent events
+    models.py       model profiles: their page, save, check, remove
+    questions.py    the model's questions and approvals waiting for the person, as events
+    editions.py     a book's new edition (``import --update``), with a dry run
+    glossary.py     a book's glossary and the shared glossaries attached to it
+    quality.py      the paragraphs the quality checks flagged
+    search.py       search across a book, replace in its translations
+    chat.py         the assistant: its page, the chat stream and its sessions
+
+What they share, and the server around them:
+
+    app.py          the ASGI app: the resources' routes, static files, one error format
+    schemas.py      the JSON the API speaks (pydantic models), error answers, parameter bounds
+    templating.py   the Jinja2 templates (``templates/``), ``page()`` and ``error_page()``
+    uploads.py      an uploaded file saved under a safe name, within the size limit
+    events.py       server-sent events: one message as an event, the heartbeat
+    markdown.py     the assistant's Markdown as HTML that is safe to show
     workbench.py    what one server process holds: the application, the dialogs
-    chat.py         the assistant's chat stream (``/api/ai/chat/stream``) and sessions
     front_end.py    the browser as a front end of the broker
-    guard.py        Host, Origin and token checks
+    guard.py        Host, Origin and token checks; the request size limit
     serving.py      running it with uvicorn
-    i18n.py         the interface's language (Chinese, English, Japanese) and its catalogs
+    i18n.py         the interface's language (Chinese, English, Japanese), its catalogs, and
+                    the language switch (``/language/{code}``)
     words.py        the engine's names (statuses, kinds, tools) as a translator reads them
 
 Languages

@@ -1,4 +1,5 @@
-"""The web workbench as an ASGI app: pages, the JSON API, static files, one error format.
+"""The web workbench as an ASGI app: every resource's routes (its pages and its API), static
+files, one error format.
 
 Errors never show a traceback: honyaku's own errors become their one line, with the HTTP
 status that fits (400 for the person's mistake, 404 for what is not there, 502 when a model's
@@ -28,9 +29,21 @@ from honyaku.errors import (
     ProviderError,
     UserError,
 )
-from honyaku.web import api, chat, editions, glossary, pages, quality, search
+from honyaku.web import (
+    books,
+    chat,
+    editions,
+    glossary,
+    i18n,
+    jobs,
+    models,
+    quality,
+    questions,
+    search,
+)
 from honyaku.web.guard import BodyLimit, Guard
 from honyaku.web.i18n import Language, _, language_of, message_of, speak
+from honyaku.web.templating import error_page
 from honyaku.web.words import N_
 from honyaku.web.workbench import Workbench
 
@@ -55,13 +68,11 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.workbench = bench
-    app.include_router(api.router)
-    app.include_router(editions.router)
-    app.include_router(chat.router)
-    app.include_router(glossary.router)
-    app.include_router(quality.router)
-    app.include_router(search.router)
-    app.include_router(pages.router)
+    # In this order /openapi.json lists their operations.
+    resources = (books, models, jobs, questions, editions, chat, glossary, quality, search)
+    for resource in resources:
+        app.include_router(resource.router)
+    app.include_router(i18n.router)  # the language switch
     app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), "static")
     app.add_exception_handler(HonyakuError, _honyaku_error)
     app.add_exception_handler(RequestValidationError, _invalid_request)
@@ -118,7 +129,7 @@ def _answer(
     message = _(message)
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": message}, status, headers=headers)
-    answer = pages.error_page(request, status, message)
+    answer = error_page(request, status, message)
     answer.headers.update(headers or {})
     return answer
 

@@ -1,4 +1,4 @@
-"""The assistant in the browser: the chat stream, and the sessions to reopen.
+"""The assistant in the browser: its page, the chat stream, and the sessions to reopen.
 
 ``POST /api/ai/chat/stream`` answers ``text/event-stream``: ``message`` events (text, tool
 cards, questions, notices), then one ``done`` or ``error``. Text streams as the model
@@ -14,7 +14,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
@@ -32,12 +33,13 @@ from honyaku.assistant import (
     friendly_error,
 )
 from honyaku.errors import HonyakuError
-from honyaku.web.api import HEARTBEAT_S
+from honyaku.web.events import HEARTBEAT_S
 from honyaku.web.markdown import render_markdown
 from honyaku.web.schemas import ERROR_RESPONSES
+from honyaku.web.templating import page
 from honyaku.web.workbench import App
 
-router = APIRouter(prefix="/api/ai/chat", responses=ERROR_RESPONSES)
+router = APIRouter(responses=ERROR_RESPONSES)
 
 
 class ChatIn(BaseModel):
@@ -75,7 +77,12 @@ class SessionDetail(SessionOut):
     entries: list[EntryOut]
 
 
-@router.post("/stream", response_class=EventSourceResponse)
+@router.get("/chat", include_in_schema=False)
+async def chat_page(request: Request, honyaku: App) -> HTMLResponse:
+    return page(request, "chat.html", profiles=await honyaku.models.all())
+
+
+@router.post("/api/ai/chat/stream", response_class=EventSourceResponse)
 async def chat_stream(honyaku: App, chat: ChatIn) -> EventSourceResponse:
     """The assistant's reply to ``message`` as server-sent events."""
     chats = honyaku.chats
@@ -102,12 +109,12 @@ async def chat_stream(honyaku: App, chat: ChatIn) -> EventSourceResponse:
     return EventSourceResponse(stream(), ping=HEARTBEAT_S)
 
 
-@router.get("/sessions")
+@router.get("/api/ai/chat/sessions")
 async def list_sessions(honyaku: App, book_id: str | None = None) -> list[SessionOut]:
     return [SessionOut.of(s) for s in await honyaku.chats.sessions(book_id)]
 
 
-@router.get("/sessions/{session_id}")
+@router.get("/api/ai/chat/sessions/{session_id}")
 async def get_session(honyaku: App, session_id: str) -> SessionDetail:
     session = await honyaku.chats.get(session_id)
     entries = [
@@ -121,7 +128,7 @@ async def get_session(honyaku: App, session_id: str) -> SessionDetail:
     return SessionDetail(**SessionOut.of(session).model_dump(), entries=entries)
 
 
-@router.delete("/sessions/{session_id}", status_code=204)
+@router.delete("/api/ai/chat/sessions/{session_id}", status_code=204)
 async def delete_session(honyaku: App, session_id: str) -> None:
     await honyaku.chats.delete(session_id)
 

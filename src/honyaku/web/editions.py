@@ -11,8 +11,8 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, UploadFile
 from pydantic import BaseModel, Field
 
-from honyaku.web.api import save_capped, uploaded_file_name
 from honyaku.web.schemas import ERROR_RESPONSES
+from honyaku.web.uploads import save_capped, uploaded_file_name
 from honyaku.web.workbench import Bench
 
 router = APIRouter(prefix="/api", responses=ERROR_RESPONSES)

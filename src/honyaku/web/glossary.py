@@ -21,8 +21,8 @@ from starlette.background import BackgroundTask
 from honyaku.application import Honyaku, StoredEntry
 from honyaku.domain.glossary import CHARACTER, DEFAULT_KIND, EntryStatus, GlossaryEntry
 from honyaku.errors import UserError
-from honyaku.web.pages import page
 from honyaku.web.schemas import ERROR_RESPONSES
+from honyaku.web.templating import page
 from honyaku.web.workbench import App
 
 MAX_GLOSSARY_FILE_BYTES = 16 * 1024 * 1024

@@ -1,10 +1,10 @@
 """The workbench in the translator's language: Simplified Chinese, English or Japanese.
 
-The language is the one the person chose (a cookie, set by ``/language/{code}`` from the
-switcher on every page), else the best match of the browser's ``Accept-Language``, else
-English. ``Language`` (an ASGI middleware) settles it once per request; from then on
-``_()`` translates into it anywhere in ``web/``, and so do ``_()`` and ``{% trans %}`` in
-templates. English is the source text: its catalog is the message ids themselves.
+The language is the one the person chose (a cookie, set by this module's one route,
+``/language/{code}``, from the switcher on every page), else the best match of the browser's
+``Accept-Language``, else English. ``Language`` (an ASGI middleware) settles it once per
+request; from then on ``_()`` translates into it anywhere in ``web/``, and so do ``_()`` and
+``{% trans %}`` in templates. English is the source text: its catalog is the message ids themselves.
 
 Catalogs live in ``locales/{zh,ja}/LC_MESSAGES/``: ``messages`` for templates and Python,
 ``js`` for the scripts (``static/js/i18n.js`` reads it from the page).
@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from babel.messages.mofile import read_mo
+from fastapi import APIRouter
+from fastapi.responses import RedirectResponse
 from jinja2 import Environment
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -36,6 +38,8 @@ COOKIE = "honyaku_lang"
 COOKIE_MAX_AGE_S = 400 * 24 * 3600
 
 _current: ContextVar[str] = ContextVar("honyaku_web_language", default=DEFAULT)
+
+router = APIRouter(include_in_schema=False)
 
 
 def _(message: str) -> str:
@@ -155,3 +159,13 @@ def language_cookie(language: str) -> dict[str, Any]:
         "path": "/",
         "samesite": "lax",
     }
+
+
+@router.api_route("/language/{code}", methods=["GET", "HEAD"])
+async def switch_language(code: str, next: str = "/") -> RedirectResponse:
+    """Speak ``code`` from now on (a cookie remembers it), and go back to the page ``next``."""
+    back = next if next.startswith("/") and not next.startswith(("//", "/\\")) else "/"
+    response = RedirectResponse(back, status_code=303)
+    if code in LANGUAGES:
+        response.set_cookie(**language_cookie(code))
+    return response

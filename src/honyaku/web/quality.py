@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from honyaku.application import FlaggedParagraph, Honyaku
 from honyaku.domain.selection import parse_chapter_numbers
-from honyaku.web.pages import page
 from honyaku.web.schemas import ERROR_RESPONSES
+from honyaku.web.templating import page
 from honyaku.web.workbench import App
 
 PAGE_PARAGRAPHS = 200

@@ -1,4 +1,5 @@
-"""The JSON the API speaks, as pydantic models: ``/openapi.json`` describes them."""
+"""The JSON the API speaks, as pydantic models, and the bounds of its parameters:
+``/openapi.json`` describes them."""
 
 from __future__ import annotations
 
@@ -7,12 +8,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from honyaku.application import BookSummary, ChapterProgress, StoredQuestion, Version
+from honyaku.application import (
+    BookSummary,
+    ChapterProgress,
+    JobProgress,
+    StoredQuestion,
+    Version,
+)
 from honyaku.domain.book import BookSettings
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.workflow import JobKind
 
 __all__ = ["BookSettings", "ModelProfile"]
+
+MAX_NUMBER = 2**31 - 1
+"""The largest chapter number, position or version id a path or query may name: beyond it
+nothing exists, and the database could not even be asked."""
 
 
 class Problem(BaseModel):
@@ -189,6 +200,10 @@ class JobOut(BaseModel):
     running_here: bool
     workers: list[str] = Field(description="The processes running its chunks now.")
     error: str | None
+
+    @classmethod
+    def of(cls, progress: JobProgress) -> JobOut:
+        return cls.model_validate(progress.figures())
 
 
 class LogLineOut(BaseModel):
