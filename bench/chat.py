@@ -16,12 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from honyaku.agent.broker import Broker
 from honyaku.application import Honyaku
-from honyaku.application.models import model_opener
 from honyaku.assistant import ChatService
 from honyaku.assistant.service import CONTEXT_CHARS
-from honyaku.jobs import InProcessLauncher, JobService, RunDeps
 from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import Database, Stores
 from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
@@ -35,13 +32,13 @@ def reading(turns: object) -> Reply:
 
 
 async def chat(stores: Stores, book_id: str, server: FakeLLMServer, budget: int) -> None:
-    broker = Broker()
-    open_model = model_opener(stores)
-    launcher = InProcessLauncher(JobService(RunDeps(stores, broker, open_model)))
-    service = ChatService(stores, broker, launcher, open_model, context_chars=budget)
+    honyaku = Honyaku(stores)
+    service = ChatService(
+        honyaku, stores.chats, honyaku.broker, honyaku.open_model, context_chars=budget
+    )
     choice = ModelChoice("fake", server.url, protocol=ToolProtocol.NATIVE)
     model = await service.model(choice, language="zh-CN")
-    session = service.session(None, book_id, "Let us read the book")
+    session = await service.session(None, book_id, "Let us read the book")
     for turn in range(TURNS):
         async for _event in service.reply(session, f"Read on, please ({turn})", model):
             pass

@@ -13,19 +13,17 @@ from honyaku.agent.broker import (
     Answer,
     ApprovalReply,
     ApprovalRequest,
-    Broker,
     PersonReply,
     PersonRequest,
     QuestionReply,
 )
-from honyaku.application.models import model_opener
+from honyaku.application import Honyaku
 from honyaku.assistant import ChatEvent, ChatModel, ChatService
 from honyaku.domain import BookDraft, ChapterDraft
-from honyaku.jobs import InProcessLauncher, JobService, RunDeps
+from honyaku.domain.chat import ChatSession
 from honyaku.llm.demo import Step
 from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import Library, Stores
-from honyaku.store.chats import ChatSession
 from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator
 
 from ..jobs.conftest import connected
@@ -75,7 +73,7 @@ class Chat:
 
     async def say(self, message: str, session: ChatSession | None = None) -> list[ChatEvent]:
         """Every event of the reply to ``message``, in a new session unless one is given."""
-        session = session or self.service.session(None, self.book_id, message)
+        session = session or await self.service.session(None, self.book_id, message)
         self.session = session
         return [event async for event in self.service.reply(session, message, self.model)]
 
@@ -94,12 +92,11 @@ def chat_with(library: Library, book_id: str, protocol: str):
         translator = FakeTranslator(assistant=FakeAssistant(scripts))
         with FakeLLMServer(translator, **server) as fake:  # type: ignore[arg-type]
             person = Person(allows)
-            broker = Broker()
-            with broker.attached(person):
-                stores = Stores.over(library.database)
-                open_model = model_opener(stores)
-                launcher = InProcessLauncher(JobService(RunDeps(stores, broker, open_model)))
-                service = ChatService(stores, broker, launcher, open_model)
+            honyaku = Honyaku(Stores.over(library.database))
+            with honyaku.broker.attached(person):
+                service = ChatService(
+                    honyaku, honyaku.stores.chats, honyaku.broker, honyaku.open_model
+                )
                 choice = ModelChoice("fake", fake.url, protocol=ToolProtocol(protocol))
                 model = ChatModel(connected(fake, protocol), choice)
                 yield Chat(service, model, fake, person, book_id)

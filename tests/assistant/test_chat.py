@@ -51,10 +51,10 @@ async def test_given_a_yes_when_the_assistant_starts_a_job_then_the_chapter_gets
         started = chat.server.results_of("start_job")[0]
         job_id = started["data"]["job_id"]
         deadline = time.monotonic() + JOB_WAIT_S
-        while (await chat.service.launcher.progress(job_id)).status == "running":
+        while (await chat.service.app.jobs.progress(job_id)).status == "running":
             assert time.monotonic() < deadline, "the job did not end"
             await asyncio.sleep(0.05)
-        finished = await chat.service.launcher.progress(job_id)
+        finished = await chat.service.app.jobs.progress(job_id)
 
     assert isinstance(chat.person.dialogs[0], ApprovalRequest)
     assert chat.person.dialogs[0].tool == "start_job"
@@ -120,7 +120,7 @@ async def test_given_a_long_reply_when_stopped_then_its_text_is_kept_and_its_cut
     )
     with chat_with({"plan": [long]}, delta_delay_s=0.02) as chat:
         await chat.say("Hello")  # the model learns how its replies begin: now they stream
-        session = chat.service.session(None, None, "A long plan")
+        session = await chat.service.session(None, None, "A long plan")
         reply = chat.service.reply(session, "Make a long plan", chat.model)
         shown = ""
         async for event in reply:
@@ -136,7 +136,7 @@ async def test_given_a_long_reply_when_stopped_then_its_text_is_kept_and_its_cut
             await asyncio.sleep(0.02)
 
     assert chat.server.abandoned == 1
-    assert chat.service.stores.plans.read(PlanView(staging=True)) == []
+    assert await chat.service.app.plans.read(PlanView(staging=True)) == []
     entries = chat.service.chats.entries(session.id)
     assert [e.kind for e in entries] == [EntryKind.USER, EntryKind.ASSISTANT, EntryKind.NOTICE]
     assert entries[1].payload["stopped"]

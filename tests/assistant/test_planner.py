@@ -60,7 +60,7 @@ async def test_given_a_plan_request_when_a_task_is_created_then_it_reads_back_by
     assert by_day["message"] == "1 task found"
     assert by_day["data"]["tasks"] == [task]
     assert by_book["data"]["tasks"] == [task]
-    assert chat.service.stores.plans.read(PlanView(staging=True)) == []
+    assert await chat.service.app.plans.read(PlanView(staging=True)) == []
     assert "".join(e.content for e in events if isinstance(e, ChatText)).endswith("Friday.")
     assert isinstance(events[-1], ChatDone)
 
@@ -81,7 +81,7 @@ async def test_given_a_refused_deletion_when_the_model_reads_the_denial_then_the
     (denied,) = chat.server.results_of("delete_task", latest=True)
     assert denied["success"] is False
     assert denied["error_code"] == "DENIED"
-    assert [t.title for t in chat.service.stores.plans.read(PlanView(staging=True))] == [
+    assert [t.title for t in await chat.service.app.plans.read(PlanView(staging=True))] == [
         "Proofread chapter 2"
     ]
     assert [d.tool for d in chat.person.dialogs] == ["delete_task"]

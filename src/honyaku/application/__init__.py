@@ -7,7 +7,8 @@ versions.py     a paragraph's versions: read, written by hand, selected
 jobs.py         jobs estimated, run, started, stopped, resumed, followed; their logs
 glossary.py     a book's glossary and the shared ones, as the translator edits them
 models.py       model profiles, and choosing the model a command or page talks to
-settings.py     a book's settings
+settings.py     a book's settings, and which calls about it need the person's yes
+plans.py        the translator's plan: tasks by book and day, done or not
 search.py       search across a book, replace in its translations
 chats.py        chats with the assistant
 questions.py    questions of queued jobs, waiting for a person
@@ -33,6 +34,7 @@ from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import DEMO, Models
+from honyaku.application.plans import Plans
 from honyaku.application.questions import Questions
 from honyaku.application.queue import QUEUE_VARIABLE, queue_wanted, serve_worker
 from honyaku.application.search import Replacement, Search, SearchHit, SearchResult
@@ -94,6 +96,7 @@ __all__ = [
     "ModelChoice",
     "ModelStatus",
     "Models",
+    "Plans",
     "Questions",
     "RecordedAction",
     "Replacement",

@@ -12,6 +12,7 @@ from pathlib import Path
 from honyaku.domain.book import Book, BookDraft, Paragraph, paragraph_text
 from honyaku.domain.languages import guess_language, is_language_tag, normalize_language
 from honyaku.domain.quality import QualityWarning
+from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.errors import DuplicateBookError, NotFoundError, UserError
 from honyaku.formats import ExportFormat, RubyMode, WritingMode, read_book, write_book
 from honyaku.store import (
@@ -101,6 +102,18 @@ class Books:
 
     async def detail(self, book_id: str) -> BookDetail:
         return await asyncio.to_thread(self._detail, book_id)
+
+    async def progress(self, book_id: str) -> list[ChapterProgress]:
+        """Each chapter's title and how much of it is translated."""
+        return await asyncio.to_thread(self._library.progress, book_id)
+
+    async def chapter_numbers(self, book_id: str, chapters: str | None) -> list[int] | None:
+        """The chapters ``chapters`` names (``1-3,7``) in the book; ``None`` (or nothing
+        written) for all of them."""
+        if not chapters or not chapters.strip():
+            return None
+        count = await self.chapter_count(book_id)
+        return parse_chapter_numbers(chapters, count)
 
     async def chapter_count(self, book_id: str) -> int:
         return await asyncio.to_thread(self._library.chapter_count, book_id)

@@ -34,7 +34,7 @@ class Chats:
 
     async def open(self, session_id: str | None, book_id: str | None, message: str) -> ChatSession:
         """The session to reply in: the one named, or a new one titled after ``message``."""
-        return await asyncio.to_thread(self._service.session, session_id, book_id, message)
+        return await self._service.session(session_id, book_id, message)
 
     async def default_model(self) -> ModelChoice:
         """The first saved model, else the demo model."""
@@ -47,8 +47,7 @@ class Chats:
         """The assistant's reply to ``message``, as events; the model stays open for the next."""
         language = LIBRARY_LANGUAGE
         if session.book_id:
-            book = await asyncio.to_thread(self._service.library.book, session.book_id)
-            language = book.target_lang
+            language = (await self._service.app.books.get(session.book_id)).target_lang
         chat_model = await self._service.model(model, language=language)
         async for event in self._service.reply(session, message, chat_model):
             yield event

@@ -18,6 +18,7 @@ from honyaku.application.editions import Editions
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import Models, model_opener
+from honyaku.application.plans import Plans
 from honyaku.application.questions import Questions
 from honyaku.application.queue import queue_launcher, queue_wanted
 from honyaku.application.search import Search
@@ -45,8 +46,9 @@ class Honyaku:
         self.search = Search(stores.library)
         self.glossary = Glossary(stores.glossary)
         self.settings = Settings(stores.library)
+        self.plans = Plans(stores.plans)
         self.jobs = Jobs(stores, self.engine, self.launcher, self.models)
-        self._chat_service = ChatService(stores, self.broker, self.launcher, self.open_model)
+        self._chat_service = ChatService(self, stores.chats, self.broker, self.open_model)
         self.chats = Chats(self._chat_service, stores.chats, self.models)
         self.questions = Questions(stores)
 

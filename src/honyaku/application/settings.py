@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from honyaku.agent import ApprovalPolicy, Broker
 from honyaku.assistant import ASSISTANT_TOOLS
 from honyaku.domain.book import BookSettings
 from honyaku.errors import ConfigError
 from honyaku.jobs import JOB_TOOL_NAMES
+from honyaku.jobs.approvals import book_approvals
 from honyaku.store import Library
 
 TOOL_NAMES = JOB_TOOL_NAMES + tuple(t.name for t in ASSISTANT_TOOLS if t.name not in JOB_TOOL_NAMES)
@@ -21,6 +23,10 @@ class Settings:
 
     async def get(self, book_id: str) -> BookSettings:
         return await asyncio.to_thread(self._library.settings, book_id)
+
+    async def approvals(self, broker: Broker, book_id: str | None) -> ApprovalPolicy:
+        """Which calls about ``book_id`` (``None``: about no book) need the person's yes."""
+        return await asyncio.to_thread(book_approvals, broker, self._library, book_id)
 
     async def change(self, book_id: str, **changes: Any) -> BookSettings:
         """The book's settings after ``changes`` (``max_cost=None`` clears the cap); unknown

@@ -32,10 +32,12 @@ from honyaku.agent import (
     run_loop,
 )
 from honyaku.assistant import transcript
+from honyaku.assistant.app import App, Transcripts
 from honyaku.assistant.prompts import assistant_prompt
 from honyaku.assistant.summaries import Summariser
 from honyaku.assistant.tools import ChatContext, assistant_tools
 from honyaku.domain.book import Book
+from honyaku.domain.chat import ChatEntry, ChatSession, EntryKind
 from honyaku.errors import (
     AuthError,
     FatalProviderError,
@@ -44,13 +46,9 @@ from honyaku.errors import (
     ProviderError,
     UnreachableError,
 )
-from honyaku.jobs.approvals import book_approvals
-from honyaku.jobs.launcher import JobLauncher
 from honyaku.llm.events import CallStreaming, Response, Retry, TextDelta, Usage, closed_after
 from honyaku.llm.messages import AssistantMessage, ChatRequest, Message
 from honyaku.llm.models import ConnectedModel, ModelChoice, ModelOpener
-from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
-from honyaku.store.stores import Stores
 
 MAX_TURNS = 12
 CONTEXT_CHARS = 60_000
@@ -152,19 +150,17 @@ class _ChatGoal:
 class ChatService:
     def __init__(
         self,
-        stores: Stores,
+        app: App,
+        chats: Transcripts,
         broker: Broker,
-        launcher: JobLauncher,
         open_model: ModelOpener,
         *,
         context_chars: int = CONTEXT_CHARS,
     ) -> None:
-        self.stores = stores
-        self.open_model = open_model
-        self.library = stores.library
-        self.chats = stores.chats
+        self.app = app
+        self.chats = chats
         self.broker = broker
-        self.launcher = launcher
+        self.open_model = open_model
         self.context_chars = context_chars
         self._always_in_session: dict[str, set[str]] = {}
         """What the person always allowed in chats about no book, by session."""
@@ -186,21 +182,23 @@ class ChatService:
         self._models.clear()
         await self._open.aclose()
 
-    def session(self, session_id: str | None, book_id: str | None, message: str) -> ChatSession:
+    async def session(
+        self, session_id: str | None, book_id: str | None, message: str
+    ) -> ChatSession:
         """The session to reply in: the one named, or a new one titled after ``message``."""
         if session_id:
-            return self.chats.get(session_id)
-        book = self.library.resolve(book_id) if book_id else None
+            return await asyncio.to_thread(self.chats.get, session_id)
+        book = await self.app.books.resolve(book_id) if book_id else None
         title = " ".join(message.split())
         if len(title) > TITLE_CHARS:
             title = title[: TITLE_CHARS - 1] + "…"
-        return self.chats.create(title or "New chat", book)
+        return await asyncio.to_thread(self.chats.create, title or "New chat", book)
 
     async def reply(
         self, session: ChatSession, message: str, model: ChatModel
     ) -> AsyncIterator[ChatEvent]:
         """The assistant's reply to ``message`` in ``session``, as events."""
-        book, approval = await asyncio.to_thread(self._book_and_approvals, session)
+        book, approval = await self._book_and_approvals(session)
         prompt = assistant_prompt(book, date.today())
         await Summariser(self.chats, model.connected.provider, self.context_chars).fit(
             session.id, prompt
@@ -235,12 +233,12 @@ class ChatService:
         await turn.flush()
         yield ChatDone(session.id, turn.usage)
 
-    def _book_and_approvals(self, session: ChatSession) -> tuple[Book | None, ApprovalPolicy]:
+    async def _book_and_approvals(self, session: ChatSession) -> tuple[Book | None, ApprovalPolicy]:
         if session.book_id is None:
             remembered = self._always_in_session.setdefault(session.id, set())
             return None, ApprovalPolicy(self.broker, always_allowed=remembered)
-        book = self.library.book(session.book_id)
-        return book, book_approvals(self.broker, self.library, book.id)
+        book = await self.app.books.get(session.book_id)
+        return book, await self.app.settings.approvals(self.broker, book.id)
 
     def _said(self, session_id: str, message: str) -> list[ChatEntry]:
         """The person's message stored, unless it is the one still waiting for a reply (a
@@ -270,9 +268,7 @@ class ChatService:
         context = ChatContext(
             self.broker,
             f"the assistant ({book.title})" if book else "the assistant",
-            self.library,
-            self.stores.plans,
-            self.launcher,
+            self.app,
             model.choice,
             book.id if book else None,
         )
@@ -309,7 +305,7 @@ def _refuses_tools(exc: FatalProviderError) -> bool:
 class _Turn:
     """One reply as it happens: what is shown of it, and what is stored."""
 
-    chats: ChatStore
+    chats: Transcripts
     session_id: str
     replies: int = 0
     usage: dict[str, int] = field(

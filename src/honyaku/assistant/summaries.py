@@ -13,11 +13,12 @@ import json
 from collections.abc import Sequence
 
 from honyaku.assistant import transcript
+from honyaku.assistant.app import Transcripts
 from honyaku.assistant.prompts import summary_prompt
+from honyaku.domain.chat import ChatEntry, EntryKind
 from honyaku.errors import ProviderError
 from honyaku.llm.events import ChatProvider, Response
 from honyaku.llm.messages import ChatRequest, SystemMessage, UserMessage, message_chars
-from honyaku.store.chats import ChatEntry, ChatStore, EntryKind
 
 KEEP_USER_TURNS = 2
 """Exchanges kept word for word after the summary."""
@@ -25,7 +26,7 @@ EXCERPT_CHARS = 200
 
 
 class Summariser:
-    def __init__(self, chats: ChatStore, provider: ChatProvider, context_chars: int) -> None:
+    def __init__(self, chats: Transcripts, provider: ChatProvider, context_chars: int) -> None:
         self.chats = chats
         self.provider = provider
         self.context_chars = context_chars

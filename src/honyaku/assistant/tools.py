@@ -7,24 +7,20 @@ Writing a version, deleting a plan task and starting a job need the person's app
 
 from __future__ import annotations
 
-import asyncio
-import re
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from honyaku.agent import QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS, Result, Tool, ToolContext, tool
-from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.assistant.app import App
+from honyaku.domain.book import Paragraph
 from honyaku.domain.plan import PlanTask, parse_date, parse_view_context
-from honyaku.domain.selection import parse_chapter_numbers
+from honyaku.domain.text_search import TextQuery
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import ToolError, UserError
 from honyaku.jobs import JobRequest
-from honyaku.jobs.launcher import JobLauncher
 from honyaku.llm.models import ModelChoice
-from honyaku.store import Library
-from honyaku.store.plan import PlanStore
 
 MAX_READ = 50
 MAX_FOUND = 30
@@ -41,18 +37,18 @@ Chapters = Annotated[
 
 @dataclass
 class ChatContext(ToolContext):
-    library: Library
-    plans: PlanStore
-    launcher: JobLauncher
+    app: App
+    """The application, whose use cases the tools call."""
     model: ModelChoice
     """The model jobs started from the chat run with."""
     book_id: str | None = None
+    """The book the chat is about, if any."""
 
-    def book(self, book_id: str | None) -> str:
-        """The book meant: the one named, or the chat's own."""
+    async def book_meant(self, book_id: str | None) -> str:
+        """The id of the book meant: the one named, or the chat's own."""
         if book_id:
             try:
-                return self.library.resolve(book_id)
+                return await self.app.books.resolve(book_id)
             except UserError as exc:
                 raise ToolError("INVALID_PARAMETER", str(exc)) from None
         if self.book_id is None:
@@ -72,18 +68,18 @@ def _count(n: int, thing: str) -> str:
 
 
 @tool()
-def list_books(context: ChatContext) -> Result:
+async def list_books(context: ChatContext) -> Result:
     """List the books in the library with their languages and progress."""
-    books = [asdict(b) for b in context.library.list_books()]
+    books = [asdict(b) for b in await context.app.books.all()]
     return _done(f"{_count(len(books), 'book')} in the library", {"books": books})
 
 
 @tool()
-def book_info(context: ChatContext, book_id: BookId = None) -> Result:
+async def book_info(context: ChatContext, book_id: BookId = None) -> Result:
     """A book's title, languages and settings, and each chapter's title and progress."""
-    found = context.book(book_id)
-    book = context.library.book(found)
-    chapters = [asdict(c) for c in context.library.progress(found)]
+    found = await context.book_meant(book_id)
+    book = await context.app.books.get(found)
+    chapters = [asdict(c) for c in await context.app.books.progress(found)]
     done = sum(c["translated"] for c in chapters)
     total = sum(c["work_paragraphs"] for c in chapters)
     data = {
@@ -97,7 +93,7 @@ def book_info(context: ChatContext, book_id: BookId = None) -> Result:
 
 
 @tool()
-def read_paragraphs(
+async def read_paragraphs(
     context: ChatContext,
     chapter: Annotated[int, Field(ge=1, description="The chapter's number, from 1.")],
     start: Annotated[int, Field(ge=1, description="The first paragraph, from 1.")] = 1,
@@ -105,7 +101,7 @@ def read_paragraphs(
     book_id: BookId = None,
 ) -> Result:
     """Read a chapter's paragraphs: each one's id, source text and selected translation."""
-    book = context.library.get_book(context.book(book_id), chapter_numbers=[chapter])
+    book = await context.app.books.whole(await context.book_meant(book_id), [chapter])
     if not book.chapters:
         raise ToolError("INVALID_PARAMETER", f"the book has no chapter {chapter}")
     paragraphs = book.chapters[0].paragraphs[start - 1 : start - 1 + count]
@@ -115,7 +111,7 @@ def read_paragraphs(
 
 
 @tool()
-def search_paragraphs(
+async def search_paragraphs(
     context: ChatContext,
     query: Annotated[str, Field(min_length=1, description="Text to find, or a regex.")],
     regex: bool = False,
@@ -123,25 +119,31 @@ def search_paragraphs(
     book_id: BookId = None,
 ) -> Result:
     """Find paragraphs whose source (or translation) contains the text or matches the regex."""
+    book = await context.book_meant(book_id)
     try:
-        pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)
-    except re.error as exc:
-        raise ToolError("INVALID_PARAMETER", f"not a valid regex: {exc}") from None
-    book = context.library.get_book(context.book(book_id))
+        result = await context.app.search.find(
+            book,
+            TextQuery(query, regex=regex),
+            source=not in_translation,
+            translation=in_translation,
+        )
+    except UserError as exc:
+        raise ToolError("INVALID_PARAMETER", str(exc)) from None
     found = [
-        {"chapter": chapter.order, **_paragraph(p)}
-        for chapter, p in _paragraphs(book)
-        if pattern.search((p.translation or "") if in_translation else p.text)
+        {"chapter": hit.located.chapter_number, **_paragraph(hit.located.paragraph)}
+        for hit in result.hits[:MAX_FOUND]
     ]
-    more = f" (the first {MAX_FOUND} shown)" if len(found) > MAX_FOUND else ""
-    message = f"{_count(len(found), 'paragraph')} found{more}"
-    return _done(message, {"paragraphs": found[:MAX_FOUND]})
+    more = f" (the first {MAX_FOUND} shown)" if result.total > MAX_FOUND else ""
+    message = f"{_count(result.total, 'paragraph')} found{more}"
+    return _done(message, {"paragraphs": found})
 
 
 @tool()
-def paragraph_versions(context: ChatContext, paragraph_id: str, book_id: BookId = None) -> Result:
+async def paragraph_versions(
+    context: ChatContext, paragraph_id: str, book_id: BookId = None
+) -> Result:
     """Every version of a paragraph's translation: id, kind, model, time, which is selected."""
-    versions = context.library.versions(context.book(book_id), paragraph_id)
+    versions = await context.app.versions.all(await context.book_meant(book_id), paragraph_id)
     data = [
         {
             "version_id": v.id,
@@ -157,28 +159,25 @@ def paragraph_versions(context: ChatContext, paragraph_id: str, book_id: BookId 
 
 
 @tool()
-def select_version(
+async def select_version(
     context: ChatContext, paragraph_id: str, version_id: int, book_id: BookId = None
 ) -> Result:
     """Make one of a paragraph's versions the one the book uses."""
-    context.library.select_version(context.book(book_id), paragraph_id, version_id)
+    book = await context.book_meant(book_id)
+    await context.app.versions.select(book, paragraph_id, version_id)
     return _done(f"version {version_id} is now paragraph {paragraph_id}'s translation")
 
 
 @tool(needs_approval=True)
-def write_version(
+async def write_version(
     context: ChatContext,
     paragraph_id: str,
     text: Annotated[str, Field(min_length=1, description="The paragraph's text, on one line.")],
     book_id: BookId = None,
 ) -> Result:
     """Write a new translation of a paragraph, as a manual version; nothing is overwritten."""
-    context.library.add_manual_version(context.book(book_id), paragraph_id, text)
+    await context.app.versions.write(await context.book_meant(book_id), paragraph_id, text)
     return _done(f"paragraph {paragraph_id} has a new manual version, now selected")
-
-
-def _paragraphs(book: Book) -> list[tuple[Chapter, Paragraph]]:
-    return [(c, p) for c in book.chapters for p in c.paragraphs if not p.is_empty]
 
 
 def _paragraph(paragraph: Paragraph) -> dict[str, Any]:
@@ -194,7 +193,7 @@ def _paragraph(paragraph: Paragraph) -> dict[str, Any]:
 
 
 @tool()
-def create_task(
+async def create_task(
     context: ChatContext,
     title: Annotated[str, Field(min_length=1)],
     area_id: Annotated[str | None, Field(description="The book the task is about.")] = None,
@@ -203,51 +202,51 @@ def create_task(
     job_kind: JobKindName | None = None,
 ) -> Result:
     """Add a task to the translator's plan, in a book's area, on a day or unscheduled."""
-    book_id = context.book(area_id) if area_id else None
+    book_id = await context.book_meant(area_id) if area_id else None
     day = parse_date(scheduled_date) if scheduled_date else None
-    task = context.plans.create(
+    task = await context.app.plans.create(
         title,
         book_id=book_id,
         scheduled_date=day,
-        chapters=_chapter_numbers(context, book_id, chapters),
+        chapters=await _chapter_numbers(context, book_id, chapters),
         job_kind=job_kind,
     )
     return _done(f"task 「{task.title}」 created", _task(task))
 
 
 @tool()
-def read_tasks(
+async def read_tasks(
     context: ChatContext,
     view_context: Annotated[
         str, Field(description="daily::YYYY-MM-DD, staging (no date) or area::<book id>.")
     ],
 ) -> Result:
     """List the plan's tasks of a day, the unscheduled ones, or a book's."""
-    tasks = context.plans.read(parse_view_context(view_context))
+    tasks = await context.app.plans.read(parse_view_context(view_context))
     return _done(f"{_count(len(tasks), 'task')} found", {"tasks": [_task(t) for t in tasks]})
 
 
 @tool()
-def update_task(
+async def update_task(
     context: ChatContext, task_id: str, title: str | None = None, completed: bool | None = None
 ) -> Result:
     """Rename a task or mark it done (or not done)."""
-    task = context.plans.update(task_id, title=title, completed=completed)
+    task = await context.app.plans.update(task_id, title=title, completed=completed)
     return _done("task updated", _task(task))
 
 
 @tool()
-def create_schedule(context: ChatContext, task_id: str, scheduled_date: str) -> Result:
+async def create_schedule(context: ChatContext, task_id: str, scheduled_date: str) -> Result:
     """Schedule a task on a day (YYYY-MM-DD)."""
     day = parse_date(scheduled_date)
-    task = context.plans.update(task_id, scheduled_date=day)
+    task = await context.app.plans.update(task_id, scheduled_date=day)
     return _done(f"task scheduled on {day.isoformat()}", _task(task))
 
 
 @tool(needs_approval=True)
-def delete_task(context: ChatContext, task_id: str) -> Result:
+async def delete_task(context: ChatContext, task_id: str) -> Result:
     """Delete a task from the plan."""
-    task = context.plans.delete(task_id)
+    task = await context.app.plans.delete(task_id)
     return _done(f"task 「{task.title}」 deleted")
 
 
@@ -263,7 +262,7 @@ def _task(task: PlanTask) -> dict[str, Any]:
     }
 
 
-def _chapter_numbers(
+async def _chapter_numbers(
     context: ChatContext, book_id: str | None, chapters: str | None
 ) -> list[int] | None:
     if not chapters:
@@ -271,7 +270,7 @@ def _chapter_numbers(
     if book_id is None:
         raise ToolError("MISSING_PARAMETER", "chapters belong to a book: give its id too")
     try:
-        return parse_chapter_numbers(chapters, context.library.chapter_count(book_id))
+        return await context.app.books.chapter_numbers(book_id, chapters)
     except UserError as exc:
         raise ToolError("INVALID_PARAMETER", str(exc)) from None
 
@@ -284,21 +283,17 @@ async def start_job(
     context: ChatContext, kind: JobKindName, chapters: Chapters = None, book_id: BookId = None
 ) -> Result:
     """Start a translation, polish or proofreading job over chapters, in the background."""
-
-    def request() -> JobRequest:
-        book = context.book(book_id)
-        return JobRequest(
-            book_id=book, kind=JobKind(kind), chapters=_chapter_numbers(context, book, chapters)
-        )
-
-    job_id = await context.launcher.start(await asyncio.to_thread(request), context.model)
+    book = await context.book_meant(book_id)
+    numbers = await _chapter_numbers(context, book, chapters)
+    request = JobRequest(book_id=book, kind=JobKind(kind), chapters=numbers)
+    job_id = await context.app.jobs.start(request, context.model)
     return _done(f"{kind} job {job_id} started", {"job_id": job_id})
 
 
 @tool()
 async def job_progress(context: ChatContext, job_id: str) -> Result:
     """A job's status, its paragraphs done, requests, tokens and spending."""
-    progress = await context.launcher.progress(job_id)
+    progress = await context.app.jobs.progress(job_id)
     done, total = progress.paragraphs_done, progress.paragraphs_total
     message = f"job {job_id} is {progress.status}: {done}/{total} paragraphs"
     return _done(message, progress.figures())

@@ -14,6 +14,7 @@ from typing import Any
 
 from honyaku.agent import result_json
 from honyaku.agent.questions import question_summary
+from honyaku.domain.chat import ChatEntry, EntryKind
 from honyaku.llm.messages import (
     AssistantMessage,
     Message,
@@ -22,7 +23,6 @@ from honyaku.llm.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from honyaku.store.chats import ChatEntry, EntryKind
 
 Entry = tuple[EntryKind, dict[str, Any]]
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -29,6 +27,7 @@ from honyaku.domain.book import (
     paragraph_text,
 )
 from honyaku.domain.ids import new_id
+from honyaku.domain.library import BookSummary, ChapterProgress, LocatedParagraph, Version
 from honyaku.domain.quality import QualityWarning
 from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
 from honyaku.errors import ConfigError, NotFoundError
@@ -52,58 +51,6 @@ from honyaku.store.schema import (
 MIN_ID_PREFIX = 4
 SCAN_BATCH = 2000
 ID_PREFIX = re.compile(r"[0-9a-f]{1,8}")
-
-
-@dataclass(frozen=True, slots=True)
-class BookSummary:
-    id: str
-    title: str
-    author: str | None
-    source_lang: str
-    target_lang: str
-    chapters: int
-    work_paragraphs: int
-    translated: int
-    stale: int = 0
-    """Of the translated, those a new edition changed since (``Paragraph.is_stale``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ChapterProgress:
-    number: int
-    id: str
-    title: str
-    translated_title: str | None
-    paragraphs: int
-    work_paragraphs: int
-    translated: int
-    stale: int = 0
-    title_stale: bool = False
-    """A new edition renamed the chapter since its title was translated."""
-    previous_title: str | None = None
-    """The title its translated title was made for, where it is stale (and asked for)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Version:
-    """One version of a paragraph's target text."""
-
-    id: int
-    text: str
-    kind: TranslationKind
-    model: str | None
-    job_id: str | None
-    created_at: datetime
-    selected: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LocatedParagraph:
-    """A paragraph with the chapter it sits in, for the context tools."""
-
-    chapter_id: str
-    chapter_number: int
-    paragraph: Paragraph
 
 
 class Library:
