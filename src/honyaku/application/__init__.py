@@ -20,6 +20,7 @@ never reach the stores or the model servers themselves.
 """
 
 from honyaku.application.books import (
+    DEFAULT_TARGET,
     PAGE_BOOKS,
     PAGE_PARAGRAPHS,
     BookDetail,
@@ -62,6 +63,7 @@ from honyaku.store import (
 )
 
 __all__ = [
+    "DEFAULT_TARGET",
     "DEMO",
     "DEMO_MODEL",
     "PAGE_BOOKS",

@@ -26,7 +26,6 @@ from honyaku.cli.models import (
 )
 from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.cli.progress import JobProgressView, print_summary
-from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import HonyakuError, SpendingCapReached
 from honyaku.formats import ExportFormat
@@ -157,7 +156,7 @@ def chosen_chapters(
 
     async def chosen() -> tuple[str, list[int] | None]:
         book_id = await honyaku.books.resolve(book)
-        return book_id, parse_chapter_numbers(chapters, await honyaku.books.chapter_count(book_id))
+        return book_id, await honyaku.books.chapter_numbers(book_id, chapters)
 
     return run(chosen())
 

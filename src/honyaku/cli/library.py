@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from honyaku.application import ActionKind, JobProgress
+from honyaku.application import DEFAULT_TARGET, ActionKind, JobProgress
 from honyaku.cli.actions import print_actions
 from honyaku.cli.console import out
 from honyaku.cli.editions import print_edition, print_history
@@ -25,7 +25,7 @@ def import_(
     source_lang: Annotated[
         str | None, typer.Option(help="Language of the book. Default: guessed from the text.")
     ] = None,
-    target_lang: Annotated[str, typer.Option(help="Language to translate into.")] = "zh-CN",
+    target_lang: Annotated[str, typer.Option(help="Language to translate into.")] = DEFAULT_TARGET,
     chapter_pattern: Annotated[
         str | None,
         typer.Option(help="Regular expression for chapter heading lines in TXT files."),

@@ -14,7 +14,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from starlette.background import BackgroundTask
 
-from honyaku.application import PAGE_BOOKS, PAGE_PARAGRAPHS, TOOL_NAMES
+from honyaku.application import DEFAULT_TARGET, PAGE_BOOKS, PAGE_PARAGRAPHS, TOOL_NAMES
 from honyaku.domain.workflow import JobKind
 from honyaku.formats import ExportFormat
 from honyaku.jobs.estimate import Estimate
@@ -125,7 +125,7 @@ async def add_book(
     file: Annotated[UploadFile, File(description="A TXT, Aozora text or XHTML, or EPUB file.")],
     title: Annotated[str | None, Form()] = None,
     source_lang: Annotated[str | None, Form()] = None,
-    target_lang: Annotated[str, Form()] = "zh-CN",
+    target_lang: Annotated[str, Form()] = DEFAULT_TARGET,
     chapter_pattern: Annotated[str | None, Form()] = None,
     again: Annotated[
         bool, Form(description="Import it even if the library holds the same book.")
@@ -140,7 +140,7 @@ async def add_book(
             path,
             title=title or None,
             source_lang=source_lang or None,
-            target_lang=target_lang or "zh-CN",
+            target_lang=target_lang or DEFAULT_TARGET,
             chapter_pattern=chapter_pattern or None,
             again=again,
         )

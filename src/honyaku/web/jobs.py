@@ -12,7 +12,6 @@ from fastapi.responses import HTMLResponse
 from sse_starlette import EventSourceResponse
 
 from honyaku.application import Honyaku, JobRequest, ModelChoice
-from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import UserError
 from honyaku.web.events import HEARTBEAT_S, event
@@ -65,8 +64,7 @@ async def job_request(
     retranslate: bool = False,
 ) -> JobRequest:
     """The job a request asks for: ``chapters`` as the person writes them (``"1-3,7"``)."""
-    count = await honyaku.books.chapter_count(book_id)
-    numbers = parse_chapter_numbers(chapters or None, count)
+    numbers = await honyaku.books.chapter_numbers(book_id, chapters)
     return JobRequest(book_id=book_id, kind=kind, chapters=numbers, retranslate=retranslate)
 
 

@@ -11,7 +11,6 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from honyaku.application import FlaggedParagraph, Honyaku
-from honyaku.domain.selection import parse_chapter_numbers
 from honyaku.web.schemas import ERROR_RESPONSES
 from honyaku.web.templating import page
 from honyaku.web.workbench import App
@@ -90,9 +89,7 @@ async def list_flagged(
 
 
 async def _flagged(honyaku: Honyaku, book_id: str, chapters: str, kind: str) -> list[FlaggedOut]:
-    numbers = None
-    if chapters.strip():
-        numbers = parse_chapter_numbers(chapters, await honyaku.books.chapter_count(book_id))
+    numbers = await honyaku.books.chapter_numbers(book_id, chapters)
     found = await honyaku.books.flagged(book_id, chapters=numbers)
     return [FlaggedOut.of(f) for f in found if not kind or any(w.code == kind for w in f.warnings)]
 

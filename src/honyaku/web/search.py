@@ -6,8 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from honyaku.application import Honyaku, Replacement, SearchHit
-from honyaku.domain.selection import parse_chapter_numbers
+from honyaku.application import Replacement, SearchHit
 from honyaku.domain.text_search import MAX_PATTERN_CHARS, TextQuery
 from honyaku.web.schemas import ERROR_RESPONSES
 from honyaku.web.workbench import App
@@ -92,7 +91,7 @@ async def search_book(
         TextQuery(q, regex, case_sensitive),
         source=source,
         translation=translation,
-        chapters=await _chapters(honyaku, book_id, chapters),
+        chapters=await honyaku.books.chapter_numbers(book_id, chapters),
     )
     return SearchOut(total=found.total, hits=[HitOut.of(hit) for hit in found.hits])
 
@@ -108,13 +107,7 @@ async def replace_in_translations(
         TextQuery(asked.q, asked.regex, asked.case_sensitive),
         asked.replacement,
         paragraphs=set(asked.paragraphs) if asked.paragraphs is not None else None,
-        chapters=await _chapters(honyaku, book_id, asked.chapters),
+        chapters=await honyaku.books.chapter_numbers(book_id, asked.chapters),
         apply=asked.apply,
     )
     return [ReplacementOut.of(r) for r in found]
-
-
-async def _chapters(honyaku: Honyaku, book_id: str, chapters: str | None) -> list[int] | None:
-    if not chapters or not chapters.strip():
-        return None
-    return parse_chapter_numbers(chapters, await honyaku.books.chapter_count(book_id))
