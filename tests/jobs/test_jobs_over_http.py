@@ -16,7 +16,7 @@ from sqlalchemy import update
 from honyaku.agent.loop import LoopLimits
 from honyaku.domain import CHUNK_CHARS, JobKind
 from honyaku.jobs import JobRequest, ParagraphsBusy
-from honyaku.jobs.planning import plan_chunks
+from honyaku.jobs.planning import plan_chunks, split_book
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.store import ActionKind, JobScope, JobStore, Stores
 from honyaku.store.schema import ChunkRow, utc_now
@@ -394,11 +394,13 @@ def hold(library, book_id: str, chapters: list[int], held: int) -> str:
     """Open a translation job over ``chapters`` as if another process were running chapter
     ``held`` (it beat a moment ago)."""
     planned = plan_chunks(
-        library.get_book(book_id, chapter_numbers=chapters),
-        JobKind.TRANSLATION,
-        retranslate=False,
-        written=set(),
-        chunk_chars=CHUNK_CHARS,
+        split_book(
+            library.get_book(book_id, chapter_numbers=chapters),
+            JobKind.TRANSLATION,
+            retranslate=False,
+            written=set(),
+            chunk_chars=CHUNK_CHARS,
+        )
     )
     scope = JobScope(book_id, JobKind.TRANSLATION, chapters)
     job, _ = JobStore(library.database).open(scope, model="m", protocol="p", planned=planned)

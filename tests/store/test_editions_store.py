@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from honyaku.domain import BookDraft, ChapterDraft, JobKind, TranslationKind
 from honyaku.domain.edition import match_edition
 from honyaku.errors import UserError
-from honyaku.jobs.planning import plan_chunks
+from honyaku.jobs.planning import plan_chunks, split_book
 from honyaku.store import Database, EditionFile, JobScope, JobStatus, Stores
 from honyaku.store.schema import JobRow
 
@@ -54,7 +54,7 @@ def test_a_job_in_the_queue_or_waiting_for_an_answer_refuses_the_edition(
     # Given a job that a worker will take up, or one whose chunk is parked on a question
     scope = JobScope(book_id, JobKind.TRANSLATION, None)
     planned = plan_chunks(
-        library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set()
+        split_book(library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set())
     )
     job, _ = jobs.open(
         scope, model="m", protocol="native", planned=planned, queued=lambda session, job: None
@@ -75,7 +75,7 @@ def test_an_unfinished_job_plans_again_over_the_new_edition_when_resumed(
 ):
     scope = JobScope(book_id, JobKind.TRANSLATION, None)
     planned = plan_chunks(
-        library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set()
+        split_book(library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set())
     )
     job, _ = jobs.open(scope, model="m", protocol="native", planned=planned)
     jobs.finish(job.id, JobStatus.INTERRUPTED)
@@ -83,7 +83,7 @@ def test_an_unfinished_job_plans_again_over_the_new_edition_when_resumed(
     stores.editions.write(book_id, match, EditionFile("x.txt", None, None))
 
     replanned = plan_chunks(
-        library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set()
+        split_book(library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set())
     )
     resumed, was_resumed = jobs.open(scope, model="m", protocol="native", planned=replanned)
 

@@ -65,12 +65,16 @@ class Where:
 
 @dataclass(frozen=True, slots=True)
 class ChunkFailure:
+    """A part of the job that did not get done, and why."""
+
     where: Where
     reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class JobOutcome:
+    """How a job stands at the end of its run."""
+
     job: Job
     failures: list[ChunkFailure]
     paragraphs_total: int
@@ -87,6 +91,8 @@ class JobOutcome:
 
 @dataclass(frozen=True, slots=True)
 class JobStarted:
+    """A run opened its job: how much of it is done already, and what it has left."""
+
     job: Job
     paragraphs_total: int
     paragraphs_done: int
@@ -97,6 +103,8 @@ class JobStarted:
 
 @dataclass(frozen=True, slots=True)
 class ChunkStarted:
+    """A chunk's conversation begins, with ``paragraphs`` to do."""
+
     where: Where
     paragraphs: int
 
@@ -111,6 +119,9 @@ class ChunkEvent:
 
 @dataclass(frozen=True, slots=True)
 class ParagraphsDone:
+    """``count`` more of the chunk's paragraphs are done: saved by its batches, done
+    meanwhile elsewhere, or left as they were by proofreading."""
+
     where: Where
     count: int
 

@@ -81,20 +81,8 @@ def split_book(
     return chapters
 
 
-def plan_chunks(
-    book: Book,
-    kind: JobKind,
-    *,
-    retranslate: bool,
-    written: Set[str],
-    chunk_chars: int | None = None,
-    only: Set[str] | None = None,
-) -> list[PlannedChunk]:
-    """The chunks of ``book``'s chapters still to do, in chapter order, of at most
-    ``chunk_chars`` (by default the book's setting)."""
-    chapters = split_book(
-        book, kind, retranslate=retranslate, written=written, chunk_chars=chunk_chars, only=only
-    )
+def plan_chunks(chapters: list[list[Chunk]]) -> list[PlannedChunk]:
+    """Each chapter's chunks (``split_book``'s), as the rows a job plans."""
     return [_planned(chunk, chunk.number, len(chunks)) for chunks in chapters for chunk in chunks]
 
 

@@ -62,7 +62,7 @@ class JobRecords:
     async def scope(self, request: JobRequest) -> JobScope:
         return await in_thread(job_scope, self.stores.library, request)
 
-    async def open(
+    def open_job(
         self,
         scope: JobScope,
         planned: list[PlannedChunk],
@@ -71,31 +71,11 @@ class JobRecords:
         protocol: str,
         resume: str | None,
         chunk_chars: int,
+        queued: Opened | None = None,
     ) -> tuple[Job, bool]:
-        return await in_thread(
-            self.stores.jobs.open,
-            scope,
-            model=model,
-            protocol=protocol,
-            planned=planned,
-            resume=resume,
-            chunk_chars=chunk_chars,
-        )
-
-    def open_queued(
-        self,
-        scope: JobScope,
-        planned: list[PlannedChunk],
-        *,
-        model: str,
-        protocol: str,
-        resume: str | None,
-        chunk_chars: int,
-        queued: Opened,
-    ) -> Job:
-        """Open a queued job and queue its work in the same transaction (no run follows here:
-        called in a thread already)."""
-        job, _ = self.stores.jobs.open(
+        """Open the job over ``scope`` (or the one to resume), called in a thread; a queued
+        one has its work queued (``queued``) in the same transaction."""
+        return self.stores.jobs.open(
             scope,
             model=model,
             protocol=protocol,
@@ -104,7 +84,6 @@ class JobRecords:
             queued=queued,
             chunk_chars=chunk_chars,
         )
-        return job
 
     async def join(self, job_id: str, stops_seen: int) -> Job | None:
         return await in_thread(self.stores.jobs.join, job_id, stops_seen)

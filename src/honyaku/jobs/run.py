@@ -32,9 +32,9 @@ from honyaku.jobs.claims import Claims
 from honyaku.jobs.events import JobEvent, JobOutcome, JobStarted
 from honyaku.jobs.heartbeat import heartbeat_s, keep_beating
 from honyaku.jobs.instructions import job_prompt, job_registry
-from honyaku.jobs.planning import plan_chunks
+from honyaku.jobs.planning import plan_chunks, split_book
 from honyaku.jobs.progress import JobProgress
-from honyaku.jobs.records import JobRecords, scope_of
+from honyaku.jobs.records import JobRecords, in_thread, scope_of
 from honyaku.jobs.replanning import Replanner
 from honyaku.jobs.requests import JobRequest
 from honyaku.jobs.scheduler import merged
@@ -174,7 +174,8 @@ async def open_run(
             job, resumed = queued.job, True
         else:
             planned = planned_chunks(book, scope, chunk_chars)
-            job, resumed = await records.open(
+            job, resumed = await in_thread(
+                records.open_job,
                 scope,
                 planned,
                 model=model.provider.model,
@@ -312,7 +313,7 @@ def _lanes(items: Sequence[ChunkItem]) -> list[int]:
 def planned_chunks(book: Book, scope: JobScope, chunk_chars: int) -> list[PlannedChunk]:
     """The chunks of a new job over ``scope``, at ``chunk_chars``."""
     only = None if scope.paragraphs is None else set(scope.paragraphs)
-    return plan_chunks(
+    chapters = split_book(
         book,
         scope.kind,
         retranslate=scope.retranslate,
@@ -320,3 +321,4 @@ def planned_chunks(book: Book, scope: JobScope, chunk_chars: int) -> list[Planne
         chunk_chars=chunk_chars,
         only=only,
     )
+    return plan_chunks(chapters)

@@ -102,7 +102,7 @@ class JobService:
         spending_cap(request.max_cost, book, choice.prices)
         # Planned at the book's size (or the one asked): the model is the workers' to learn.
         chunk_chars = request.chunk_chars or book.settings.chunk_chars
-        return JobRecords(self.stores).open_queued(
+        job, _ = JobRecords(self.stores).open_job(
             scope,
             planned_chunks(book, scope, chunk_chars),
             model=str(choice.model),
@@ -111,6 +111,7 @@ class JobService:
             chunk_chars=chunk_chars,
             queued=queued,
         )
+        return job
 
     async def stop(self, job_id: str) -> None:
         """Stop a running job, here at once, in another process at its next heartbeat."""

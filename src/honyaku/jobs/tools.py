@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -183,9 +183,7 @@ def get_previous_paragraphs(
     context: ChunkContext, paragraph_id: ParagraphId, count: Count = 3
 ) -> dict[str, Any]:
     """Context, read only: the paragraphs before one, across chunks and chapters."""
-    _anchor(context, paragraph_id)
-    found = context.library.neighbours(context.book.id, paragraph_id, "before", count)
-    return {"paragraphs": [_context(p) for p in found]}
+    return _neighbours(context, paragraph_id, "before", count)
 
 
 @tool()
@@ -193,9 +191,7 @@ def get_next_paragraphs(
     context: ChunkContext, paragraph_id: ParagraphId, count: Count = 3
 ) -> dict[str, Any]:
     """Context, read only: the paragraphs after one, across chunks and chapters."""
-    _anchor(context, paragraph_id)
-    found = context.library.neighbours(context.book.id, paragraph_id, "after", count)
-    return {"paragraphs": [_context(p) for p in found]}
+    return _neighbours(context, paragraph_id, "after", count)
 
 
 @tool()
@@ -232,6 +228,14 @@ def get_paragraph_info(context: ChunkContext, paragraph_id: ParagraphId) -> dict
         "in_this_task": paragraph_id in context.workflow.assigned,
         "versions": len(versions),
     }
+
+
+def _neighbours(
+    context: ChunkContext, paragraph_id: str, direction: Literal["before", "after"], count: int
+) -> dict[str, Any]:
+    _anchor(context, paragraph_id)
+    found = context.library.neighbours(context.book.id, paragraph_id, direction, count)
+    return {"paragraphs": [_context(p) for p in found]}
 
 
 def _anchor(context: ChunkContext, paragraph_id: str) -> LocatedParagraph:
