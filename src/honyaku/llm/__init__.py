@@ -35,6 +35,7 @@ from honyaku.llm.retry import RetryingProvider, RetryPolicy
 from honyaku.llm.server_info import ServerInfo, ask_server
 from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tokenizers import token_counter
+from honyaku.llm.wrapper import ProviderWrapper
 
 __all__ = [
     "AssistantMessage",
@@ -42,6 +43,7 @@ __all__ = [
     "ChatProvider",
     "ChatRequest",
     "Message",
+    "ProviderWrapper",
     "ReasoningDelta",
     "Response",
     "Retry",

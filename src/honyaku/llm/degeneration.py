@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from honyaku.errors import DegenerateReplyError
 from honyaku.llm.events import (
     ArgumentsDelta,
-    ChatProvider,
     ReasoningDelta,
     StreamEvent,
     TextDelta,
     closed_after,
 )
 from honyaku.llm.messages import ChatRequest
+from honyaku.llm.wrapper import ProviderWrapper
 
 MIN_LOOP_CHARS = 1000
 MIN_REPEATS = 10
@@ -94,15 +94,8 @@ class RepetitionDetector:
         return Loop(window[-period:], stretch, self._seen)
 
 
-class DegenerationGuard:
+class DegenerationGuard(ProviderWrapper):
     """A ``ChatProvider`` that cuts ``inner``'s looping replies (see the module docstring)."""
-
-    def __init__(self, inner: ChatProvider) -> None:
-        self.inner = inner
-        self.model = inner.model
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         detector = RepetitionDetector()

@@ -30,6 +30,7 @@ from honyaku.domain.pricing import RateLimits
 from honyaku.errors import RateLimitedError
 from honyaku.llm.events import ChatProvider, StreamEvent
 from honyaku.llm.messages import ChatRequest, request_tokens
+from honyaku.llm.wrapper import ProviderWrapper
 
 WINDOW_S = 60.0
 _NUMBER = r"(\d+(?:\.\d+)?)"
@@ -190,13 +191,12 @@ def shared_limiter(key: str, limits: RateLimits, store: WindowStore | None = Non
     return limiter
 
 
-class RateLimitedProvider:
+class RateLimitedProvider(ProviderWrapper):
     """A provider whose every request waits for its limiter first; a 429 holds the limiter
     for the server's ``Retry-After`` before the error goes on to be retried."""
 
     def __init__(self, inner: ChatProvider, limiter: RateLimiter) -> None:
-        self.inner = inner
-        self.model = inner.model
+        super().__init__(inner)
         self.limiter = limiter
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
@@ -208,6 +208,3 @@ class RateLimitedProvider:
             if exc.retry_after_s:
                 self.limiter.hold(exc.retry_after_s)
             raise
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
