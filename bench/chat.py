@@ -35,7 +35,7 @@ def reading(turns: object) -> Reply:
 
 async def chat(stores: Stores, book_id: str, server: FakeLLMServer, budget: int) -> None:
     broker = Broker()
-    launcher = InProcessLauncher(JobService(stores, broker), stores.protocols)
+    launcher = InProcessLauncher(JobService(stores, broker), stores.learned)
     service = ChatService(stores, broker, launcher, context_chars=budget)
     choice = ModelChoice("fake", server.url, protocol=ToolProtocol.NATIVE)
     model = await service.model(choice, language="zh-CN")

@@ -96,7 +96,7 @@ def chat_with(library: Library, book_id: str, protocol: str):
             broker = Broker()
             with broker.attached(person):
                 stores = Stores.over(library.database)
-                launcher = InProcessLauncher(JobService(stores, broker), stores.protocols)
+                launcher = InProcessLauncher(JobService(stores, broker), stores.learned)
                 service = ChatService(stores, broker, launcher)
                 choice = ModelChoice("fake", fake.url, protocol=ToolProtocol(protocol))
                 model = ChatModel(connected(fake, protocol), choice)

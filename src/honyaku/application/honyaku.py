@@ -33,8 +33,8 @@ class Honyaku:
         self.stores = stores
         self.broker = Broker()
         self.engine = JobService(stores, self.broker)
-        self.launcher = launcher or InProcessLauncher(self.engine, stores.protocols)
-        self.models = Models(stores.profiles, stores.protocols)
+        self.launcher = launcher or InProcessLauncher(self.engine, stores.learned)
+        self.models = Models(stores.profiles, stores.learned)
         self.books = Books(stores)
         self.editions = Editions(stores)
         self.versions = Versions(stores.library)

@@ -53,9 +53,9 @@ class Jobs:
     async def run(self, request: JobRequest, model: ModelChoice) -> AsyncIterator[JobEvent]:
         """Run the job here, in the foreground: its events as they come."""
         target = await self._ready(request, model)
-        windows = self._stores.shared_windows
+        rate_log = self._stores.shared_rate_log
         async with open_model(
-            model, self._stores.protocols, language=target, windows=windows
+            model, self._stores.learned, language=target, rate_log=rate_log
         ) as connected:
             async for event in self._service.run(request, connected):
                 yield event

@@ -177,9 +177,9 @@ class ChatService:
         if key not in self._models:
             opened = open_model(
                 choice,
-                self.stores.protocols,
+                self.stores.learned,
                 language=language,
-                windows=self.stores.shared_windows,
+                rate_log=self.stores.shared_rate_log,
             )
             self._models[key] = await self._open.enter_async_context(opened)
         return ChatModel(self._models[key], choice)

@@ -145,7 +145,7 @@ class InProcessLauncher:
                 choice,
                 self.protocols,
                 language=book.target_lang,
-                windows=self.service.stores.shared_windows,
+                rate_log=self.service.stores.shared_rate_log,
             ) as model:
                 async for event in self.service.run(request, model):
                     if isinstance(event, JobStarted):

@@ -123,7 +123,7 @@ class Worker:
         try:
             choice, language = await asyncio.to_thread(self._model_of, order)
             async with open_model(
-                choice, self.stores.protocols, language=language, windows=self.stores.shared_windows
+                choice, self.stores.learned, language=language, rate_log=self.stores.shared_rate_log
             ) as model:
                 gated = replace(model, provider=StoppingGate(model.provider, self.stopping))
                 end = await self.service.run_chapter(chapter, gated)
