@@ -36,7 +36,7 @@ def test_a_model_that_calls_tools_natively_is_reachable_takes_the_key_and_calls_
     assert found.problem is None
     assert found.key_variable == "FAKE_KEY"
     assert sent == 1
-    remembered = stores.protocols.protocol(server.url.rstrip("/"), "fake-translator")
+    remembered = stores.learned.protocol(server.url.rstrip("/"), "fake-translator")
     assert remembered == "native"
 
 

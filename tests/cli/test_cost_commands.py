@@ -15,8 +15,8 @@ from honyaku.testing import FakeLLMServer, FakeTranslator
 from ..conftest import novel
 from .conftest import RASHOMON, honyaku, imported
 
-WINDOW_S = 0.5
-"""The rate limiter's window in the rate test: a minute's rate, kept over half a second."""
+PERIOD_S = 0.5
+"""The rate limiter's period in the rate test: a minute's rate, kept over half a second."""
 
 
 def priced_profile(server: FakeLLMServer, *extra: str) -> None:
@@ -90,12 +90,12 @@ def test_max_cost_without_prices_is_one_line_before_any_request(fake_model):
     assert fake_model.requests == []
 
 
-def test_a_60_rpm_profile_sends_at_most_60_requests_in_any_window_with_8_chapters(
+def test_a_60_rpm_profile_sends_at_most_60_requests_in_any_period_with_8_chapters(
     home, fake_model, monkeypatch: pytest.MonkeyPatch
 ):
     # Given eight chapters worked on at once by a cautious model (one call a reply), and a
-    # profile allowed 60 requests a window (half a second here, a minute in life)
-    monkeypatch.setattr(rate_limit, "WINDOW_S", WINDOW_S)
+    # profile allowed 60 requests a period (half a second here, a minute in life)
+    monkeypatch.setattr(rate_limit, "PERIOD_S", PERIOD_S)
     library = Library(Database.open(home))
     book = library.add_book(novel(8, 30), source_lang="ja", target_lang="zh-CN")
     library.update_settings(book, chunk_chars=200)
@@ -106,24 +106,24 @@ def test_a_60_rpm_profile_sends_at_most_60_requests_in_any_window_with_8_chapter
     # When the book is translated
     honyaku("translate", book, "--model", "priced", "--concurrency", "8")
 
-    # Then every request went through the profile's one limiter, and no window held more
-    # than 60 of them, though the job needed more than one window's worth
+    # Then every request went through the profile's one limiter, and no period held more
+    # than 60 of them, though the job needed more than one period's worth
     assert len(granted) == len(fake_model.requests) > 60
-    assert max(_in_any_window(granted, WINDOW_S)) <= 60
-    assert granted[-1] - granted[0] >= WINDOW_S
+    assert max(_in_any_period(granted, PERIOD_S)) <= 60
+    assert granted[-1] - granted[0] >= PERIOD_S
 
 
 def granted_sends(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The times, on its own clock, at which the limiter lets each request go: what it
     promises. The server's arrival times add the loopback's jitter, which in a half-second
-    window can put a 61st request into one."""
+    period can put a 61st request into one."""
     granted: list[float] = []
     for log in (rate_limit.ProcessLog, rate_limit.SharedLog):
 
         async def recording(
-            self: Any, now: float, tokens: int, window_s: float, decide: Any, admit: Any = log.admit
+            self: Any, now: float, tokens: int, period_s: float, decide: Any, admit: Any = log.admit
         ) -> float:
-            wait = await admit(self, now, tokens, window_s, decide)
+            wait = await admit(self, now, tokens, period_s, decide)
             if wait <= 0:
                 granted.append(now)
             return wait
@@ -132,11 +132,11 @@ def granted_sends(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     return granted
 
 
-def _in_any_window(times: list[float], window_s: float) -> list[int]:
-    """For each request, how many were granted in the window that it opens."""
+def _in_any_period(times: list[float], period_s: float) -> list[int]:
+    """For each request, how many were granted in the period that it opens."""
     times = sorted(times)
-    return [sum(1 for t in times[i:] if t < start + window_s) for i, start in enumerate(times)]
+    return [sum(1 for t in times[i:] if t < start + period_s) for i, start in enumerate(times)]
 
 
-def test_in_any_window_counts_requests_within_a_window():
-    assert _in_any_window([0.0, 0.1, 0.6, 0.7], 0.5) == [2, 1, 2, 1]
+def test_in_any_period_counts_requests_within_a_period():
+    assert _in_any_period([0.0, 0.1, 0.6, 0.7], 0.5) == [2, 1, 2, 1]

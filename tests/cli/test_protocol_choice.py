@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from honyaku.store import Database, LearnedProtocols, Library
+from honyaku.store import Database, LearnedModels, Library
 from honyaku.testing import FakeGeminiServer, FakeLLMServer, ToolSupport, pseudo_translation
 
 from .conftest import RASHOMON, honyaku, imported
@@ -48,7 +48,7 @@ def test_auto_asks_the_model_once_and_remembers_per_server_and_model(home, suppo
         honyaku("translate", book, *flags(server, "--protocol", "auto"))
         honyaku("translate", book, *flags(server, "--protocol", "auto", "--retranslate"))
 
-        remembered = LearnedProtocols(Database.open(home)).protocol(server.url, "fake-translator")
+        remembered = LearnedModels(Database.open(home)).protocol(server.url, "fake-translator")
         assert probes(server) == 1
     assert remembered == expected
     assert_all_translated(home, book)

@@ -20,7 +20,7 @@ from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.jobs import ChunkFinished, JobOutcome, JobRequest, JobStarted
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol, open_model
-from honyaku.store import ChunkStatus, LearnedProtocols, Library, ModelProfiles, Stores
+from honyaku.store import ChunkStatus, LearnedModels, Library, ModelProfiles, Stores
 from honyaku.store.chunks import ChunkStore
 from honyaku.testing import MODEL_NAME, FakeLLMServer, FakeTranslator, Mistake, pseudo_translation
 from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
@@ -137,7 +137,7 @@ def open_local(library: Library, fake_model: FakeLLMServer):
     profiles = ModelProfiles(library.database)
     profiles.save(ModelProfile(name="local", model=MODEL_NAME, base_url=fake_model.url))
     choice = replace(ModelChoice.from_profile(profiles.get("local")), protocol=ToolProtocol.NATIVE)
-    return open_model(choice, LearnedProtocols(library.database), language="zh-CN")
+    return open_model(choice, LearnedModels(library.database), language="zh-CN")
 
 
 def translate_locally(
@@ -206,7 +206,7 @@ def test_a_server_that_says_its_window_is_only_sent_requests_that_fit(
     profiles = ModelProfiles(library.database)
     profiles.save(ModelProfile(name="local", model=MODEL_NAME, base_url=fake_model.url))
     choice = ModelChoice.from_profile(profiles.get("local"))
-    memory = LearnedProtocols(library.database)
+    memory = LearnedModels(library.database)
 
     async def job() -> None:
         async with open_model(

@@ -36,7 +36,7 @@ async def test_the_pace_learned_in_one_job_is_where_the_next_one_starts(
     fake_model.latency_s = 0.05
 
     first = await translate(honyaku, fake_model, book_id)
-    learned = stores.protocols.pace(fake_model.url, "fake-translator")
+    learned = stores.learned.pace(fake_model.url, "fake-translator")
     second = await translate(honyaku, fake_model, book_id, chapter=2)
 
     assert learned is not None

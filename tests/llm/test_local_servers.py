@@ -137,7 +137,7 @@ async def test_a_job_on_a_model_that_cannot_answer_stops_before_its_first_reques
     with serving(routes) as server:
         choice = ModelChoice("qwen3:8b", f"{server.origin}/v1", protocol=ToolProtocol.NATIVE)
         with pytest.raises(ModelUnavailableError, match="ollama pull qwen3:8b") as refused:
-            async with open_model(choice, stores.protocols, language="zh-CN"):
+            async with open_model(choice, stores.learned, language="zh-CN"):
                 pass
 
     assert "\n" not in str(refused.value)
@@ -168,7 +168,7 @@ async def bodies_sent(
         app.add_route(path, serving_json(body))
     with BackgroundServer(app) as server:
         choice = ModelChoice("qwen", f"{server.origin}/v1", protocol=ToolProtocol.NATIVE)
-        async with open_model(choice, stores.protocols, language="zh-CN") as model:
+        async with open_model(choice, stores.learned, language="zh-CN") as model:
             async for _event in model.provider.stream(request):
                 pass
     return bodies

@@ -66,7 +66,7 @@ def test_sixty_rpm_from_eight_callers_at_once_never_puts_61_in_a_minute():
     assert rate.granted[-1] == pytest.approx(180)
 
 
-def test_tokens_per_minute_hold_a_request_until_the_window_has_room():
+def test_tokens_per_minute_hold_a_request_until_the_minute_has_room():
     rate, clock = limiter(RateLimits(tokens_per_minute=1000))
 
     async def three() -> None:

@@ -57,7 +57,7 @@ class BookDetail:
 
 @dataclass(frozen=True, slots=True)
 class ChapterView:
-    """A window on a chapter: some of its paragraphs, with their selected translations and
+    """A page of a chapter: some of its paragraphs, with their selected translations and
     every version, so that a chapter of any length is read a page at a time."""
 
     book: Book

@@ -39,7 +39,7 @@ class Honyaku:
         self.launcher: JobLauncher = (
             queue_launcher(self.engine) if queued else InProcessLauncher(self.engine)
         )
-        self.models = Models(stores.profiles, stores.protocols)
+        self.models = Models(stores.profiles, stores.learned)
         self.books = Books(stores)
         self.editions = Editions(stores)
         self.versions = Versions(stores.library)

@@ -26,7 +26,7 @@ from honyaku.llm.models import (
     model_status,
     open_model,
 )
-from honyaku.store import LearnedProtocols, ModelProfiles, Stores
+from honyaku.store import LearnedModels, ModelProfiles, Stores
 
 DEMO = ModelChoice(DEMO_MODEL, prices=Prices(0.0, 0.0))
 
@@ -39,16 +39,16 @@ def model_opener(stores: Stores) -> ModelOpener:
         choice: ModelChoice, *, language: str
     ) -> AbstractAsyncContextManager[ConnectedModel]:
         return open_model(
-            choice, stores.protocols, language=language, windows=stores.shared_windows
+            choice, stores.learned, language=language, rate_log=stores.shared_rate_log
         )
 
     return opened
 
 
 class Models:
-    def __init__(self, profiles: ModelProfiles, protocols: LearnedProtocols) -> None:
+    def __init__(self, profiles: ModelProfiles, learned: LearnedModels) -> None:
         self._profiles = profiles
-        self._protocols = protocols
+        self._learned = learned
 
     async def all(self) -> list[ModelProfile]:
         return await asyncio.to_thread(self._profiles.all)
@@ -63,7 +63,7 @@ class Models:
     async def check(self, profile: ModelProfile) -> ModelCheck:
         """Ask the profile's model once (saved or not): is its server there, does it take
         the key, does it call tools natively? An ``auto`` profile's answer is kept for jobs."""
-        return await check_model(ModelChoice.from_profile(profile), self._protocols)
+        return await check_model(ModelChoice.from_profile(profile), self._learned)
 
     async def remove(self, name: str) -> None:
         await asyncio.to_thread(self._profiles.remove, name)
@@ -81,7 +81,7 @@ class Models:
         """What the model's server says of it (a local one: its window, the model it has
         loaded, whether it is busy or cannot answer), and its pace as learned there; the
         model is sent nothing to answer."""
-        return await model_status(choice, self._protocols)
+        return await model_status(choice, self._learned)
 
     async def profile_for(self, model: str) -> str | None:
         """The saved profile a job that ran with ``model`` (a profile's or a server's name

@@ -38,7 +38,7 @@ CONTAINED_SHARE = 0.9
 part of the longer (a split or a merge)..."""
 MIN_PART_SHARE = 0.25
 """...when it is at least this share of the longer one's length."""
-MAX_WINDOW_PAIRS = 1_000_000
+MAX_RUN_PAIRS = 1_000_000
 """Pairs compared for one run of unpaired paragraphs at most: beyond it (a whole chapter
 replaced by another), the run is left new and its neighbours gone."""
 
@@ -103,7 +103,7 @@ def _near(old: list[str], new: list[str], pairs: dict[int, int]) -> None:
         candidates = sorted(
             set(_free_after(paired_old, left)) | set(_free_before(paired_old, right))
         )
-        if not candidates or len(run) * len(candidates) > MAX_WINDOW_PAIRS:
+        if not candidates or len(run) * len(candidates) > MAX_RUN_PAIRS:
             continue
         for j, i in _best_pairs(old, new, run, candidates):
             pairs[j] = i

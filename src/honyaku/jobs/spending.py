@@ -33,6 +33,7 @@ from honyaku.errors import ConfigError, SpendingCapReached
 from honyaku.jobs.progress import cost_of
 from honyaku.llm.events import ChatProvider, Response, StreamEvent, Usage
 from honyaku.llm.messages import ChatRequest, request_tokens
+from honyaku.llm.wrapper import ProviderWrapper
 from honyaku.store.spending import SpendingLedger
 
 TEXT_GROWTH = 1.5
@@ -156,15 +157,14 @@ class Purse(Protocol):
     async def settle(self, reserved: Any, usage: Usage | None) -> None: ...
 
 
-class CappedProvider:
+class CappedProvider(ProviderWrapper):
     """A provider whose requests go out only while the run's spending stays under its cap;
     ``reply_bound`` says how long the next reply could be."""
 
     def __init__(
         self, inner: ChatProvider, spending: Purse, reply_bound: Callable[[], float]
     ) -> None:
-        self.inner = inner
-        self.model = inner.model
+        super().__init__(inner)
         self.spending = spending
         self.reply_bound = reply_bound
 
@@ -178,6 +178,3 @@ class CappedProvider:
                 yield event
         finally:
             await self.spending.settle(reserved, usage)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

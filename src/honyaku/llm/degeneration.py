@@ -25,20 +25,21 @@ from dataclasses import dataclass
 from honyaku.errors import DegenerateReplyError
 from honyaku.llm.events import (
     ArgumentsDelta,
-    ChatProvider,
     ReasoningDelta,
     StreamEvent,
     TextDelta,
     closed_after,
 )
 from honyaku.llm.messages import ChatRequest
+from honyaku.llm.wrapper import ProviderWrapper
 
 MIN_LOOP_CHARS = 1000
 MIN_REPEATS = 10
 MAX_PERIOD_CHARS = 1000
 PROBE_CHARS = 32
 CHECK_EVERY_CHARS = 200
-WINDOW_CHARS = MAX_PERIOD_CHARS * MIN_REPEATS
+WATCHED_CHARS = MAX_PERIOD_CHARS * MIN_REPEATS
+"""The last stretch of a reply kept to look for a loop in: the longest period, repeated."""
 SHOWN_SPAN_CHARS = 40
 
 
@@ -64,12 +65,12 @@ class RepetitionDetector:
     """Fed a reply's text as it streams; says when its last stretch is one span repeated."""
 
     def __init__(self) -> None:
-        self._window = ""
+        self._watched = ""
         self._seen = 0
         self._unchecked = 0
 
     def feed(self, text: str) -> Loop | None:
-        self._window = (self._window + text)[-WINDOW_CHARS:]
+        self._watched = (self._watched + text)[-WATCHED_CHARS:]
         self._seen += len(text)
         self._unchecked += len(text)
         if self._unchecked < CHECK_EVERY_CHARS:
@@ -78,31 +79,24 @@ class RepetitionDetector:
         return self._loop()
 
     def _loop(self) -> Loop | None:
-        window = self._window
-        if len(window) < MIN_LOOP_CHARS:
+        watched = self._watched
+        if len(watched) < MIN_LOOP_CHARS:
             return None
-        probe_at = len(window) - PROBE_CHARS
-        before = window.rfind(window[probe_at:], 0, len(window) - 1)
+        probe_at = len(watched) - PROBE_CHARS
+        before = watched.rfind(watched[probe_at:], 0, len(watched) - 1)
         if before < 0:
             return None
         period = probe_at - before
         stretch = max(MIN_LOOP_CHARS, period * MIN_REPEATS)
-        if period > MAX_PERIOD_CHARS or stretch > len(window):
+        if period > MAX_PERIOD_CHARS or stretch > len(watched):
             return None
-        if window[-stretch:-period] != window[-stretch + period :]:
+        if watched[-stretch:-period] != watched[-stretch + period :]:
             return None
-        return Loop(window[-period:], stretch, self._seen)
+        return Loop(watched[-period:], stretch, self._seen)
 
 
-class DegenerationGuard:
+class DegenerationGuard(ProviderWrapper):
     """A ``ChatProvider`` that cuts ``inner``'s looping replies (see the module docstring)."""
-
-    def __init__(self, inner: ChatProvider) -> None:
-        self.inner = inner
-        self.model = inner.model
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         detector = RepetitionDetector()

@@ -37,7 +37,7 @@ from honyaku.llm.pace import ServerPace
 from honyaku.llm.rate_limit import (
     RateLimitedProvider,
     RateLimiter,
-    WindowStore,
+    SharedRateLog,
     shared_limiter,
 )
 from honyaku.llm.reply_cap import CAPPED_SERVERS, ReplyCap
@@ -283,17 +283,17 @@ async def open_model(
     memory: ModelMemory,
     *,
     language: str,
-    windows: WindowStore | None = None,
+    rate_log: SharedRateLog | None = None,
 ) -> AsyncIterator[ConnectedModel]:
     """The chosen model with retries, its looping replies cut (``degeneration``), speaking
     tools in ``language`` if it needs the XML protocol; its connections close on exit. Its
-    profile's rate limits are kept in ``windows`` where given (a shared database), else in
+    profile's rate limits are kept in ``rate_log`` where given (a shared database), else in
     this process."""
     model = _named(choice)
     kind = choice.check()
     choice.check_key()
     timeouts = Timeouts.from_environment()
-    limiter = _limiter(choice, kind, windows)
+    limiter = _limiter(choice, kind, rate_log)
     url = _server_url(choice, kind)
     info = await _ask_server(choice, kind)
     if absence := info.absence(url, model):
@@ -408,13 +408,13 @@ def _server_url(choice: ModelChoice, kind: ProviderKind) -> str:
 
 
 def _limiter(
-    choice: ModelChoice, kind: ProviderKind, windows: WindowStore | None
+    choice: ModelChoice, kind: ProviderKind, rate_log: SharedRateLog | None
 ) -> RateLimiter | None:
     """The limiter for the choice's profile (or model and server), if it has limits."""
     if not choice.rate_limits:
         return None
     key = choice.profile or f"{kind.name} {choice.endpoint} {choice.model}"
-    return shared_limiter(key, choice.rate_limits, windows)
+    return shared_limiter(key, choice.rate_limits, rate_log)
 
 
 async def _resolve(

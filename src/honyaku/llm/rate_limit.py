@@ -1,12 +1,13 @@
 """Keeping to a provider's rate limits: requests and tokens per minute, for the whole process
 or for every process on a shared database.
 
-A ``RateLimiter`` counts what was sent in the last minute (a sliding window) and makes the next
-request wait until it fits under both limits. One limiter serves every chapter and every job of
-the process that uses the same model profile (``shared_limiter``), so eight chapters at once
-still send no more than the profile allows. Its window is kept in this process (``ProcessLog``)
-or, on a shared database, in the database (``SharedLog``): workers on several machines then
-send no more together than the profile allows.
+A ``RateLimiter`` counts what was sent in the last minute (``PERIOD_S``, a period that slides
+with the clock) and makes the next request wait until it fits under both limits. One limiter
+serves every chapter and every job of the process that uses the same model profile
+(``shared_limiter``), so eight chapters at once still send no more than the profile allows.
+Its log of the minute's sends is kept in this process (``ProcessLog``) or, on a shared
+database, in the database (``SharedLog``): workers on several machines then send no more
+together than the profile allows.
 
 The server has the last word: a 429's ``Retry-After`` holds every request back until then, and
 so do ``x-ratelimit-remaining-requests`` or ``-tokens`` at 0, until their ``x-ratelimit-reset-…``
@@ -30,20 +31,23 @@ from honyaku.domain.pricing import RateLimits
 from honyaku.errors import RateLimitedError
 from honyaku.llm.events import ChatProvider, StreamEvent
 from honyaku.llm.messages import ChatRequest, request_tokens
+from honyaku.llm.wrapper import ProviderWrapper
 
-WINDOW_S = 60.0
+PERIOD_S = 60.0
+"""The period a limit counts over: requests and tokens per minute."""
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _DURATION = re.compile(rf"(?:{_NUMBER}h)?(?:{_NUMBER}m(?!s))?(?:{_NUMBER}s)?(?:(\d+)ms)?")
 
 
 Decide = Callable[[Sequence[tuple[float, int]], float], float]
-"""Given a window's sends (time, tokens) and the time held until, the seconds to wait."""
+"""Given the period's sends (time, tokens) and the time held until, the seconds to wait."""
 
 
 class SendLog(Protocol):
-    """Where a limiter keeps its window: in this process, or shared (``SharedLog``)."""
+    """Where a limiter keeps the sends of its last period: in this process, or shared
+    (``SharedLog``)."""
 
-    async def admit(self, now: float, tokens: int, window_s: float, decide: Decide) -> float:
+    async def admit(self, now: float, tokens: int, period_s: float, decide: Decide) -> float:
         """Count a send of ``tokens`` at ``now`` if ``decide`` lets it go; else the wait."""
         ...
 
@@ -52,14 +56,14 @@ class SendLog(Protocol):
 
 @dataclass
 class ProcessLog:
-    """The window in this process's memory: every chapter and job here shares it."""
+    """The log in this process's memory: every chapter and job here shares it."""
 
     _sent: deque[tuple[float, int]] = field(default_factory=deque)
     _held_until: float = 0.0
 
-    async def admit(self, now: float, tokens: int, window_s: float, decide: Decide) -> float:
+    async def admit(self, now: float, tokens: int, period_s: float, decide: Decide) -> float:
         # Nothing awaits between the check and the count: concurrent callers never overshoot.
-        while self._sent and self._sent[0][0] <= now - window_s:
+        while self._sent and self._sent[0][0] <= now - period_s:
             self._sent.popleft()
         wait = decide(self._sent, self._held_until)
         if wait <= 0:
@@ -70,32 +74,33 @@ class ProcessLog:
         self._held_until = max(self._held_until, until)
 
 
-class WindowStore(Protocol):
-    """Windows kept where every process can count them (``store.rate_windows``); blocking."""
+class SharedRateLog(Protocol):
+    """Every limit's log, by key, kept where every process can count in it (the database's
+    ``store.RateLog``); blocking."""
 
     def admit(
-        self, key: str, now: float, window_s: float, tokens: int, decide: Decide
+        self, key: str, now: float, period_s: float, tokens: int, decide: Decide
     ) -> float: ...
 
     def hold(self, key: str, until: float) -> None: ...
 
 
 class SharedLog:
-    """The window of ``key`` kept in a ``WindowStore``, for every process on it: each send
+    """The log of ``key`` kept in a ``SharedRateLog``, for every process on it: each send
     is counted there under the key's lock. Times are the wall clock's, the same on every
     machine (give or take NTP)."""
 
-    def __init__(self, store: WindowStore, key: str) -> None:
-        self.store, self.key = store, key
+    def __init__(self, rate_log: SharedRateLog, key: str) -> None:
+        self.rate_log, self.key = rate_log, key
         self._holds: set[asyncio.Task[None]] = set()
 
-    async def admit(self, now: float, tokens: int, window_s: float, decide: Decide) -> float:
-        return await asyncio.to_thread(self.store.admit, self.key, now, window_s, tokens, decide)
+    async def admit(self, now: float, tokens: int, period_s: float, decide: Decide) -> float:
+        return await asyncio.to_thread(self.rate_log.admit, self.key, now, period_s, tokens, decide)
 
     def hold(self, until: float) -> None:
         # Told from inside a reply's stream: written in the background, the stream goes on.
         task = asyncio.get_running_loop().create_task(
-            asyncio.to_thread(self.store.hold, self.key, until)
+            asyncio.to_thread(self.rate_log.hold, self.key, until)
         )
         self._holds.add(task)
         task.add_done_callback(self._holds.discard)
@@ -104,7 +109,7 @@ class SharedLog:
 @dataclass
 class RateLimiter:
     limits: RateLimits
-    window_s: float = WINDOW_S
+    period_s: float = PERIOD_S
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     log: SendLog = field(default_factory=ProcessLog)
@@ -114,7 +119,7 @@ class RateLimiter:
         while True:
             now = self.clock()
             wait = await self.log.admit(
-                now, tokens, self.window_s, partial(self._wait_s, now, tokens)
+                now, tokens, self.period_s, partial(self._wait_s, now, tokens)
             )
             if wait <= 0:
                 return
@@ -135,11 +140,11 @@ class RateLimiter:
     def _wait_s(
         self, now: float, tokens: int, sent: Sequence[tuple[float, int]], held_until: float
     ) -> float:
-        sent = [s for s in sent if s[0] > now - self.window_s]
+        sent = [s for s in sent if s[0] > now - self.period_s]
         waits = [held_until - now]
         rpm, tpm = self.limits.requests_per_minute, self.limits.tokens_per_minute
         if rpm and len(sent) >= rpm:
-            waits.append(sent[len(sent) - rpm][0] + self.window_s - now)
+            waits.append(sent[len(sent) - rpm][0] + self.period_s - now)
         if tpm and sent:
             waits.append(self._tokens_wait(sent, now, min(tokens, tpm), tpm))
         return max(waits)
@@ -147,14 +152,14 @@ class RateLimiter:
     def _tokens_wait(
         self, sent: Sequence[tuple[float, int]], now: float, tokens: int, tpm: int
     ) -> float:
-        """Until enough of the window's tokens have aged out for ``tokens`` (≤ ``tpm``) more."""
+        """Until enough of the period's tokens have aged out for ``tokens`` (≤ ``tpm``) more."""
         excess = sum(n for _, n in sent) + tokens - tpm
         for sent_at, n in sent:
             if excess <= 0:
                 break
             excess -= n
             if excess <= 0:
-                return sent_at + self.window_s - now
+                return sent_at + self.period_s - now
         return 0.0
 
 
@@ -177,26 +182,28 @@ def _seconds(text: str) -> float:
 _SHARED: dict[tuple[str, bool], RateLimiter] = {}
 
 
-def shared_limiter(key: str, limits: RateLimits, store: WindowStore | None = None) -> RateLimiter:
-    """The process's one limiter for ``key`` (a model profile), made on first use; kept in
-    ``store`` for every process on it, where given."""
-    limiter = _SHARED.get((key, store is not None))
-    if limiter is None or limiter.limits != limits or limiter.window_s != WINDOW_S:
-        if store is None:
-            limiter = RateLimiter(limits, WINDOW_S)
+def shared_limiter(
+    key: str, limits: RateLimits, rate_log: SharedRateLog | None = None
+) -> RateLimiter:
+    """The process's one limiter for ``key`` (a model profile), made on first use; its sends
+    kept in ``rate_log`` for every process on it, where given."""
+    shared = rate_log is not None
+    limiter = _SHARED.get((key, shared))
+    if limiter is None or limiter.limits != limits or limiter.period_s != PERIOD_S:
+        if rate_log is None:
+            limiter = RateLimiter(limits, PERIOD_S)
         else:
-            limiter = RateLimiter(limits, WINDOW_S, clock=time.time, log=SharedLog(store, key))
-        _SHARED[(key, store is not None)] = limiter
+            limiter = RateLimiter(limits, PERIOD_S, clock=time.time, log=SharedLog(rate_log, key))
+        _SHARED[(key, shared)] = limiter
     return limiter
 
 
-class RateLimitedProvider:
+class RateLimitedProvider(ProviderWrapper):
     """A provider whose every request waits for its limiter first; a 429 holds the limiter
     for the server's ``Retry-After`` before the error goes on to be retried."""
 
     def __init__(self, inner: ChatProvider, limiter: RateLimiter) -> None:
-        self.inner = inner
-        self.model = inner.model
+        super().__init__(inner)
         self.limiter = limiter
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
@@ -208,6 +215,3 @@ class RateLimitedProvider:
             if exc.retry_after_s:
                 self.limiter.hold(exc.retry_after_s)
             raise
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

@@ -1,4 +1,4 @@
-"""Reasoning that a model writes into its reply text: telling it from the answer (issue 8).
+"""Reasoning that a model writes into its reply text: telling it from the answer.
 
 Open reasoning models (DeepSeek-R1 and its distills, QwQ, Qwen3 thinking) served by llama.cpp,
 Ollama or vLLM without a reasoning parser think out loud in the reply text, and often draft

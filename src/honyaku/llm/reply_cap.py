@@ -25,6 +25,7 @@ from honyaku.errors import ContextOverflowError, TransientProviderError
 from honyaku.llm.events import ChatProvider, Response, StreamEvent
 from honyaku.llm.messages import ChatRequest, request_tokens
 from honyaku.llm.server_info import LLAMA_CPP, OLLAMA
+from honyaku.llm.wrapper import ProviderWrapper
 
 if TYPE_CHECKING:
     from honyaku.llm.models import ContextWindow
@@ -56,12 +57,11 @@ def reply_room(window: int, prompt_tokens: float) -> int:
     return room
 
 
-class ReplyCap:
+class ReplyCap(ProviderWrapper):
     """A ``ChatProvider`` whose requests carry the room ``window`` leaves for the reply."""
 
     def __init__(self, inner: ChatProvider, window: ContextWindow, tokens: TokenCounter) -> None:
-        self.inner = inner
-        self.model = inner.model
+        super().__init__(inner)
         self.window = window
         self.tokens = tokens
 
@@ -79,6 +79,3 @@ class ReplyCap:
             if _FILLED.search(str(exc)):
                 self.window.observe_count(self.window.count_factor * FILLED_RECOUNT)
             raise
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

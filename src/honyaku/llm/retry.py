@@ -22,6 +22,7 @@ from honyaku.errors import ProviderError, TransientProviderError, UnreachableErr
 from honyaku.llm.events import ChatProvider, Retry, StreamEvent
 from honyaku.llm.messages import ChatRequest
 from honyaku.llm.timeouts import BUDGET_VARIABLE, REQUEST_BUDGET_S
+from honyaku.llm.wrapper import ProviderWrapper
 
 MAX_ATTEMPTS = 6
 RETRY_BASE_S = 1.0
@@ -44,20 +45,16 @@ class RetryPolicy:
         return min(self.base_s * 2 ** (attempt - 1), self.max_delay_s)
 
 
-class RetryingProvider:
+class RetryingProvider(ProviderWrapper):
     def __init__(
         self,
         inner: ChatProvider,
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self.inner = inner
-        self.model = inner.model
+        super().__init__(inner)
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         attempt, started = 1, monotonic()

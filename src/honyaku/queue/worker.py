@@ -39,6 +39,7 @@ from honyaku.jobs.heartbeat import heartbeat_s
 from honyaku.llm.events import ChatProvider, StreamEvent
 from honyaku.llm.messages import ChatRequest
 from honyaku.llm.models import ConnectedModel, ModelChoice, ModelOpener
+from honyaku.llm.wrapper import ProviderWrapper
 from honyaku.queue.app import WORKER_CONTEXT, queue_app
 from honyaku.queue.orders import JobQueue, choice_from_record, queue_of
 from honyaku.store import JobStatus, Stores, this_process
@@ -46,13 +47,12 @@ from honyaku.store.leases import claim_timeout_s
 from honyaku.store.schema import utc_now
 
 
-class StoppingGate:
+class StoppingGate(ProviderWrapper):
     """A provider that sends no new request once its worker is stopping: the reply in flight
     finishes, and the next request raises ``WorkerStopping`` instead of going out."""
 
     def __init__(self, inner: ChatProvider, stopping: asyncio.Event) -> None:
-        self.inner = inner
-        self.model = inner.model
+        super().__init__(inner)
         self.stopping = stopping
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
@@ -60,9 +60,6 @@ class StoppingGate:
             raise WorkerStopping("the worker is stopping: the chunk is given back")
         async for event in self.inner.stream(request):
             yield event
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class Worker:

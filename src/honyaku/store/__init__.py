@@ -34,7 +34,7 @@ from honyaku.store.jobs import (
     ModelRecord,
     RecordedAction,
 )
-from honyaku.store.learned_protocols import LearnedProtocols
+from honyaku.store.learned_models import LearnedModels
 from honyaku.store.leases import Lease, this_process
 from honyaku.store.library import (
     BookSummary,
@@ -52,7 +52,7 @@ from honyaku.store.questions import (
     QuestionStore,
     StoredQuestion,
 )
-from honyaku.store.rate_windows import RateWindows
+from honyaku.store.rate_log import RateLog
 from honyaku.store.revisions import Migration, SchemaState
 from honyaku.store.spending import Ledger, SpendingLedger
 from honyaku.store.stores import Stores
@@ -85,7 +85,7 @@ __all__ = [
     "JobScope",
     "JobStatus",
     "JobStore",
-    "LearnedProtocols",
+    "LearnedModels",
     "Lease",
     "Ledger",
     "Library",
@@ -99,7 +99,7 @@ __all__ = [
     "QualityFlags",
     "QuestionStatus",
     "QuestionStore",
-    "RateWindows",
+    "RateLog",
     "RecordedAction",
     "SchemaState",
     "SpendingLedger",

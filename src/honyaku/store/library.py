@@ -241,7 +241,7 @@ class Library:
         self, book_id: str, number: int, start: int, stop: int
     ) -> tuple[Paragraph, ...]:
         """The paragraphs at positions ``start`` to ``stop`` (not included) of chapter
-        ``number`` (from 1), with their selected translations: a window on a long chapter."""
+        ``number`` (from 1), with their selected translations: a page of a long chapter."""
         with self.database.transaction() as session:
             rows = session.execute(
                 select(*_paragraph_columns())

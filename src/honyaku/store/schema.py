@@ -290,10 +290,11 @@ class ActionRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 
-class LearnedProtocolRow(Base):
+class LearnedModelRow(Base):
     """What honyaku learned about a model on a server: how it calls tools, its context window,
     its pace."""
 
+    # Named when it held the protocol alone; renaming a table would need a migration.
     __tablename__ = "learned_protocols"
 
     base_url: Mapped[str] = mapped_column(Text, primary_key=True)
@@ -470,7 +471,7 @@ class QuestionRow(Base):
 
 class RateLimitRow(Base):
     """A rate limit shared by every process on the database: one row per model profile,
-    locked by whoever counts a request against it (``store.rate_windows``)."""
+    locked by whoever counts a request against it (``store.rate_log``)."""
 
     __tablename__ = "rate_limits"
 

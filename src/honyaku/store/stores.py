@@ -10,13 +10,13 @@ from honyaku.store.database import Database
 from honyaku.store.editions import EditionStore
 from honyaku.store.glossary import GlossaryStore
 from honyaku.store.jobs import JobStore
-from honyaku.store.learned_protocols import LearnedProtocols
+from honyaku.store.learned_models import LearnedModels
 from honyaku.store.library import Library
 from honyaku.store.model_profiles import ModelProfiles
 from honyaku.store.plan import PlanStore
 from honyaku.store.quality_flags import QualityFlags
 from honyaku.store.questions import QuestionStore
-from honyaku.store.rate_windows import RateWindows
+from honyaku.store.rate_log import RateLog
 from honyaku.store.spending import SpendingLedger
 
 
@@ -30,18 +30,18 @@ class Stores:
     glossary: GlossaryStore
     quality: QualityFlags
     profiles: ModelProfiles
-    protocols: LearnedProtocols
+    learned: LearnedModels
     chats: ChatStore
     plans: PlanStore
     questions: QuestionStore
-    rate_windows: RateWindows
+    rate_log: RateLog
     spending: SpendingLedger
 
     @property
-    def shared_windows(self) -> RateWindows | None:
+    def shared_rate_log(self) -> RateLog | None:
         """Where rate limits are kept for every process: a shared database (PostgreSQL);
         ``None`` for the embedded one, whose processes each keep their own."""
-        return None if self.database.embedded else self.rate_windows
+        return None if self.database.embedded else self.rate_log
 
     @classmethod
     def over(cls, database: Database) -> Stores:
@@ -54,10 +54,10 @@ class Stores:
             GlossaryStore(database),
             QualityFlags(database),
             ModelProfiles(database),
-            LearnedProtocols(database),
+            LearnedModels(database),
             ChatStore(database),
             PlanStore(database),
             QuestionStore(database),
-            RateWindows(database),
+            RateLog(database),
             SpendingLedger(database),
         )

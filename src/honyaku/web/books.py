@@ -194,7 +194,7 @@ async def get_chapter(
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE_PARAGRAPHS)] = PAGE_PARAGRAPHS,
 ) -> ChapterDetail:
     """Up to ``limit`` of the chapter's paragraphs from position ``start`` (empty ones
-    counted), with their versions: a long chapter is read a window at a time."""
+    counted), with their versions: a long chapter is read a page at a time."""
     view = await honyaku.books.chapter(book_id, number, start=start, limit=limit)
     chapter = view.chapter
     return ChapterDetail(

@@ -1,8 +1,13 @@
 """The built-in demo model: a deterministic translator that marks each paragraph 〈译〉.
 
-It runs inside honyaku's process (``DemoProvider``). The fake model servers of the tests
-put the same translator behind real HTTP. The same model answers the assistant's chats
-(``FakeAssistant``).
+    provider.py      ``DemoProvider``: the demo model answering inside honyaku's process
+    translator.py    ``FakeTranslator``: what it does with a chunk, tool call by tool call
+    glossary.py      the names it proposes for the glossary, and its careless drafts
+    assistant.py     ``FakeAssistant``: the demo model in the assistant's chats
+    conversation.py  a Chat Completions conversation read as its turns
+    turns.py         those turns, and its replies, in wire-neutral form
+
+The fake model servers of the tests put the same translator behind real HTTP.
 """
 
 from honyaku.llm.demo.assistant import FakeAssistant, Step, last_result

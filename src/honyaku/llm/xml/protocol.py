@@ -60,6 +60,7 @@ from honyaku.llm.reasoning import (
     UnclosedReasoning,
     VisibleText,
 )
+from honyaku.llm.wrapper import ProviderWrapper
 from honyaku.llm.xml.arguments import convert_arguments
 from honyaku.llm.xml.parser import (
     MalformedInvoke,
@@ -151,20 +152,16 @@ def _with_tool_section(messages: tuple[Message, ...], section: str) -> tuple[Mes
     return (SystemMessage(section), *messages)
 
 
-class XmlToolProtocol:
+class XmlToolProtocol(ProviderWrapper):
     """A ``ChatProvider`` that gives tools to a model through text, on top of ``inner``.
 
     ``inner`` is used without native tools. ``language`` picks the prompt section's wording.
     """
 
     def __init__(self, inner: ChatProvider, *, language: str = "en") -> None:
-        self.inner = inner
-        self.model = inner.model
+        super().__init__(inner)
         self.language = language
         self.opening = ReplyOpening()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         turn = request.turn

@@ -1,6 +1,6 @@
 // The chapter page's tools: search the book (plain or regex), replace in its translations
 // with a preview, retranslate ticked or flagged paragraphs as one job over exactly those.
-// The chapter's paragraphs may be drawn a window at a time: ticks are added to each
+// The chapter's paragraphs may be drawn a page at a time: ticks are added to each
 // paragraph as it appears.
 
 import { api, element } from "./api.js";

@@ -1,9 +1,10 @@
 """Rate limits kept in the database, so that every process on it keeps one limit together.
 
 Each model profile's limit is a row that whoever counts a request locks (the row's lock on
-PostgreSQL, the write lock on SQLite) while it reads the requests of the window, decides, and
-counts its own: two workers can never both see room for the last request of a minute. The
-rule that decides is the rate limiter's own (``llm.rate_limit``); only the window is kept here.
+PostgreSQL, the write lock on SQLite) while it reads the requests of the last period (a
+minute), decides, and counts its own: two workers can never both see room for the last
+request of a minute. The rule that decides is the rate limiter's own (``llm.rate_limit``);
+only its log of sends is kept here.
 Times are seconds since the epoch, from each process's clock: machines that share a database
 keep their clocks in step (NTP), and a limit counts minutes, not milliseconds.
 """
@@ -20,22 +21,24 @@ from honyaku.store.schema import RateLimitRow, RateSendRow, table_of
 from honyaku.store.upsert import insert_missing
 
 Decide = Callable[[Sequence[tuple[float, int]], float], float]
-"""Given the window's sends (time, tokens) and the time held until, the seconds to wait; 0 or
+"""Given the period's sends (time, tokens) and the time held until, the seconds to wait; 0 or
 less to send now."""
 
 
-class RateWindows:
+class RateLog:
+    """Each limit's sends in its last period, and the time it is held until, by key."""
+
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    def admit(self, key: str, now: float, window_s: float, tokens: int, decide: Decide) -> float:
+    def admit(self, key: str, now: float, period_s: float, tokens: int, decide: Decide) -> float:
         """Count a request of ``tokens`` against ``key``'s limit if ``decide`` lets it go now;
         else the seconds it says to wait, and nothing is counted."""
         with self.database.transaction(exclusive=True) as session:
             held_until = _locked(session, key)
             session.execute(
                 delete(RateSendRow).where(
-                    RateSendRow.key == key, RateSendRow.sent_at <= now - window_s
+                    RateSendRow.key == key, RateSendRow.sent_at <= now - period_s
                 )
             )
             sent = session.execute(

@@ -1,4 +1,4 @@
-"""A chapter is read a window at a time, whatever its length; a paragraph is found in its
+"""A chapter is read a page at a time, whatever its length; a paragraph is found in its
 chapter; two versions are compared. Through the application, as the web calls them."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def long_book(library) -> str:
     return library.add_book(draft, source_lang="ja", target_lang="zh-CN")
 
 
-def test_a_window_holds_the_paragraphs_asked_for_and_the_chapters_counts(honyaku, long_book):
+def test_a_page_holds_the_paragraphs_asked_for_and_the_chapters_counts(honyaku, long_book):
     view = asyncio.run(honyaku.books.chapter(long_book, 2, start=4000, limit=50))
 
     assert [p.index for p in view.paragraphs] == list(range(4000, 4050))
@@ -33,7 +33,7 @@ def test_a_window_holds_the_paragraphs_asked_for_and_the_chapters_counts(honyaku
     assert (view.start, view.count, view.chapter.title) == (4000, 2, "本文")
 
 
-def test_a_window_holds_only_its_own_paragraphs_versions(honyaku: Honyaku, library, long_book):
+def test_a_page_holds_only_its_own_paragraphs_versions(honyaku: Honyaku, library, long_book):
     inside, outside = (
         library.get_book(long_book, chapter_numbers=[2]).chapters[0].paragraphs[n]
         for n in (10, 300)
@@ -50,7 +50,7 @@ def test_a_window_holds_only_its_own_paragraphs_versions(honyaku: Honyaku, libra
     assert view.paragraphs[10].translation == "段落十。"
 
 
-def test_a_window_past_the_end_is_empty_and_a_missing_chapter_is_not_found(honyaku, long_book):
+def test_a_page_past_the_end_is_empty_and_a_missing_chapter_is_not_found(honyaku, long_book):
     assert asyncio.run(honyaku.books.chapter(long_book, 2, start=LONG)).paragraphs == ()
     with pytest.raises(NotFoundError, match="no chapter 3"):
         asyncio.run(honyaku.books.chapter(long_book, 3))

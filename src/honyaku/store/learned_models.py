@@ -8,11 +8,11 @@ from sqlalchemy.orm import Session
 
 from honyaku.domain.pace import Pace
 from honyaku.store.database import Database
-from honyaku.store.schema import LearnedProtocolRow, ModelProfileRow, utc_now
+from honyaku.store.schema import LearnedModelRow, ModelProfileRow, utc_now
 from honyaku.store.upsert import upsert
 
 
-class LearnedProtocols:
+class LearnedModels:
     """The verdicts of ``--protocol auto``, the context windows and the paces learned, per base
     URL and model (``llm.models.ModelMemory``)."""
 
@@ -21,12 +21,12 @@ class LearnedProtocols:
 
     def protocol(self, base_url: str, model: str) -> str | None:
         with self.database.transaction() as session:
-            row = session.get(LearnedProtocolRow, (base_url, model))
+            row = session.get(LearnedModelRow, (base_url, model))
             return row.protocol if row else None
 
     def context_window(self, base_url: str, model: str) -> int | None:
         with self.database.transaction() as session:
-            row = session.get(LearnedProtocolRow, (base_url, model))
+            row = session.get(LearnedModelRow, (base_url, model))
             return row.context_window if row else None
 
     def remember_context_window(
@@ -49,7 +49,7 @@ class LearnedProtocols:
 
     def pace(self, base_url: str, model: str) -> Pace | None:
         with self.database.transaction() as session:
-            row = session.get(LearnedProtocolRow, (base_url, model))
+            row = session.get(LearnedModelRow, (base_url, model))
             if row is None or not row.prompt_tokens_per_s or not row.output_tokens_per_s:
                 return None
             return Pace(
@@ -75,4 +75,4 @@ class LearnedProtocols:
 def _remember(session: Session, base_url: str, model: str, **learned: object) -> None:
     """Keep what was learned of the server's model, leaving what was learned before of it."""
     values = {"base_url": base_url, "model": model, **learned, "checked_at": utc_now()}
-    upsert(session, LearnedProtocolRow, values)
+    upsert(session, LearnedModelRow, values)
