@@ -1,5 +1,12 @@
 """The agent: a loop that runs a model's tool calls through a checked registry, and the broker
-that brings the model's questions and risky calls to a person."""
+that brings the model's questions and risky calls to a person.
+
+loop.py         the conversation loop: a request, its calls run one by one, results fed back
+registry.py     tools as typed functions, and the registry that runs a model's call on one
+broker.py       questions and approvals of risky calls, one dialog at a time, for a front end
+questions.py    ``ask_user`` and ``ask_user_batch``: the model's questions to the translator
+replies.py      questions and replies as JSON, each reply checked against what was asked
+"""
 
 from honyaku.agent.broker import (
     Answer,

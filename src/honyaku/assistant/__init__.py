@@ -2,6 +2,7 @@
 
 service.py      ``ChatService``: one reply as a stream of events, stored as it happens
 tools.py        what the assistant can do: books, the plan, jobs, questions
+app.py          the application as the assistant sees it: the use cases its tools call
 transcript.py   the stored entries of a session, and the messages a model is sent
 summaries.py    older turns replaced by a summary that keeps every question
 prompts.py      what the assistant is told

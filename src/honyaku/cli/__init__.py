@@ -1,4 +1,22 @@
-"""The ``honyaku`` command."""
+"""The ``honyaku`` command: ``app``, its commands and command groups, and ``main``.
+
+options.py      options several commands share, and the one way a command reaches the library
+console.py      the consoles for output and for errors, and honyaku's errors as one red line
+library.py      the library's commands: import, books, show, export, delete, settings
+editions.py     a new edition's figures: what ``import --update`` changed or would change
+jobs.py         the commands that run a model over a book: translate, polish, proofread, demo
+job_control.py  ``honyaku jobs``: every book's jobs, wherever they run; stop and resume
+progress.py     a job's events as a progress bar, and its summary when it ends
+actions.py      a book's job log, one line per thing worth a translator's look
+dialog.py       the terminal as the broker's front end: questions and approvals
+questions.py    ``honyaku questions``: questions of queued jobs waiting for an answer
+glossary.py     ``honyaku glossary …`` and ``honyaku check``: glossaries, flagged paragraphs
+models.py       the model a command talks to: its options, models saved under a name, checks
+chat.py         ``honyaku chat``: the assistant in the terminal
+database.py     ``honyaku db``: the database's schema, its revision shown, brought up to date
+serve.py        ``honyaku serve``: the web workbench
+worker.py       ``honyaku worker``: queued jobs run on this machine
+"""
 
 from __future__ import annotations
 

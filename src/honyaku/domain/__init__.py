@@ -1,5 +1,30 @@
-"""Pure rules: ids, books, chunking and its cost, the workflow table and batch validation.
-No I/O."""
+"""Pure rules: what books, jobs, glossaries and models are, and the checks on them. No I/O.
+
+ids.py            short ids, unique within their book
+book.py           books: drafts read from files, stored books with their ids, their settings
+sources.py        where a book's text came from in its original file, for in-place exports
+library.py        what the library tells of its books: summaries, progress, versions, places
+languages.py      language tags: guessed where a book declares none, spelled in their usual case
+edition.py        a new edition matched against the book: what each paragraph and chapter is to it
+alignment.py      which paragraph of an old text is which of a new one: a sequence alignment
+diff.py           what changed between two versions of a paragraph
+chunking.py       a chapter's paragraphs split into chunks, and a chunk rendered for the model
+chunk_sizing.py   what a chunk's conversation costs on paper, and the chunk size that costs least
+tokens.py         how many tokens a text costs: the token counter, the estimate by script
+workflow.py       the workflow table of each job kind, and one chunk's way through it
+batch.py          an ``add_translation_batch`` call checked before anything is written
+quality.py        the quality checks on a paragraph's translation, and their warnings
+glossary.py       glossary entries, their matching in text, and contradicting proposals
+text_search.py    words found in a book's text and replaced, as plain text or a regex
+selection.py      the chapters a job covers, as a person writes them (``1-3,7``)
+model_profile.py  a model saved under a name: where it is served, its key's variable, its costs
+addresses.py      a model server's address as a person gives it, checked, and fit to print
+endpoints.py      requests spread over a profile's endpoints: choice, rest, concurrency
+pricing.py        prices per million tokens, service tiers, and rate limits
+pace.py           a model's pace on its server, and how long a reply is waited for
+chat.py           the assistant's sessions and the entries of their transcripts
+plan.py           the translator's plan: plan tasks and the views that list them
+"""
 
 from honyaku.domain.batch import (
     MAX_BATCH_ITEMS,
