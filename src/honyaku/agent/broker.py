@@ -1,4 +1,4 @@
-"""Between tools that need a person and the front ends that reach one (seeds 002 and 003).
+"""Between tools that need a person and the front ends that reach one.
 
 Questions (``ask_user``, ``ask_user_batch``) and approvals of risky calls wait in one FIFO queue,
 so at most one dialog is shown at a time across every concurrent job. A front end (the

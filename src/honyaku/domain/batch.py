@@ -1,4 +1,4 @@
-"""Checking an ``add_translation_batch`` call before anything is written (seeds 000, 001, 004).
+"""Checking an ``add_translation_batch`` call before anything is written.
 
 A batch is accepted whole or rejected whole. The rejection names every offending paragraph id,
 so the model can fix all of its mistakes in one more call.

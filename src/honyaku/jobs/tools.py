@@ -1,5 +1,5 @@
-"""The tools a translation, polish or proofreading model works with (seeds 000, 001, 004), and
-the context they work on.
+"""The tools a translation, polish or proofreading model works with, and the context they
+work on.
 
 Their docstrings are what the model reads about them. A tool checks the call with the chunk's
 workflow (pure rules, in ``domain``), writes through the library, then tells the workflow

@@ -1,8 +1,8 @@
 """The browser as a front end of the broker: questions and approvals on every open page.
 
-The broker hands over one request at a time. It is shown on every page
-of the workbench that is open, as one full-screen dialog; the first answer, from any page,
-closes it everywhere. Pages follow the dialog through ``watch``: that stream also tells who
+The broker hands over one request at a time. It is shown on every page of the workbench
+that is open, as one full-screen dialog; the first answer, from any page, closes it
+everywhere. Pages follow the dialog through ``watch``: that stream also tells who
 is there. With no page open, a request waits a short grace period (a page reloading comes
 back), then fails with the readable no-front-end reason, as in a terminal-less run: the
 model is never left hanging on nobody.
