@@ -21,11 +21,10 @@ from honyaku.agent.broker import (
 from honyaku.assistant import ChatEvent, ChatModel, ChatService
 from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.jobs import InProcessLauncher, JobService
-from honyaku.llm.demo import Step
 from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import Library, Stores
 from honyaku.store.chats import ChatSession
-from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator
+from honyaku.testing import FakeLLMServer, ScriptedAssistant, ScriptedTranslator, Step
 
 from ..jobs.conftest import connected
 
@@ -90,7 +89,7 @@ def chat_with(library: Library, book_id: str, protocol: str):
     def open_chat(
         scripts: Mapping[str, Sequence[Step]], *, allows: bool = True, **server: object
     ) -> Iterator[Chat]:
-        translator = FakeTranslator(assistant=FakeAssistant(scripts))
+        translator = ScriptedTranslator(assistant=ScriptedAssistant(scripts))
         with FakeLLMServer(translator, **server) as fake:  # type: ignore[arg-type]
             person = Person(allows)
             broker = Broker()
