@@ -21,7 +21,7 @@ from honyaku.assistant import ChatService
 from honyaku.assistant.service import CONTEXT_CHARS
 from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import Database, Stores
-from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
+from honyaku.testing import FakeCall, FakeLLMServer, Reply, ScriptedAssistant, ScriptedTranslator
 
 TURNS = 50
 PARAGRAPHS = 20
@@ -50,7 +50,7 @@ def measure(budget: int) -> dict[str, float]:
         stores = Stores.over(Database.open(Path(home)))
         book_id = asyncio.run(Honyaku(stores).books.import_sample())
         script = {"Read on": [reading, Reply("Read; the gate is quiet and the rain goes on.")]}
-        with FakeLLMServer(FakeTranslator(assistant=FakeAssistant(script))) as server:
+        with FakeLLMServer(ScriptedTranslator(assistant=ScriptedAssistant(script))) as server:
             asyncio.run(chat(stores, book_id, server, budget))
         stores.database.close()
         bills = server.bills

@@ -62,7 +62,7 @@ from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.llm.retry import RetryingProvider
 from honyaku.llm.tokenizers import DEEPSEEK, O200K, counter_for_family
 from honyaku.store import Database, Library, Stores
-from honyaku.testing import FakeLLMServer, FakeTranslator, hanzi_translation
+from honyaku.testing import FakeLLMServer, ScriptedTranslator, hanzi_translation
 from honyaku.testing.billing import (
     HISTORY,
     MESSAGE,
@@ -77,10 +77,10 @@ BBM_DEFAULT = "/work/bbm-venv/bin/bbook_maker"
 MODEL = "gpt-4o"
 """The model honyaku believes it talks to: it counts in o200k, as the server does."""
 TOKENIZERS = (O200K, DEEPSEEK)
-BEHAVIOURS: dict[str, Callable[[], FakeTranslator]] = {
-    "eager": lambda: FakeTranslator(translate=hanzi_translation),
-    "stepwise": lambda: FakeTranslator.stepwise(translate=hanzi_translation),
-    "careful": lambda: FakeTranslator.careful(translate=hanzi_translation),
+BEHAVIOURS: dict[str, Callable[[], ScriptedTranslator]] = {
+    "eager": lambda: ScriptedTranslator(translate=hanzi_translation),
+    "stepwise": lambda: ScriptedTranslator.stepwise(translate=hanzi_translation),
+    "careful": lambda: ScriptedTranslator.careful(translate=hanzi_translation),
 }
 PARTS = (PREFIX, MESSAGE, HISTORY)
 
@@ -268,7 +268,7 @@ def run_bbm(bbm: str, folder: Path, draft: BookDraft) -> list[Exchange]:
     book = folder / "book.txt"
     lines = [line for c in draft.chapters for line in (c.title, *c.paragraphs)]
     book.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with FakeLLMServer(FakeTranslator(translate=hanzi_translation)) as server:
+    with FakeLLMServer(ScriptedTranslator(translate=hanzi_translation)) as server:
         command = [
             bbm,
             "--book_name",

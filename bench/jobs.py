@@ -29,6 +29,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 
+# The throwaway cluster is the tests' own (tests/support/postgres.py), found from the repository.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 import httpx2
 
 from honyaku.agent import Broker
@@ -270,7 +273,7 @@ def databases(choice: str, home: Path) -> Iterator[dict[str, Library]]:
 @contextmanager
 def _postgresql_database() -> Iterator[str]:
     # Imported here: it needs the test extras, which the SQLite figures do not.
-    from honyaku.testing.postgres import throwaway_cluster
+    from tests.support.postgres import throwaway_cluster
 
     with throwaway_cluster() as cluster, cluster.database() as url:
         yield url

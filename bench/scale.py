@@ -24,6 +24,10 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+# The throwaway cluster is the tests' own (tests/support/postgres.py), found from the repository.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
@@ -32,7 +36,7 @@ from honyaku.jobs import JobRequest
 from honyaku.store import Database, Stores
 from honyaku.store.jobs import ACTIVE
 from honyaku.testing import FakeLLMServer
-from honyaku.testing.postgres import Cluster, throwaway_cluster
+from tests.support.postgres import Cluster, throwaway_cluster
 
 CHAPTERS = 6
 PARAGRAPHS = 24

@@ -3,7 +3,7 @@ on 127.0.0.1.
 
 The store, application, job, assistant and web tests run on both databases: the embedded
 SQLite file, and PostgreSQL in a throwaway cluster the tests start themselves
-(``honyaku.testing.postgres``). On PostgreSQL, a scenario that also runs in both tool
+(``tests/support/postgres.py``). On PostgreSQL, a scenario that also runs in both tool
 protocols runs with native calls only: the protocol never reaches the store. A module whose
 subject the database does not touch says so with ``pytest.mark.backends("sqlite")``.
 """
@@ -24,7 +24,7 @@ from honyaku.store.schema import Base
 from honyaku.testing import FakeGeminiServer, FakeLLMServer
 
 if TYPE_CHECKING:
-    from honyaku.testing.postgres import Cluster
+    from .support.postgres import Cluster
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BOOKS = FIXTURES / "books"
@@ -80,7 +80,7 @@ def protocol(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def postgresql_cluster() -> Iterator[Cluster]:
     """A throwaway PostgreSQL cluster, started the first time a test needs it."""
-    from honyaku.testing.postgres import throwaway_cluster
+    from .support.postgres import throwaway_cluster
 
     with throwaway_cluster() as cluster:
         yield cluster

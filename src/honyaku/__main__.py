@@ -1,3 +1,4 @@
 from honyaku.cli import main
 
-main()
+if __name__ == "__main__":  # imported (by a test walking the package), it runs nothing
+    main()

@@ -16,7 +16,7 @@ from sqlalchemy import event
 from honyaku.application import Honyaku, ModelChoice, ToolProtocol
 from honyaku.domain import JobKind
 from honyaku.jobs import JobRequest
-from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
+from honyaku.testing import FakeCall, FakeLLMServer, Reply, ScriptedAssistant, ScriptedTranslator
 
 SLOW_CALLBACK_S = 0.1
 
@@ -80,7 +80,7 @@ def test_a_chat_stream_never_holds_the_event_loop(
         Reply("", (FakeCall("create_task", {"title": "Read chapter 2"}),)),
         Reply("I read it and planned chapter 2."),
     ]
-    translator = FakeTranslator(assistant=FakeAssistant({"read": script}))
+    translator = ScriptedTranslator(assistant=ScriptedAssistant({"read": script}))
     with FakeLLMServer(translator) as server:
         model = ModelChoice("fake", server.url, protocol=ToolProtocol.NATIVE)
         said: list[object] = []

@@ -21,10 +21,9 @@ from honyaku.application import Honyaku
 from honyaku.assistant import ChatEvent, ChatModel, ChatService
 from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.domain.chat import ChatSession
-from honyaku.llm.demo import Step
 from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import Library, Stores
-from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator
+from honyaku.testing import FakeLLMServer, ScriptedAssistant, ScriptedTranslator, Step
 
 from ..jobs.conftest import connected
 
@@ -89,7 +88,7 @@ def chat_with(library: Library, book_id: str, protocol: str):
     def open_chat(
         scripts: Mapping[str, Sequence[Step]], *, allows: bool = True, **server: object
     ) -> Iterator[Chat]:
-        translator = FakeTranslator(assistant=FakeAssistant(scripts))
+        translator = ScriptedTranslator(assistant=ScriptedAssistant(scripts))
         with FakeLLMServer(translator, **server) as fake:  # type: ignore[arg-type]
             person = Person(allows)
             honyaku = Honyaku(Stores.over(library.database))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from honyaku.store import Database, Library
 from honyaku.store.chats import ChatStore
-from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
+from honyaku.testing import FakeCall, FakeLLMServer, Reply, ScriptedAssistant, ScriptedTranslator
 
 from .conftest import RASHOMON, honyaku, imported
 
@@ -15,7 +15,7 @@ def test_given_a_book_when_chatting_then_the_plan_is_kept_and_sessions_are_liste
         Reply("Planning.", (FakeCall("create_task", {"title": "Translate chapter 1"}),)),
         Reply("It is in your plan."),
     ]
-    translator = FakeTranslator(assistant=FakeAssistant({"plan": plan}))
+    translator = ScriptedTranslator(assistant=ScriptedAssistant({"plan": plan}))
     with FakeLLMServer(translator) as server:
         done = honyaku(
             "chat",

@@ -13,7 +13,7 @@ import pytest
 
 from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.store import Library
-from honyaku.testing import FakeLLMServer, FakeTranslator, Mistake, hanzi_translation
+from honyaku.testing import FakeLLMServer, Mistake, ScriptedTranslator, hanzi_translation
 
 from .conftest import RunJob, tool_results
 
@@ -31,7 +31,7 @@ def chapter_id(library: Library) -> str:
 @pytest.fixture
 def careful(fake_model: FakeLLMServer) -> FakeLLMServer:
     """A careful model that translates well: its batches get no warnings."""
-    fake_model.translator = FakeTranslator.careful(translate=hanzi_translation)
+    fake_model.translator = ScriptedTranslator.careful(translate=hanzi_translation)
     return fake_model
 
 

@@ -22,7 +22,13 @@ from honyaku.jobs import ChunkFinished, JobOutcome, JobRequest, JobStarted
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol, open_model
 from honyaku.store import ChunkStatus, LearnedModels, Library, ModelProfiles, Stores
 from honyaku.store.chunks import ChunkStore
-from honyaku.testing import MODEL_NAME, FakeLLMServer, FakeTranslator, Mistake, pseudo_translation
+from honyaku.testing import (
+    MODEL_NAME,
+    FakeLLMServer,
+    Mistake,
+    ScriptedTranslator,
+    pseudo_translation,
+)
 from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
 
 from .conftest import connected, engine, run_to_end, stop_after_first_chunk
@@ -112,7 +118,7 @@ def test_a_model_that_writes_text_until_its_limit_cuts_it_is_nudged_not_given_sm
     # Given a server whose window holds the chunk, and a model that writes it out again as
     # text, never calling a tool, until the window cuts its reply
     fake_model.context = ContextLimit(WINDOW, Refusal.LLAMA_CPP)
-    fake_model.translator = FakeTranslator(mistakes={Mistake.RAMBLE})
+    fake_model.translator = ScriptedTranslator(mistakes={Mistake.RAMBLE})
     # Native: in XML, the tools described in the prompt leave this chunk no room for nudges.
     model = connected(fake_model, "native")
 
@@ -166,7 +172,7 @@ def test_on_llama_cpp_python_replies_are_ended_by_max_tokens_before_they_fill_th
         count_factor=LOCAL_MODEL_COUNT,
         fails_past_window=True,
     )
-    fake_model.translator = FakeTranslator(mistakes={Mistake.RAMBLE})
+    fake_model.translator = ScriptedTranslator(mistakes={Mistake.RAMBLE})
 
     outcome = translate_locally(library, fake_model, japanese, CHUNK_CHARS)
 
@@ -187,7 +193,7 @@ def test_on_llama_cpp_python_a_reply_that_filled_the_window_is_asked_again_with_
     fake_model.context = ContextLimit(
         WINDOW, says=Introspection.LLAMA_CPP, count_factor=1.3, fails_past_window=True
     )
-    fake_model.translator = FakeTranslator(mistakes={Mistake.RAMBLE})
+    fake_model.translator = ScriptedTranslator(mistakes={Mistake.RAMBLE})
 
     outcome = translate_locally(library, fake_model, japanese, 2000)
 

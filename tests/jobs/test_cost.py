@@ -16,7 +16,7 @@ from honyaku.jobs.estimate import Estimate, estimate_job
 from honyaku.jobs.spending import usage_cost
 from honyaku.llm.events import Usage
 from honyaku.store import JobStatus, JobStore, Library, Stores
-from honyaku.testing import FakeLLMServer, FakeTranslator, hanzi_translation, pseudo_translation
+from honyaku.testing import FakeLLMServer, ScriptedTranslator, hanzi_translation, pseudo_translation
 from honyaku.testing.billing import Bill
 
 from ..conftest import novel
@@ -63,9 +63,9 @@ def assert_near(estimated: float, real: float) -> None:
 
 
 BEHAVIOURS = {
-    "eager": lambda: FakeTranslator(translate=hanzi_translation),
-    "stepwise": lambda: FakeTranslator.stepwise(translate=hanzi_translation),
-    "careful": lambda: FakeTranslator.careful(translate=hanzi_translation),
+    "eager": lambda: ScriptedTranslator(translate=hanzi_translation),
+    "stepwise": lambda: ScriptedTranslator.stepwise(translate=hanzi_translation),
+    "careful": lambda: ScriptedTranslator.careful(translate=hanzi_translation),
 }
 
 

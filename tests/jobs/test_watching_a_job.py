@@ -8,7 +8,7 @@ from honyaku.application import DEMO, Honyaku, JobStatus, ModelChoice, ToolProto
 from honyaku.domain import JobKind
 from honyaku.jobs import JobRequest
 from honyaku.store import Library
-from honyaku.testing import FakeLLMServer, FakeTranslator
+from honyaku.testing import FakeLLMServer, ScriptedTranslator
 
 from ..conftest import novel
 
@@ -41,7 +41,7 @@ def test_a_chunk_submitted_in_batches_is_followed_batch_by_batch(
     # Given one chunk of six paragraphs, which the model submits two at a time
     draft = novel(chapters=1, paragraphs=7)
     book_id = library.add_book(draft, source_lang="ja", target_lang="zh-CN")
-    translator = FakeTranslator(batch_size=2, calls_per_reply=1)
+    translator = ScriptedTranslator(batch_size=2, calls_per_reply=1)
 
     async def watch(model: ModelChoice) -> list[int]:
         job_id = await honyaku.jobs.start(

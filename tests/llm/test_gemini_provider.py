@@ -49,7 +49,7 @@ from honyaku.llm.messages import (
     UserMessage,
 )
 from honyaku.llm.retry import RetryingProvider, RetryPolicy
-from honyaku.testing import FakeTranslator, Fault, FaultKind
+from honyaku.testing import Fault, FaultKind, ScriptedTranslator
 from honyaku.testing.fake_gemini import THOUGHTS_TOKENS, FakeGeminiServer
 from honyaku.testing.server import BackgroundServer
 
@@ -123,7 +123,7 @@ async def provider(gemini: FakeGeminiServer) -> AsyncIterator[GeminiProvider]:
 
 @pytest.mark.anyio
 async def test_signatures_go_back_and_a_turn_without_them_is_refused(gemini, provider):
-    gemini.translator = FakeTranslator(calls_per_reply=1)
+    gemini.translator = ScriptedTranslator(calls_per_reply=1)
     history = await answered(provider, [SYSTEM, CHUNK])
 
     history = await answered(provider, history)  # accepted: the signature came back
@@ -141,7 +141,7 @@ async def test_signatures_go_back_and_a_turn_without_them_is_refused(gemini, pro
 
 @pytest.mark.anyio
 async def test_the_model_turn_goes_back_exactly_as_it_came(gemini, provider):
-    gemini.translator = FakeTranslator(calls_per_reply=2)
+    gemini.translator = ScriptedTranslator(calls_per_reply=2)
     history = await answered(provider, [SYSTEM, CHUNK])
 
     await answered(provider, history)
@@ -185,7 +185,7 @@ async def test_results_go_back_as_function_responses_in_call_order_in_one_user_t
 @pytest.mark.anyio
 async def test_ids_the_server_gives_are_kept_and_returned_with_their_results(gemini, provider):
     gemini.call_ids = True
-    gemini.translator = FakeTranslator(calls_per_reply=1)
+    gemini.translator = ScriptedTranslator(calls_per_reply=1)
 
     history = await answered(provider, [SYSTEM, CHUNK])
     await answered(provider, history)

@@ -13,7 +13,7 @@ from itertools import groupby
 import pytest
 from playwright.sync_api import Page, expect
 
-from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
+from honyaku.testing import FakeCall, FakeLLMServer, Reply, ScriptedAssistant, ScriptedTranslator
 
 from .conftest import Workbench, screenshot
 
@@ -31,7 +31,7 @@ def plan(book_id: str) -> list:
 @pytest.fixture
 def assistant_model() -> Iterator[FakeLLMServer]:
     scripts = {"long": [LONG]}
-    with FakeLLMServer(FakeTranslator(assistant=FakeAssistant(scripts))) as server:
+    with FakeLLMServer(ScriptedTranslator(assistant=ScriptedAssistant(scripts))) as server:
         yield server
 
 

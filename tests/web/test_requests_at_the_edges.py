@@ -16,7 +16,7 @@ import pytest
 from honyaku.application import Honyaku
 from honyaku.jobs.launcher import WATCH_INTERVAL_S
 from honyaku.store import Library
-from honyaku.testing import FakeLLMServer, FakeTranslator
+from honyaku.testing import FakeLLMServer, ScriptedTranslator
 from honyaku.web import Workbench
 
 from ..conftest import novel
@@ -218,7 +218,7 @@ def test_a_busy_jobs_events_come_a_few_a_second_each_with_news(local, library: L
     url, _ = local
     book_id = library.add_book(novel(chapters=6, paragraphs=20), source_lang="ja", target_lang="zh")
     library.update_settings(book_id, chunk_chars=200)
-    with FakeLLMServer(translator=FakeTranslator(batch_size=1)) as model:
+    with FakeLLMServer(translator=ScriptedTranslator(batch_size=1)) as model:
         profile = {"name": "quick", "model": "fake-translator", "base_url": model.url}
         httpx2.post(f"{url}/api/models", json={**profile, "protocol": "native"})
         started = httpx2.post(

@@ -15,7 +15,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from honyaku.formats import read_book
-from honyaku.testing import FakeAssistant, FakeLLMServer, FakeTranslator, Mistake, Reply
+from honyaku.testing import FakeLLMServer, Mistake, Reply, ScriptedAssistant, ScriptedTranslator
 
 from .conftest import BROWSER_WAIT_MS, Workbench, screenshot
 
@@ -214,7 +214,7 @@ def markdown_model() -> Iterator[FakeLLMServer]:
             )
         ]
     }
-    with FakeLLMServer(FakeTranslator(assistant=FakeAssistant(script))) as server:
+    with FakeLLMServer(ScriptedTranslator(assistant=ScriptedAssistant(script))) as server:
         yield server
 
 
@@ -325,7 +325,7 @@ def test_a_failed_job_is_told_part_by_part_in_the_persons_words(
     browser: Browser, workbench: Workbench, language: str, summary: str, part: str
 ) -> None:
     book = workbench.add_book(*PARAGRAPHS)
-    with FakeLLMServer(translator=FakeTranslator(mistakes={Mistake.NEVER_FINISH})) as idle:
+    with FakeLLMServer(translator=ScriptedTranslator(mistakes={Mistake.NEVER_FINISH})) as idle:
         job = workbench.start(book, workbench.add_model(f"idle-{language}-{idle.port}", idle))
         assert workbench.wait_for(job)["status"] == "failed"
     context = in_language(browser, workbench, language)

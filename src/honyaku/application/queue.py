@@ -35,12 +35,8 @@ def queue_wanted() -> bool:
 def queue_launcher(engine: JobService) -> JobLauncher:
     """The launcher that queues jobs for workers; refused on the embedded database."""
     _require_shared(engine.stores.database)
-    try:
-        from honyaku.queue import QueueLauncher
-    except ModuleNotFoundError as exc:
-        raise ConfigError(
-            f"the job queue needs {exc.name}: pip install 'honyaku[postgres]'"
-        ) from None
+    from honyaku.queue import QueueLauncher  # without Procrastinate, it says what to install
+
     return QueueLauncher(engine)
 
 

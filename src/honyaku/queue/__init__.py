@@ -12,8 +12,8 @@ orders.py     queuing chapters inside the library's transactions; withdrawing th
 launcher.py   QueueLauncher: the application's launcher when the queue is on
 worker.py     Worker: take chapters, run them, keep house, stop gracefully
 
-Importing this package imports Procrastinate (``honyaku[postgres]``): only a deployment with
-a queue does.
+Procrastinate (``honyaku[postgres]``) is imported when a queue is opened, not with the
+package: without it, opening one says what to install.
 """
 
 from honyaku.queue.launcher import QueueLauncher

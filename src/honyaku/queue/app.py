@@ -5,16 +5,22 @@ with ``honyaku db upgrade``): a queued job's chapters are its jobs, each with a 
 own, so that a chapter's chunks run in order on one worker at a time while chapters run in
 parallel on any number of workers. Its workers' heartbeats tell a stalled worker from a busy
 one, and LISTEN/NOTIFY hands new work to a waiting worker at once.
+
+Procrastinate (``honyaku[postgres]``) is imported when an app is made, so that the package
+imports without it and says what to install when it is wanted.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import procrastinate
 from sqlalchemy import make_url
 
+from honyaku.errors import ConfigError
+
 if TYPE_CHECKING:
+    import procrastinate
+
     from honyaku.queue.worker import Worker
 
 TASK = "honyaku:run_chapter"
@@ -30,6 +36,12 @@ async def _run_chapter(context: procrastinate.JobContext, **order: Any) -> str:
 def queue_app(database_url: str, *, connections: int = 4) -> procrastinate.App:
     """The app over the database at ``database_url`` (an SQLAlchemy URL); opened by whoever
     runs workers, left closed by whoever only queues work in their own transactions."""
+    try:
+        import procrastinate
+    except ModuleNotFoundError as exc:
+        raise ConfigError(
+            f"the job queue needs {exc.name}: pip install 'honyaku[postgres]'"
+        ) from None
     conninfo = make_url(database_url).set(drivername="postgresql")
     connector = procrastinate.PsycopgConnector(
         conninfo=conninfo.render_as_string(hide_password=False),

@@ -14,11 +14,8 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import procrastinate
-from procrastinate import exceptions
-from procrastinate.jobs import Job as QueueJob
 from sqlalchemy import bindparam, text
 from sqlalchemy.orm import Session
 
@@ -29,6 +26,9 @@ from honyaku.store import Job
 from honyaku.store.chunks import chapters_to_run
 from honyaku.store.jobs import ACTIVE
 from honyaku.store.schema import utc_now
+
+if TYPE_CHECKING:
+    import procrastinate
 
 QUEUE = "honyaku"
 """The queue of orders for a model given by its address; a saved profile's orders go to
@@ -106,6 +106,10 @@ class JobQueue:
     ) -> None:
         """Queue ``order`` in ``session``'s transaction, unless its chapter already has one
         waiting (which will do the same work)."""
+        # Procrastinate is there: ``queue_app`` made this queue's app.
+        from procrastinate import exceptions
+        from procrastinate.jobs import Job as QueueJob
+
         job = QueueJob(
             id=None,
             queue=queue,

@@ -26,11 +26,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
-
-import procrastinate
-from procrastinate.app import WorkerOptions
-from procrastinate.exceptions import ProcrastinateException
+from typing import TYPE_CHECKING, Any
 
 from honyaku.agent.broker import Broker
 from honyaku.errors import ConfigError, HonyakuError, StoreError, WorkerStopping
@@ -45,6 +41,10 @@ from honyaku.queue.orders import JobQueue, choice_from_record, queue_of
 from honyaku.store import JobStatus, Stores, this_process
 from honyaku.store.leases import claim_timeout_s
 from honyaku.store.schema import utc_now
+
+if TYPE_CHECKING:
+    import procrastinate
+    from procrastinate.app import WorkerOptions
 
 
 class StoppingGate(ProviderWrapper):
@@ -174,6 +174,8 @@ class Worker:
             self.queue.forget_ended(session)
 
     async def _keep_house(self, app: procrastinate.App, beat_s: float, timeout_s: float) -> None:
+        from procrastinate.exceptions import ProcrastinateException  # there: ``app`` is
+
         manager = app.job_manager
         while True:
             await asyncio.sleep(beat_s)

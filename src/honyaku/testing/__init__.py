@@ -1,13 +1,22 @@
-"""Stand-ins for real model servers, for the tests and the benchmarks."""
+"""Stand-ins for real model servers, for the tests, the benchmarks and your own tests.
+
+Each is a real server on 127.0.0.1 that honyaku talks to as it talks to a provider. They need
+nothing beyond honyaku's own dependencies (``python -m honyaku.testing`` runs one alone).
+
+fake_llm.py         FakeLLMServer: an OpenAI-compatible server, faults, thinking, rate limits
+fake_gemini.py      FakeGeminiServer: the Gemini API, as strict as Gemini 3
+silent_server.py    SilentServer: a server that goes quiet at the TCP level
+context_limit.py    a context window, refused and cut as local servers do, and said or not
+billing.py          what a request is billed, with a provider's prompt cache
+scripted_models.py  ScriptedTranslator, ScriptedAssistant: the demo model with a script,
+                    Mistake, and the calls a thinking model drafts
+sloppy_drafts.py    the careless draft the quality checks catch, and its fix
+server.py           BackgroundServer: an ASGI app served from a background thread
+"""
 
 from honyaku.llm.demo import (
-    DRAFT_MARK,
-    FakeAssistant,
     FakeCall,
-    FakeTranslator,
-    Mistake,
     Reply,
-    hanzi_translation,
     last_result,
     proofreading_changes,
     pseudo_revision,
@@ -24,25 +33,34 @@ from honyaku.testing.fake_llm import (
     ThoughtPlace,
     ToolSupport,
 )
+from honyaku.testing.scripted_models import (
+    DRAFT_MARK,
+    Mistake,
+    ScriptedAssistant,
+    ScriptedTranslator,
+    Step,
+    hanzi_translation,
+)
 from honyaku.testing.silent_server import Silence, SilentServer
 
 __all__ = [
     "DRAFT_MARK",
     "MODEL_NAME",
     "ContextLimit",
-    "FakeAssistant",
     "FakeCall",
     "FakeGeminiServer",
     "FakeLLMServer",
-    "FakeTranslator",
     "Fault",
     "FaultKind",
     "Introspection",
     "Mistake",
     "Refusal",
     "Reply",
+    "ScriptedAssistant",
+    "ScriptedTranslator",
     "Silence",
     "SilentServer",
+    "Step",
     "Thinking",
     "ThoughtPlace",
     "ToolSupport",

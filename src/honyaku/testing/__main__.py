@@ -2,4 +2,5 @@
 
 from honyaku.testing.fake_llm import main
 
-main()
+if __name__ == "__main__":  # imported (by a test walking the package), it runs nothing
+    main()

@@ -2,7 +2,7 @@
 
 A real HTTP server (Starlette on uvicorn, in a background thread) that the official SDK talks
 to as it talks to Google: ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` and
-``:generateContent``. Its answers come from ``FakeTranslator``, as ``functionCall`` parts.
+``:generateContent``. Its answers come from ``ScriptedTranslator``, as ``functionCall`` parts.
 
 It is as strict as Gemini 3 where honyaku could go wrong:
 
@@ -41,8 +41,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from honyaku.llm.demo import FakeCall, FakeTranslator, Mistake, Reply, Turn
+from honyaku.llm.demo import FakeCall, Reply, Turn
 from honyaku.testing.fake_llm import DELTA_CHARS, Fault, FaultKind
+from honyaku.testing.scripted_models import Mistake, ScriptedTranslator
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-gemini"
@@ -84,7 +85,7 @@ _SCHEMA_KEYS = {
 
 @dataclass
 class FakeGeminiServer(Served):
-    translator: FakeTranslator = field(default_factory=FakeTranslator)
+    translator: ScriptedTranslator = field(default_factory=ScriptedTranslator)
     latency_s: float = 0.0
     """Time to first byte of every reply, like a real model's thinking time."""
     delta_chars: int = DELTA_CHARS

@@ -1,9 +1,9 @@
-"""An OpenAI-compatible model server on 127.0.0.1 for tests, the demo and the benchmarks.
+"""An OpenAI-compatible model server on 127.0.0.1 for the tests and the benchmarks.
 
 A real HTTP server (Starlette on uvicorn, in a background thread): honyaku talks to it exactly
 as it talks to OpenAI or vLLM. It serves ``/v1/models`` and ``/v1/chat/completions``, streamed
 and not, with native tool calls, or with XML tool blocks in the text when the request carries
-no tools (the XML protocol). Its answers come from ``FakeTranslator``.
+no tools (the XML protocol). Its answers come from ``ScriptedTranslator``.
 
 Given ``thinking``, it is a reasoning model: every reply thinks first, and drafts there the
 calls it then makes otherwise (``drafted_calls``: a title and translations marked
@@ -52,11 +52,8 @@ from starlette.routing import Route
 from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
 from honyaku.llm.demo import (
     FakeCall,
-    FakeTranslator,
-    Mistake,
     Reply,
     arguments_json,
-    drafted_calls,
     read_conversation,
     render_xml_call,
     reply_text,
@@ -70,6 +67,7 @@ from honyaku.testing.billing import (
     request_text,
 )
 from honyaku.testing.context_limit import ContextLimit, Introspection
+from honyaku.testing.scripted_models import Mistake, ScriptedTranslator, drafted_calls
 from honyaku.testing.server import BackgroundServer, Served
 
 MODEL_NAME = "fake-translator"
@@ -131,7 +129,7 @@ class Fault:
 
 @dataclass
 class FakeLLMServer(Served):
-    translator: FakeTranslator = field(default_factory=FakeTranslator)
+    translator: ScriptedTranslator = field(default_factory=ScriptedTranslator)
     thinking: Thinking | None = None
     latency_s: float = 0.0
     """Time to first byte of every reply, like a real model's thinking time."""
@@ -545,10 +543,10 @@ def main() -> None:
     parser.add_argument("--context-window", type=int, help="tokens its context holds")
     args = parser.parse_args()
     mistakes = {Mistake(m) for m in args.mistake}
-    make: dict[str, Callable[..., FakeTranslator]] = {
-        "eager": FakeTranslator,
-        "stepwise": FakeTranslator.stepwise,
-        "careful": FakeTranslator.careful,
+    make: dict[str, Callable[..., ScriptedTranslator]] = {
+        "eager": ScriptedTranslator,
+        "stepwise": ScriptedTranslator.stepwise,
+        "careful": ScriptedTranslator.careful,
     }
     translator = make[args.behaviour](mistakes=mistakes)
     thinking = Thinking(ThoughtPlace(args.thinking)) if args.thinking else None

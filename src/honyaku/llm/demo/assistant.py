@@ -1,15 +1,13 @@
-"""The demo model as the assistant: scripted chats for tests, a tiny repertoire for the demo.
+"""The demo model as the assistant: a tiny repertoire, with no real model set up.
 
-A test gives ``scripts``: a cue (text the person's message contains) and the steps the model
-takes after such a message, one reply each; a step is a ``Reply`` or a function of the turns
-so far (to use an id a tool returned). Without a script that fits, the demo looks up the
-books or the plan when asked about them, and otherwise says what it is.
+It looks up the books or the plan when asked about them, summarises a conversation when
+asked to, and otherwise says what it is. (The scripted chats of the tests extend it:
+``honyaku.testing.ScriptedAssistant``.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from honyaku.llm.demo.turns import FakeCall, Reply, Turn
@@ -18,7 +16,6 @@ ASSISTANT_MARK = "You are honyaku's assistant"
 SUMMARY_MARK = "You summarise a conversation"
 """The openings of the assistant's and the summariser's prompts (``honyaku.assistant``)."""
 
-Step = Reply | Callable[[Sequence[Turn]], Reply]
 INTRODUCTION = (
     "I am honyaku's demo assistant: no real model is set up, so all I can do is look up your "
     "books (ask about books) or your plan (ask about tasks). Add a real model (on the "
@@ -30,25 +27,20 @@ def is_chat(system: str) -> bool:
     return system.startswith((ASSISTANT_MARK, SUMMARY_MARK))
 
 
-@dataclass
-class FakeAssistant:
-    scripts: Mapping[str, Sequence[Step]] = field(default_factory=dict)
-
+class DemoAssistant:
     def reply(self, system: str, turns: Sequence[Turn], offered: tuple[str, ...] = ()) -> Reply:
         if system.startswith(SUMMARY_MARK):
             return Reply(_summary(turns))
-        asked = max((n for n, t in enumerate(turns) if t.role == "user"), default=-1)
+        asked = asked_at(turns)
         if asked < 0:
             return Reply(INTRODUCTION)
-        message = turns[asked].text
         step = sum(1 for t in turns[asked + 1 :] if t.role == "assistant")
-        for cue, steps in self.scripts.items():
-            if cue in message:
-                if step < len(steps):
-                    chosen = steps[step]
-                    return chosen(turns) if callable(chosen) else chosen
-                return Reply(f"Done: {last_result(turns).get('message', 'nothing more to do')}.")
-        return _demo(message, step, turns)
+        return _demo(turns[asked].text, step, turns)
+
+
+def asked_at(turns: Sequence[Turn]) -> int:
+    """Where the person's latest message is among ``turns``; -1 before they said anything."""
+    return max((n for n, t in enumerate(turns) if t.role == "user"), default=-1)
 
 
 def last_result(turns: Sequence[Turn]) -> Mapping[str, Any]:

@@ -1,4 +1,4 @@
-"""A Chat Completions conversation as the fake translator reads it: wire messages to turns.
+"""A Chat Completions conversation as the demo model reads it: wire messages to turns.
 
 Native tool calls and XML blocks in the text are both read, and tool results come either as
 ``tool`` messages or as ``<tool_result>`` blocks in a user message, so one reader serves a

@@ -1,28 +1,19 @@
-"""The fake translator's glossary side: extraction, and the careless draft that quality checks
-catch.
+"""The demo translator's glossary extraction.
 
-Extraction: the fake reads the chunk's work lines and proposes the names it finds (katakana
-runs, and kanji before an honorific such as さん or 様), less those the chunk's message lists
-as already in the glossary. Where it may ask, it first asks how to render the first few with
+It reads the chunk's work lines and proposes the names it finds (katakana runs, and kanji
+before an honorific such as さん or 様), less those the chunk's message lists as already in
+the glossary. Where it may ask, it first asks how to render the first few with
 one ``ask_user_batch``, then proposes the answers given.
-
-A careless draft (``Mistake.SLOPPY_DRAFT``) spoils one paragraph for each quality check it
-can: a quotation without its quotation marks, a closing bracket lost, a glossary term left
-out, a long paragraph cut short, a paragraph left in the source language. Every other
-paragraph, and every fix, is ``clean_translation``: the pseudo translation with the chunk's
-glossary renderings in place and no kana left, which passes every check.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 NAME = re.compile(r"[ァ-ヺ][ァ-ヺー]+|[一-龥々]{1,4}(?=さん|様|さま|くん|君|ちゃん|殿)")
 HONORIFIC_NAME = re.compile(r"[一-龥々]{1,4}")
 KANA = re.compile(r"[ぁ-ゖァ-ヺー]")
-QUOTES = "「」『』“”"
 MAX_ASKED_NAMES = 3
 GLOSSARY_HEADERS = ("Glossary for this chunk", "Already in the glossary")
 
@@ -80,66 +71,6 @@ def read_glossary_lines(text: str) -> dict[str, str]:
         elif inside:
             inside = False
     return entries
-
-
-def clean_translation(text: str, glossary: Mapping[str, str]) -> str:
-    """A pseudo translation that passes every quality check: the glossary's renderings in
-    place, no kana left."""
-    for source, target in glossary.items():
-        text = text.replace(source, target)
-    return "〈译〉" + KANA.sub("〇", text)
-
-
-@dataclass(frozen=True, slots=True)
-class _Flaw:
-    name: str
-    fits: Callable[[str, Mapping[str, str]], bool]
-    spoil: Callable[[str, Mapping[str, str]], str]
-
-
-def _without_closing(text: str, glossary: Mapping[str, str]) -> str:
-    clean = clean_translation(text, glossary)
-    cut = max(clean.rfind(c) for c in "」』")
-    return clean[:cut] + clean[cut + 1 :]
-
-
-FLAWS = (
-    _Flaw(
-        "quote lost",
-        lambda text, _g: text[:1] in "「『",
-        lambda text, g: "".join(c for c in clean_translation(text, g) if c not in QUOTES),
-    ),
-    _Flaw(
-        "bracket lost",
-        lambda text, _g: text[:1] not in "「『" and ("」" in text or "』" in text),
-        _without_closing,
-    ),
-    _Flaw(
-        "term left out",
-        lambda text, g: any(source in text for source in g),
-        lambda text, g: clean_translation(text, dict.fromkeys(g, "")),
-    ),
-    _Flaw(
-        "cut short",
-        lambda text, _g: len(text) >= 40,
-        lambda text, g: clean_translation(text, g)[:8],
-    ),
-    _Flaw("untranslated", lambda _text, _g: True, lambda text, _g: text),
-)
-
-
-def sloppy_draft(texts: Mapping[str, str], glossary: Mapping[str, str]) -> dict[str, str]:
-    """Each paragraph's draft, by id: each flaw once, on the first paragraph it fits."""
-    unused = list(FLAWS)
-    drafts = {}
-    for pid, text in texts.items():
-        flaw = next((f for f in unused if f.fits(text, glossary)), None)
-        if flaw is None:
-            drafts[pid] = clean_translation(text, glossary)
-            continue
-        unused.remove(flaw)
-        drafts[pid] = flaw.spoil(text, glossary)
-    return drafts
 
 
 def _hiragana(text: str) -> str:

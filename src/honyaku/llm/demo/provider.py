@@ -1,6 +1,6 @@
 """The demo model as a provider inside honyaku's own process: no server, no key, no network.
 
-It answers each request the way the fake translator decides, streamed like a real reply: its
+It answers each request the way the demo translator decides, streamed like a real reply: its
 text in small deltas, then its calls. Spoken to through the XML protocol (a request with no
 tools), it writes its calls as ``<tool_use>`` blocks in its text, as a model without native
 function calling would.
@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 from honyaku.llm.demo.conversation import read_conversation, reply_text
-from honyaku.llm.demo.translator import FakeTranslator, arguments_json
+from honyaku.llm.demo.translator import DemoTranslator, arguments_json
 from honyaku.llm.events import Response, StreamEvent, TextDelta, Usage
 from honyaku.llm.messages import (
     AssistantMessage,
@@ -33,10 +33,10 @@ DELTA_CHARS = 24
 
 class DemoProvider:
     def __init__(
-        self, translator: FakeTranslator | None = None, *, latency_s: float = DEMO_LATENCY_S
+        self, translator: DemoTranslator | None = None, *, latency_s: float = DEMO_LATENCY_S
     ) -> None:
         self.model = DEMO_MODEL
-        self.translator = translator or FakeTranslator()
+        self.translator = translator or DemoTranslator()
         self.latency_s = latency_s
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

@@ -1,4 +1,5 @@
-"""A throwaway PostgreSQL cluster for the tests and the benchmarks (needs ``honyaku[test]``).
+"""A throwaway PostgreSQL cluster for the tests and the benchmarks (needs ``honyaku[test]``;
+the benchmarks import it as ``tests.support.postgres``, from the repository's root).
 
 It runs from a folder of its own on a free port, started and stopped with ``pg_ctl`` by
 pytest-postgresql's executor, and trades durability for speed (no fsync: it is thrown away).

@@ -1,0 +1,274 @@
+"""The demo model with a script: the behaviour behind every fake server.
+
+``ScriptedTranslator`` is the demo translator told how to work and how to go wrong, the way
+real models do: one call a reply or several, batches of some size, ``review`` tried before the
+chapter title, questions asked first, glossary terms proposed, and scripted mistakes made once
+per conversation, so that a test can watch honyaku correct them. ``ScriptedAssistant`` is the
+demo assistant given the chats a test plays.
+
+A thinking model drafts calls before it makes them (``drafted_calls``): the same steps with a
+title and translations it then thinks better of, marked ``DRAFT_MARK``, so a test can check
+that no draft landed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from honyaku.llm.demo import (
+    Chunk,
+    DemoAssistant,
+    DemoTranslator,
+    FakeCall,
+    Reply,
+    TaskState,
+    Turn,
+    WorkLine,
+    asked_at,
+    batch_call,
+    last_result,
+    missing_lines,
+    next_calls,
+    pseudo_translation,
+    status_call,
+    texts_batch,
+)
+from honyaku.llm.demo.assistant import SUMMARY_MARK
+from honyaku.testing.sloppy_drafts import clean_translation, sloppy_draft
+
+
+class Mistake(StrEnum):
+    """Scripted misbehaviour, each made once per conversation: in its first reply, or, for
+    a mistake in a batch, its first batch."""
+
+    WRONG_STATUS_MOVE = "wrong_status_move"
+    INDEX_INSTEAD_OF_ID = "index_instead_of_id"
+    FOREIGN_ID = "foreign_id"
+    DUPLICATE_ID = "duplicate_id"
+    PREFIX_MISMATCH = "prefix_mismatch"
+    JSON_AS_TEXT = "json_as_text"
+    FORGET_END = "forget_end"
+    UNKNOWN_TOOL = "unknown_tool"
+    SKIP_TITLE = "skip_title"
+    BAD_ARGUMENTS = "bad_arguments"
+    """A status call without its status, a context call with a count that is no number."""
+    NEVER_FINISH = "never_finish"
+    """Every reply is text without calls: the chunk must fail after its nudges."""
+    RAMBLE = "ramble"
+    """Every reply is text without calls, the chunk written out again, until the model's limit
+    cuts it: a small local model talking where it should call tools."""
+    SLOPPY_DRAFT = "sloppy_draft"
+    """The first batch is a careless draft the quality checks catch (``sloppy_drafts``); the
+    reply stops in review, and the next one fixes what the warnings name."""
+
+
+FOREIGN_ID = "deadbeef"
+DRAFT_MARK = "草稿-NEVER"
+"""In every title and translation a thinking model drafts and does not submit."""
+
+_KANA = re.compile(r"[ぁ-ゖァ-ヺー]")
+
+
+def hanzi_translation(text: str) -> str:
+    """A pseudo-translation that reads as Chinese to the quality checks: its kana become 之,
+    so a model that translates well gets no warnings (a benchmark's model, for one)."""
+    return pseudo_translation(_KANA.sub("之", text))
+
+
+Step = Reply | Callable[[Sequence[Turn]], Reply]
+"""A scripted chat's reply, or a function of the turns so far (to use an id a tool returned)."""
+
+
+@dataclass
+class ScriptedAssistant(DemoAssistant):
+    """The demo assistant with ``scripts``: a cue (text the person's message contains) and the
+    steps the model takes after such a message, one reply each. Without a script that fits,
+    it is the demo."""
+
+    scripts: Mapping[str, Sequence[Step]] = field(default_factory=dict)
+
+    def reply(self, system: str, turns: Sequence[Turn], offered: tuple[str, ...] = ()) -> Reply:
+        asked = asked_at(turns)
+        if system.startswith(SUMMARY_MARK) or asked < 0:
+            return super().reply(system, turns, offered)
+        message = turns[asked].text
+        step = sum(1 for t in turns[asked + 1 :] if t.role == "assistant")
+        for cue, steps in self.scripts.items():
+            if cue in message:
+                if step < len(steps):
+                    chosen = steps[step]
+                    return chosen(turns) if callable(chosen) else chosen
+                return Reply(f"Done: {last_result(turns).get('message', 'nothing more to do')}.")
+        return super().reply(system, turns, offered)
+
+
+@dataclass
+class ScriptedTranslator(DemoTranslator):
+    mistakes: set[Mistake] = field(default_factory=set)
+    calls_per_reply: int | None = None
+    """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply."""
+    asks: tuple[FakeCall, ...] = ()
+    """Questions for the translator, asked alone in every chunk's first reply."""
+    batch_size: int | None = None
+    """Paragraphs per ``add_translation_batch`` call; ``None``: every missing one at once."""
+    batch_sizes: tuple[int, int] | None = None
+    """Paragraphs per call between these two, varying from call to call (over ``batch_size``)."""
+    title_after_review: bool = False
+    """Try ``review`` before translating the title, unless a result said it is missing."""
+    proposals: tuple[dict[str, str], ...] = ()
+    """Glossary terms proposed with the first batch of every translation chunk."""
+    fixes_warnings: bool = True
+    """After a careless draft, fix what the quality warnings name (or leave it)."""
+
+    @classmethod
+    def stepwise(cls, **more: Any) -> ScriptedTranslator:
+        """One tool call a reply, each batch with every missing paragraph."""
+        return cls(calls_per_reply=1, **more)
+
+    @classmethod
+    def careful(cls, **more: Any) -> ScriptedTranslator:
+        """As real models often work: one call a reply, 3 to 12 paragraphs a batch, and
+        ``review`` tried before the chapter title."""
+        return cls(calls_per_reply=1, batch_sizes=(3, 12), title_after_review=True, **more)
+
+    def task_reply(
+        self, chunk: Chunk, state: TaskState, system: str, offered: tuple[str, ...]
+    ) -> Reply:
+        if Mistake.NEVER_FINISH in self.mistakes:
+            return Reply("I would rather chat about the weather.")
+        if Mistake.RAMBLE in self.mistakes:
+            return Reply("\n".join(self.translate(line.text) for line in chunk.lines))
+        if chunk.kind == "extraction":
+            return super().task_reply(chunk, state, system, offered)
+        if self.asks and state.replies == 0:
+            return Reply("Before I start, a question for the translator.", self.asks)
+        first = state.replies == (1 if self.asks else 0)
+        if first and (mistaken := self._first_reply_mistake(chunk)):
+            return mistaken
+        calls = next_calls(
+            chunk,
+            state,
+            self._batch(chunk, state),
+            translate=self.translate,
+            title_last=self.title_after_review and not state.title_told,
+            ends=not self._drafting(chunk, state),  # a careless draft waits for its warnings
+        )
+        if first and self.proposals and chunk.kind == "translation":
+            calls.insert(1, FakeCall("add_glossary_terms", {"terms": list(self.proposals)}))
+        if Mistake.FORGET_END in self.mistakes and not state.nudged:
+            calls = [call for call in calls if call != status_call("end")]
+            if not calls:
+                return Reply("The chunk is done.")
+        if first:
+            calls = self._with_mistakes(calls)
+        if not state.batched:
+            calls = [_spoil(call, self.mistakes) for call in calls]
+        if self.calls_per_reply is not None:
+            calls = calls[: self.calls_per_reply]
+        return Reply("Working on it." if first else "", tuple(calls))
+
+    def _batch(self, chunk: Chunk, state: TaskState) -> FakeCall | None:
+        """The batch this reply submits: the missing paragraphs (a careless draft of them,
+        first), or else the warned ones fixed."""
+        missing = missing_lines(chunk, state)
+        sloppy = Mistake.SLOPPY_DRAFT in self.mistakes
+        if missing and sloppy and chunk.kind == "translation":
+            texts = {line.paragraph_id: line.text for line in missing}
+            draft = sloppy_draft(texts, chunk.glossary) if self._drafting(chunk, state) else None
+            return texts_batch(missing, draft or _clean(missing, chunk.glossary))
+        if missing:
+            return batch_call(missing[: self._batch_size(chunk, state)], chunk.kind, self.translate)
+        warned = [line for line in chunk.lines if line.paragraph_id in state.warned]
+        if sloppy and self.fixes_warnings and warned:
+            return texts_batch(warned, _clean(warned, chunk.glossary))
+        return None
+
+    def _drafting(self, chunk: Chunk, state: TaskState) -> bool:
+        """Whether this reply is the careless first draft of a translation."""
+        return (
+            Mistake.SLOPPY_DRAFT in self.mistakes
+            and chunk.kind == "translation"
+            and bool(missing_lines(chunk, state))
+            and not state.accepted
+        )
+
+    def _batch_size(self, chunk: Chunk, state: TaskState) -> int | None:
+        missing = [line for line in chunk.lines if line.paragraph_id not in state.accepted]
+        if self.batch_sizes is None or not missing:
+            return self.batch_size
+        low, high = self.batch_sizes
+        # By position, not by id: ids are random, and the same book should cost the same.
+        return low + (missing[0].index * 7 + 3) % (high - low + 1)
+
+    def _first_reply_mistake(self, chunk: Chunk) -> Reply | None:
+        if Mistake.JSON_AS_TEXT in self.mistakes:
+            items = [
+                {"i": n, "t": pseudo_translation(line.text)} for n, line in enumerate(chunk.lines)
+            ]
+            return Reply(f'{{"status":"working","p":{items}}}'.replace("'", '"'))
+        return None
+
+    def _with_mistakes(self, calls: list[FakeCall]) -> list[FakeCall]:
+        if Mistake.WRONG_STATUS_MOVE in self.mistakes:
+            calls = [FakeCall("update_task_status", {"status": "end"}), *calls]
+        if Mistake.UNKNOWN_TOOL in self.mistakes:
+            calls = [FakeCall("translate_everything", {}), *calls]
+        if Mistake.BAD_ARGUMENTS in self.mistakes and (first := _first_paragraph(calls)):
+            calls = [
+                FakeCall("update_task_status", {}),
+                FakeCall("get_previous_paragraphs", {"paragraph_id": first, "count": "many"}),
+                *calls,
+            ]
+        if Mistake.SKIP_TITLE in self.mistakes:
+            calls = [call for call in calls if call.name != "update_chapter_title"]
+        return calls
+
+
+def drafted_calls(calls: tuple[FakeCall, ...]) -> tuple[FakeCall, ...]:
+    """What a thinking model drafts before it makes ``calls``: calls that would all succeed if
+    run (the move to working, then every batch and title), with ``DRAFT_MARK`` texts."""
+    drafts: list[FakeCall] = []
+    for call in calls:
+        if call == status_call("working"):
+            drafts.append(call)
+        elif call.name == "add_translation_batch":
+            items = [
+                {**item, "translated_text": f"{DRAFT_MARK} {n}"}
+                for n, item in enumerate(call.arguments["paragraphs"])
+            ]
+            drafts.append(FakeCall(call.name, {"paragraphs": items}))
+        elif call.name == "update_chapter_title":
+            drafts.append(FakeCall(call.name, {**call.arguments, "translated_title": DRAFT_MARK}))
+    return tuple(drafts)
+
+
+def _clean(lines: list[WorkLine], glossary: dict[str, str]) -> dict[str, str]:
+    return {line.paragraph_id: clean_translation(line.text, glossary) for line in lines}
+
+
+def _first_paragraph(calls: list[FakeCall]) -> str | None:
+    for call in calls:
+        if call.name == "add_translation_batch":
+            return call.arguments["paragraphs"][0]["paragraph_id"]
+    return None
+
+
+def _spoil(call: FakeCall, mistakes: set[Mistake]) -> FakeCall:
+    if call.name != "add_translation_batch":
+        return call
+    items = [dict(item) for item in call.arguments["paragraphs"]]
+    if Mistake.INDEX_INSTEAD_OF_ID in mistakes:
+        items = [
+            {"index": n, "translated_text": item["translated_text"]} for n, item in enumerate(items)
+        ]
+    if Mistake.FOREIGN_ID in mistakes:
+        items.append({"paragraph_id": FOREIGN_ID, "translated_text": "幻の段落"})
+    if Mistake.DUPLICATE_ID in mistakes and items:
+        items.append(dict(items[0]))
+    if Mistake.PREFIX_MISMATCH in mistakes and items:
+        items[0]["original_text_prefix"] = "全然違う書き出し"
+    return FakeCall(call.name, {"paragraphs": items})
