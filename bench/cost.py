@@ -255,7 +255,7 @@ async def _job(library: Library, url: str, book_id: str) -> None:
 def _alignment(library: Library, book_id: str) -> str:
     wrong = sum(
         1
-        for chapter in library.get_book(book_id).chapters
+        for chapter in library.whole_book(book_id).chapters
         for p in chapter.work_paragraphs
         if p.translation != hanzi_translation(p.text)
     )

@@ -175,7 +175,7 @@ def in_place_export(work: Path, name: str, path: Path) -> str:
     started = time.perf_counter()
     book_id = library.add_book(read_book(path), source_lang="ja", target_lang="zh-CN")
     imported = time.perf_counter() - started
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     texts = {p.id: f"译{p.text}" for c in book.chapters for p in c.work_paragraphs}
     library.add_translations(book_id, texts, kind=TranslationKind.TRANSLATION)
     for chapter in book.chapters:
@@ -184,10 +184,12 @@ def in_place_export(work: Path, name: str, path: Path) -> str:
 
     def export_in_place() -> None:
         sources = library.sources(book_id)
-        write_book(library.get_book(book_id), in_place, ExportFormat.EPUB, sources=sources)
+        write_book(library.whole_book(book_id), in_place, ExportFormat.EPUB, sources=sources)
 
     in_place_s = best_time(export_in_place)
-    rebuilt_s = best_time(lambda: write_book(library.get_book(book_id), rebuilt, ExportFormat.EPUB))
+    rebuilt_s = best_time(
+        lambda: write_book(library.whole_book(book_id), rebuilt, ExportFormat.EPUB)
+    )
     size = path.stat().st_size
     return "\n".join(
         [

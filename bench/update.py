@@ -96,7 +96,7 @@ def main() -> int:
 def whole_update(honyaku: Honyaku, book_id: str, second: Path) -> str:
     """``honyaku import --update`` of a library holding the book translated whole."""
     library = honyaku.stores.library
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     texts = {p.id: f"译{p.text}" for c in book.chapters for p in c.work_paragraphs}
     library.add_translations(book_id, texts, kind=TranslationKind.TRANSLATION)
     started = time.perf_counter()

@@ -35,7 +35,7 @@ def test_a_page_holds_the_paragraphs_asked_for_and_the_chapters_counts(honyaku, 
 
 def test_a_page_holds_only_its_own_paragraphs_versions(honyaku: Honyaku, library, long_book):
     inside, outside = (
-        library.get_book(long_book, chapter_numbers=[2]).chapters[0].paragraphs[n]
+        library.whole_book(long_book, chapter_numbers=[2]).chapters[0].paragraphs[n]
         for n in (10, 300)
     )
     library.add_translations(
@@ -57,7 +57,7 @@ def test_a_page_past_the_end_is_empty_and_a_missing_chapter_is_not_found(honyaku
 
 
 def test_a_paragraph_is_located_in_its_chapter(honyaku, library, long_book):
-    paragraph = library.get_book(long_book, chapter_numbers=[2]).chapters[0].paragraphs[4321]
+    paragraph = library.whole_book(long_book, chapter_numbers=[2]).chapters[0].paragraphs[4321]
 
     found = asyncio.run(honyaku.books.locate(long_book, paragraph.id))
 
@@ -67,7 +67,7 @@ def test_a_paragraph_is_located_in_its_chapter(honyaku, library, long_book):
 
 
 def test_two_versions_of_a_paragraph_are_compared(honyaku, library, long_book):
-    paragraph = library.get_book(long_book, chapter_numbers=[1]).chapters[0].paragraphs[0]
+    paragraph = library.whole_book(long_book, chapter_numbers=[1]).chapters[0].paragraphs[0]
     library.add_translations(long_book, {paragraph.id: "很短。"}, kind=TranslationKind.TRANSLATION)
     first, second = asyncio.run(honyaku.versions.write(long_book, paragraph.id, "非常短。"))
 

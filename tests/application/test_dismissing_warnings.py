@@ -26,7 +26,7 @@ def test_a_dismissed_warning_leaves_the_list_and_the_other_warnings_stay(
     honyaku: Honyaku, library: Library, book_id: str
 ):
     # Given two paragraphs flagged, one of them twice
-    first, second = library.get_book(book_id).chapters[0].work_paragraphs[:2]
+    first, second = library.whole_book(book_id).chapters[0].work_paragraphs[:2]
     flag(library, book_id, first.id, KANA, QUOTE)
     flag(library, book_id, second.id, KANA)
 
@@ -49,7 +49,7 @@ def test_a_dismissed_warning_leaves_the_list_and_the_other_warnings_stay(
 def test_a_new_version_with_the_same_problem_is_flagged_again(
     honyaku: Honyaku, library: Library, book_id: str
 ):
-    pid = library.get_book(book_id).chapters[0].work_paragraphs[0].id
+    pid = library.whole_book(book_id).chapters[0].work_paragraphs[0].id
     flag(library, book_id, pid, KANA)
     asyncio.run(honyaku.books.dismiss_warnings(book_id, pid))
 

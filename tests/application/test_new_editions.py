@@ -27,7 +27,7 @@ FRANKENSTEIN = BOOKS / "epub" / "frankenstein_en_pg84_epub2" / "frankenstein_en_
 
 def translate_whole(library: Library, book_id: str) -> dict[str, str]:
     """Every paragraph and title translated (marked 译); the translations by paragraph id."""
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     texts = {p.id: f"译{p.text}" for c in book.chapters for p in c.work_paragraphs}
     library.add_translations(book_id, texts, kind=TranslationKind.TRANSLATION, model="m")
     for chapter in book.chapters:
@@ -54,13 +54,13 @@ def test_kusamakura_revised_keeps_every_untouched_translation_with_its_id(
     honyaku, library, translated_kusamakura, tmp_path
 ):
     book_id, translations = translated_kusamakura
-    before = library.get_book(book_id)
+    before = library.whole_book(book_id)
     chapter_ids = {c.title: c.id for c in before.chapters}
     by_place = {(c.title, p.text): p.id for c in before.chapters for p in c.work_paragraphs}
 
     updated = update(honyaku, book_id, new_kusamakura(tmp_path))
 
-    after = library.get_book(book_id)
+    after = library.whole_book(book_id)
     assert [c.title for c in after.chapters][-5:] == ["十", "七", "十一", "十三", "十四"]
     assert {c.title: c.id for c in after.chapters if c.title != "十四"} == {
         t: i for t, i in chapter_ids.items() if t != "十二"
@@ -102,7 +102,7 @@ def test_an_edited_paragraph_keeps_its_versions_and_shows_its_old_source(
     book_id, translations = translated_kusamakura
     old = next(
         p
-        for c in library.get_book(book_id).chapters
+        for c in library.whole_book(book_id).chapters
         for p in c.paragraphs
         if p.text.endswith("は妙な気持ちがした。")
     )
@@ -120,7 +120,7 @@ def test_nothing_is_lost_the_removed_chapter_stays_in_the_history(
     honyaku, library, translated_kusamakura, tmp_path
 ):
     book_id, translations = translated_kusamakura
-    removed = next(c for c in library.get_book(book_id).chapters if c.title == "十二")
+    removed = next(c for c in library.whole_book(book_id).chapters if c.title == "十二")
 
     update(honyaku, book_id, new_kusamakura(tmp_path))
 
@@ -177,7 +177,7 @@ def test_the_new_archive_is_the_original_an_in_place_export_translates(
     assert sources is not None
     assert sources.original.data == edition.read_bytes()
     assert set(sources.paragraphs) == {
-        p.id for c in library.get_book(book_id).chapters for p in c.paragraphs
+        p.id for c in library.whole_book(book_id).chapters for p in c.paragraphs
     }
     with zipfile.ZipFile(tmp_path / "out.epub") as exported:
         added = exported.read("OPS/xhtml/十四.xhtml").decode()
@@ -211,7 +211,9 @@ def test_an_unrelated_book_is_refused_with_the_figures_unless_forced(
     assert every_row(database) == before
     forced = update(honyaku, book_id, FRANKENSTEIN, force=True)
     assert forced.edition == 2
-    assert library.get_book(book_id).chapters[0].title == read_book(FRANKENSTEIN).chapters[0].title
+    assert (
+        library.whole_book(book_id).chapters[0].title == read_book(FRANKENSTEIN).chapters[0].title
+    )
 
 
 STALLED_UPDATE = """

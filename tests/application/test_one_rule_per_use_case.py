@@ -87,7 +87,7 @@ def test_one_job_shows_the_same_figures_in_the_terminal_the_web_and_the_assistan
 def test_a_manual_version_obeys_one_rule_from_the_web_and_from_the_assistant(
     honyaku: Honyaku, library: Library, book_id: str
 ):
-    [first, second] = library.get_book(book_id).chapters[0].work_paragraphs[:2]
+    [first, second] = library.whole_book(book_id).chapters[0].work_paragraphs[:2]
     with served_here(honyaku) as (url, _):
         versions = f"{url}/api/books/{book_id}/paragraphs"
 

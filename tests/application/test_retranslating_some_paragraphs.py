@@ -36,7 +36,7 @@ def test_retranslating_two_paragraphs_sends_and_rewrites_those_two_alone(
 ):
     # Given a book translated whole with the demo model
     book_id = translated_book(honyaku, library)
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     first, third = book.chapters[0].work_paragraphs[1], book.chapters[2].work_paragraphs[0]
     before = {p.id: p.translation for c in book.chapters for p in c.work_paragraphs}
 
@@ -58,7 +58,7 @@ def test_retranslating_two_paragraphs_sends_and_rewrites_those_two_alone(
     assert work_lines == {f"[{p.index + 1}] [ID: {p.id}] {p.text}" for p in (first, third)}
     assert not any("chapter_id:" in text for text in sent)
     # and only they have a new version; every other paragraph kept its translation
-    after = library.get_book(book_id)
+    after = library.whole_book(book_id)
     for paragraph in (p for c in after.chapters for p in c.work_paragraphs):
         if paragraph.id in (first.id, third.id):
             assert paragraph.translation == pseudo_translation(paragraph.text)
@@ -74,7 +74,7 @@ def test_a_stopped_paragraph_job_resumes_over_the_paragraphs_it_had_not_done(
 ):
     # Given a job over three paragraphs of three chapters, stopped after the first batch
     book_id = translated_book(honyaku, library)
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     chosen = [c.work_paragraphs[0].id for c in book.chapters]
     request = JobRequest(
         book_id=book_id,
@@ -154,7 +154,7 @@ def test_the_estimate_of_a_paragraph_job_counts_those_paragraphs_alone(
     honyaku: Honyaku, library: Library
 ):
     book_id = library.add_book(novel(chapters=3), source_lang="ja", target_lang="zh-CN")
-    one = library.get_book(book_id).chapters[1].work_paragraphs[0].id
+    one = library.whole_book(book_id).chapters[1].work_paragraphs[0].id
 
     found = asyncio.run(
         honyaku.jobs.estimate(

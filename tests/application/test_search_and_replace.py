@@ -22,7 +22,7 @@ def translated(library: Library) -> str:
     book_id = library.add_book(
         novel(chapters=2, paragraphs=4), source_lang="ja", target_lang="zh-CN"
     )
-    paragraphs = [p for c in library.get_book(book_id).chapters for p in c.work_paragraphs]
+    paragraphs = [p for c in library.whole_book(book_id).chapters for p in c.work_paragraphs]
     texts = {p.id: "他走了。" for p in paragraphs}
     texts[paragraphs[-1].id] = "她走了。"
     library.add_translations(book_id, texts, kind=TranslationKind.TRANSLATION)
@@ -68,7 +68,7 @@ def test_a_replacement_is_previewed_then_applied_as_new_versions_and_undone_by_s
     preview = asyncio.run(honyaku.search.replace(translated, query, "那人"))
     assert len(preview) == 7
     assert {r.after for r in preview} == {"那人走了。"}
-    assert library.get_book(translated).chapters[0].work_paragraphs[0].translation == "他走了。"
+    assert library.whole_book(translated).chapters[0].work_paragraphs[0].translation == "他走了。"
 
     # When it is applied to two of the paragraphs only
     chosen = [r.located.paragraph.id for r in preview[:2]]
@@ -78,7 +78,9 @@ def test_a_replacement_is_previewed_then_applied_as_new_versions_and_undone_by_s
 
     # Then those two have a new manual version, selected; the others are unchanged
     assert [r.located.paragraph.id for r in applied] == chosen
-    for paragraph in (p for c in library.get_book(translated).chapters for p in c.work_paragraphs):
+    for paragraph in (
+        p for c in library.whole_book(translated).chapters for p in c.work_paragraphs
+    ):
         expected = "那人走了。" if paragraph.id in chosen else paragraph.translation
         assert paragraph.translation == expected
     versions = library.versions(translated, chosen[0])
@@ -107,6 +109,6 @@ def test_a_replacement_that_would_empty_a_paragraph_is_refused_and_writes_nothin
 
     assert all(
         len(library.versions(translated, p.id)) == 1
-        for c in library.get_book(translated).chapters
+        for c in library.whole_book(translated).chapters
         for p in c.work_paragraphs
     )

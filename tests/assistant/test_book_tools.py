@@ -42,7 +42,7 @@ async def test_given_a_book_when_the_assistant_reads_and_searches_then_it_gets_t
 async def test_given_an_approved_rewrite_when_versions_are_read_then_both_are_kept_and_one_selected(
     chat_with, library, book_id
 ):
-    paragraph = library.get_book(book_id).chapters[0].paragraphs[0]
+    paragraph = library.whole_book(book_id).chapters[0].paragraphs[0]
     library.add_translations(
         book_id, {paragraph.id: "那是某日的傍晚。"}, kind=TranslationKind.TRANSLATION
     )
@@ -77,7 +77,7 @@ async def test_always_allow_given_in_a_chat_is_saved_on_the_book_and_seen_by_its
     chat_with, library, book_id
 ):
     # Given a chat about the book whose assistant writes a version, which needs approval
-    first, second = library.get_book(book_id).chapters[0].paragraphs
+    first, second = library.whole_book(book_id).chapters[0].paragraphs
     script = calls(FakeCall("write_version", {"paragraph_id": first.id, "text": "某日傍晚。"}))
     with chat_with({"rewrite": script}) as chat:
         # When the translator answers "always allow"

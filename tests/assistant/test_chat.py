@@ -59,10 +59,11 @@ async def test_given_a_yes_when_the_assistant_starts_a_job_then_the_chapter_gets
     assert isinstance(chat.person.dialogs[0], ApprovalRequest)
     assert chat.person.dialogs[0].tool == "start_job"
     assert finished.status == "finished"
-    chapter = library.get_book(book_id, chapter_numbers=[1]).chapters[0]
+    chapter = library.whole_book(book_id, chapter_numbers=[1]).chapters[0]
     assert all(p.translation for p in chapter.paragraphs if not p.is_empty)
     assert (
-        library.get_book(book_id, chapter_numbers=[2]).chapters[0].paragraphs[0].translation is None
+        library.whole_book(book_id, chapter_numbers=[2]).chapters[0].paragraphs[0].translation
+        is None
     )
     assert f"job {job_id} is" in said(events)
 

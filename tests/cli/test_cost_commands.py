@@ -57,13 +57,13 @@ def test_max_cost_stops_the_run_and_the_next_run_finishes_the_book(home, fake_mo
     assert stopped.returncode == EXIT_INTERRUPTED
     assert "of the cap of 0.02 spent" in stopped.stderr
     assert "run again to go on" in stopped.stderr
-    translated = [p for c in library.get_book(book).chapters for p in c.work_paragraphs]
+    translated = [p for c in library.whole_book(book).chapters for p in c.work_paragraphs]
     assert 0 < sum(1 for p in translated if p.translation) < len(translated)
 
     # And the same command without the cap goes on to the end
     finished = honyaku("translate", book, "--model", "priced")
     assert "resum" in finished.stdout.lower()
-    assert all(p.translation for c in library.get_book(book).chapters for p in c.work_paragraphs)
+    assert all(p.translation for c in library.whole_book(book).chapters for p in c.work_paragraphs)
 
 
 def test_the_books_max_cost_setting_caps_every_run(home, fake_model):

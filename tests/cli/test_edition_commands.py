@@ -60,7 +60,7 @@ def test_a_web_novel_grown_by_three_episodes_translates_only_those(
     honyaku("translate", book, *model_flags(fake_model))
     library = Library(Database.open(home))
     first = {
-        p.id: p.translation for c in library.get_book(book).chapters for p in c.work_paragraphs
+        p.id: p.translation for c in library.whole_book(book).chapters for p in c.work_paragraphs
     }
     asked = len(fake_model.requests)
 
@@ -70,7 +70,7 @@ def test_a_web_novel_grown_by_three_episodes_translates_only_those(
     assert "chapters:   10 unchanged, 0 changed, 3 new, 0 gone" in updated.stdout
     assert f"paragraphs: {len(first)} unchanged, 0 changed, 24 new, 0 gone" in updated.stdout
     assert updated.stdout.strip().splitlines()[-1] == book
-    chapters = library.get_book(book).chapters
+    chapters = library.whole_book(book).chapters
     added = {p.id for c in chapters[10:] for p in c.work_paragraphs}
     assert sent_ids(fake_model, asked) == added
     assert {p.id: p.translation for c in chapters[:10] for p in c.work_paragraphs} == first
@@ -91,7 +91,9 @@ def test_a_revised_paragraph_is_stale_everywhere_and_retranslated_with_its_old_t
         *episodes[2:3],
     ]
     library = Library(Database.open(home))
-    paragraph = next(p for p in library.get_book(book).chapters[1].paragraphs if p.text == old_text)
+    paragraph = next(
+        p for p in library.whole_book(book).chapters[1].paragraphs if p.text == old_text
+    )
     old_translation = paragraph.translation
     asked = len(fake_model.requests)
 
@@ -131,7 +133,7 @@ def test_a_dry_run_prints_the_figures_and_writes_nothing(home, tmp_path, episode
 
     assert "Dry run: nothing written" in done.stdout
     assert "chapters:   2 unchanged, 0 changed, 1 new, 0 gone" in done.stdout
-    assert len(Library(Database.open(home)).get_book(book).chapters) == 2
+    assert len(Library(Database.open(home)).whole_book(book).chapters) == 2
 
 
 def test_an_unrelated_book_is_refused_in_one_line_with_the_figures(tmp_path, episodes):

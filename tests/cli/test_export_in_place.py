@@ -20,7 +20,7 @@ def _translate_first_chapter(home: Path, book_id: str) -> None:
     database = Database.open(home)
     try:
         library = Library(database)
-        chapter = library.get_book(book_id).chapters[0]
+        chapter = library.whole_book(book_id).chapters[0]
         texts = {p.id: f"译{p.text}" for p in chapter.work_paragraphs}
         library.add_translations(book_id, texts, kind=TranslationKind.TRANSLATION)
     finally:

@@ -40,7 +40,7 @@ def test_translate_then_polish_then_proofread_a_real_book(home, fake_model):
     library = Library(Database.open(home))
     versions = Counter(
         tuple(v.kind for v in library.versions(book, p.id))
-        for c in library.get_book(book).chapters
+        for c in library.whole_book(book).chapters
         for p in c.work_paragraphs
     )
     assert set(versions) <= {
@@ -89,7 +89,7 @@ def test_chapters_option_limits_the_job(home, fake_model):
 
     honyaku("translate", book, "--chapters", "2-3", *model_flags(fake_model))
 
-    chapters = Library(Database.open(home)).get_book(book).chapters
+    chapters = Library(Database.open(home)).whole_book(book).chapters
     done = [bool(c.translated_title) for c in chapters]
     assert done[1:3] == [True, True]
     assert sum(done) == 2
@@ -153,7 +153,7 @@ def test_a_job_killed_with_sigkill_resumes_once_its_claims_time_out_with_nothing
     jobs = JobStore(library.database).for_book(book)
     assert len(jobs) == 1
     assert jobs[0].status == "finished"
-    for chapter in library.get_book(book).chapters:
+    for chapter in library.whole_book(book).chapters:
         for paragraph in chapter.work_paragraphs:
             assert paragraph.translation == pseudo_translation(paragraph.text)
             assert len(library.versions(book, paragraph.id)) == 1
@@ -235,7 +235,7 @@ def test_four_copies_started_together_share_one_job_and_pay_for_each_paragraph_o
     library = Library(Database.open(home))
     assert [copy.returncode for copy in copies] == [0, 0, 0, 0], outputs
     assert len(JobStore(library.database).for_book(book)) == 1
-    for chapter in library.get_book(book).chapters:
+    for chapter in library.whole_book(book).chapters:
         for paragraph in chapter.work_paragraphs:
             assert len(library.versions(book, paragraph.id)) == 1
 
@@ -262,7 +262,7 @@ def test_overlapping_chapter_ranges_started_a_moment_apart_never_translate_twice
     assert [run.returncode for run in runs] == [0, 0, 0], outputs
     versions = Counter(
         len(library.versions(book, p.id))
-        for c in library.get_book(book).chapters
+        for c in library.whole_book(book).chapters
         for p in c.work_paragraphs
     )
     assert versions == {1: _work(library, book)}

@@ -146,5 +146,5 @@ def test_import_takes_the_encoding_that_cannot_be_told_from_the_bytes(home, tmp_
     assert refused.returncode != 0
     assert "--encoding" in refused.stderr
     assert "Traceback" not in refused.stderr
-    stored = Library(Database.open(home)).get_book(book).chapters[0].paragraphs
+    stored = Library(Database.open(home)).whole_book(book).chapters[0].paragraphs
     assert [p.text for p in stored][-2:] == text.splitlines()[1:]

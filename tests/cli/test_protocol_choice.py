@@ -16,7 +16,7 @@ def flags(server: FakeLLMServer, *more: str) -> list[str]:
 
 def assert_all_translated(home, book: str) -> None:
     library = Library(Database.open(home))
-    for paragraph in library.get_book(book).chapters[0].work_paragraphs:
+    for paragraph in library.whole_book(book).chapters[0].work_paragraphs:
         assert paragraph.translation == pseudo_translation(paragraph.text)
 
 

@@ -53,14 +53,14 @@ def _import(
 ) -> tuple[Book, BookSources]:
     """``path`` imported, its ``chapters`` translated (titles too); the book and its sources."""
     book_id = library.add_book(read_book(path), source_lang="ja", target_lang=target)
-    chosen = library.get_book(book_id).chapters[chapters]
+    chosen = library.whole_book(book_id).chapters[chapters]
     texts = {p.id: _translated(p.text) for c in chosen for p in c.work_paragraphs}
     library.add_translations(book_id, texts, kind=TranslationKind.TRANSLATION)
     for chapter in chosen:
         library.set_chapter_title(book_id, chapter.id, _translated(chapter.title))
     sources = library.sources(book_id)
     assert sources is not None
-    return library.get_book(book_id), sources
+    return library.whole_book(book_id), sources
 
 
 def _export(

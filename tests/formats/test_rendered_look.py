@@ -36,7 +36,7 @@ VIEWPORT = {"width": 900, "height": 1200}
 def unzipped_export(tmp_path: Path, library: Library) -> Path:
     """Kusamakura translated into Chinese (every paragraph and title), exported in place."""
     book_id = library.add_book(read_book(KUSAMAKURA), source_lang="ja", target_lang="zh-CN")
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     texts = {p.id: f"【译】{p.text}" for c in book.chapters for p in c.work_paragraphs}
     library.add_translations(book_id, texts, kind=TranslationKind.TRANSLATION)
     for chapter in book.chapters:
@@ -45,7 +45,7 @@ def unzipped_export(tmp_path: Path, library: Library) -> Path:
     assert sources is not None
     exported = tmp_path / "kusamakura.zh-CN.epub"
     with exported.open("wb") as file:
-        write_epub_in_place(library.get_book(book_id), sources, file)
+        write_epub_in_place(library.whole_book(book_id), sources, file)
     folder = tmp_path / "unzipped"
     with zipfile.ZipFile(exported) as archive:
         archive.extractall(folder)

@@ -132,7 +132,7 @@ def run_job(library: Library, protocol: str) -> RunJob:
 
 
 def assert_translated_in_place(library: Library, book_id: str) -> None:
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     for chapter in book.chapters:
         assert chapter.translated_title == pseudo_translation(chapter.title)
         for paragraph in chapter.paragraphs:
@@ -143,7 +143,7 @@ def assert_translated_in_place(library: Library, book_id: str) -> None:
 def assert_one_version_each(library: Library, book_id: str) -> None:
     versions = Counter(
         len(library.versions(book_id, p.id))
-        for c in library.get_book(book_id).chapters
+        for c in library.whole_book(book_id).chapters
         for p in c.work_paragraphs
     )
     assert versions == {1: 30}

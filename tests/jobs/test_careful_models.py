@@ -36,7 +36,7 @@ def careful(fake_model: FakeLLMServer) -> FakeLLMServer:
 
 
 def assert_aligned(library: Library, book_id: str) -> None:
-    [chapter] = library.get_book(book_id).chapters
+    [chapter] = library.whole_book(book_id).chapters
     assert chapter.translated_title == hanzi_translation(chapter.title)
     for paragraph in chapter.work_paragraphs:
         assert paragraph.translation == hanzi_translation(paragraph.text)
@@ -86,7 +86,7 @@ def test_every_mistake_of_a_careful_model_is_refused_and_nothing_lands_out_of_pl
     assert refused[0]["error_code"] == code
     assert outcome.ok
     assert_aligned(library, chapter_id)
-    [chapter] = library.get_book(chapter_id).chapters
+    [chapter] = library.whole_book(chapter_id).chapters
     assert all(len(library.versions(chapter_id, p.id)) == 1 for p in chapter.work_paragraphs)
 
 
@@ -101,7 +101,7 @@ def test_a_later_turn_sends_saved_batches_back_without_their_text_and_keeps_its_
         assert later[: len(earlier)] == earlier
     last = json.dumps(conversation[-1], ensure_ascii=False)
     translations = [
-        p.translation or "" for p in library.get_book(chapter_id).chapters[0].work_paragraphs
+        p.translation or "" for p in library.whole_book(chapter_id).chapters[0].work_paragraphs
     ]
     assert not any(translation in last for translation in translations)
     assert last.count("text left out here") >= PARAGRAPHS // 12

@@ -60,7 +60,7 @@ def test_a_chunk_taken_over_is_refused_its_next_write_and_its_chapter_is_left(
 
     [taken] = [e for e in events if isinstance(e, ChunkTakenOver)]
     outcome = events[-1].outcome
-    chapters = library.get_book(book_id).chapters
+    chapters = library.whole_book(book_id).chapters
     assert taken.where.chapter == 1
     assert "took it over (attempt 2)" in taken.reason
     assert "nothing of it was saved" in taken.reason
@@ -88,4 +88,4 @@ def test_the_heartbeat_ends_the_conversation_of_a_chunk_taken_over(
     # Its one request may not even have reached the server when the heartbeat ended it, on a
     # loaded machine: what matters is that none followed.
     assert len(first_chapter) <= 1
-    assert all(p.translation is None for p in library.get_book(book_id).chapters[0].paragraphs)
+    assert all(p.translation is None for p in library.whole_book(book_id).chapters[0].paragraphs)

@@ -43,7 +43,7 @@ LOCAL_MODEL_COUNT = 1.6
 def japanese(library: Library, honyaku: Honyaku) -> str:
     """One chapter of 6,000 characters of Akutagawa's Japanese: one chunk of the default size."""
     sample = asyncio.run(honyaku.books.import_sample())
-    story = library.get_book(sample).chapters[0].work_paragraphs
+    story = library.whole_book(sample).chapters[0].work_paragraphs
     lines, size = [], 0
     for paragraph in (p for _ in range(2) for p in story):
         lines.append(paragraph.text[: CHUNK_CHARS - size])
@@ -61,7 +61,7 @@ def translate(library: Library, model: ConnectedModel, book_id: str, **request: 
 
 
 def assert_aligned(library: Library, book_id: str) -> None:
-    for chapter in library.get_book(book_id).chapters:
+    for chapter in library.whole_book(book_id).chapters:
         assert chapter.translated_title == pseudo_translation(chapter.title)
         for paragraph in chapter.work_paragraphs:
             assert paragraph.translation == pseudo_translation(paragraph.text)
@@ -257,7 +257,7 @@ def test_a_resumed_job_plans_its_chunks_waiting_to_run_again_when_the_size_chang
     assert isinstance(started, JobStarted)
     assert started.resumed
     assert started.chunks > len(before)
-    paragraphs = {p.id: p for p in library.get_book(japanese).chapters[0].paragraphs}
+    paragraphs = {p.id: p for p in library.whole_book(japanese).chapters[0].paragraphs}
     after = ChunkStore(library.database).items(job.id)
     assert after[0].planned == before[0].planned
     for item in after[1:]:

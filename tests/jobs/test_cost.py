@@ -193,7 +193,7 @@ def test_a_cap_stops_the_job_before_the_request_that_would_pass_it_and_it_resume
     job = JobStore(library.database).for_book(book_id)[0]
     assert job.status is JobStatus.INTERRUPTED
     done = [
-        p for c in library.get_book(book_id).chapters for p in c.work_paragraphs if p.translation
+        p for c in library.whole_book(book_id).chapters for p in c.work_paragraphs if p.translation
     ]
     assert 0 < len(done) < 4 * 48, (stopped.value, len(fake_model.bills), cap)
 
@@ -206,7 +206,7 @@ def test_a_cap_stops_the_job_before_the_request_that_would_pass_it_and_it_resume
     )
     assert outcome.ok
     assert outcome.job.id == job.id
-    for chapter in library.get_book(book_id).chapters:
+    for chapter in library.whole_book(book_id).chapters:
         for paragraph in chapter.work_paragraphs:
             assert paragraph.translation == pseudo_translation(paragraph.text)
 

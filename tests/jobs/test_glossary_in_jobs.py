@@ -167,7 +167,7 @@ def test_the_model_looks_entries_up_with_get_glossary(run_job, library, fake_mod
     from honyaku.jobs.tools import ChunkContext
     from honyaku.llm.messages import ToolCall
 
-    book = library.get_book(with_glossary)
+    book = library.whole_book(with_glossary)
     chapter = book.chapters[0]
     [chunk] = split_into_chunks(chapter, chapter.work_paragraphs, max_chars=8000)
     workflow = ChunkWorkflow(JobKind.TRANSLATION, {}, chapter.id, False)
@@ -228,7 +228,7 @@ def test_extraction_asks_how_to_render_names_and_proposes_them_with_readings(
     assert any(KNOWN_HEADER in m for m in first_messages(fake_model))
     questions = jobs.actions(novel_id, kinds=[ActionKind.QUESTION])
     assert [a.action.payload["outcome"] for a in questions] == ["answered", "answered"]
-    assert not any(c.translation for c in library.get_book(novel_id).chapters[0].paragraphs)
+    assert not any(c.translation for c in library.whole_book(novel_id).chapters[0].paragraphs)
 
 
 def test_extraction_without_a_translator_proposes_its_own_renderings(

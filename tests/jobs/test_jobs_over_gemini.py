@@ -93,7 +93,7 @@ def test_polish_adds_a_new_version_over_the_translation(library, jobs, gemini, b
     outcome, _ = run(library, jobs, gemini, book_id, JobKind.POLISH)
 
     assert outcome.ok
-    for chapter in library.get_book(book_id).chapters:
+    for chapter in library.whole_book(book_id).chapters:
         for paragraph in chapter.work_paragraphs:
             assert paragraph.translation == pseudo_revision(
                 pseudo_translation(paragraph.text), "polish"
@@ -106,7 +106,7 @@ def test_proofreading_changes_only_the_paragraphs_it_corrects(library, jobs, gem
     outcome, _ = run(library, jobs, gemini, book_id, JobKind.PROOFREADING)
 
     assert outcome.ok
-    for paragraph in library.get_book(book_id).chapters[1].work_paragraphs:
+    for paragraph in library.whole_book(book_id).chapters[1].work_paragraphs:
         translated = pseudo_translation(paragraph.text)
         fixed = proofreading_changes(paragraph.index)
         assert paragraph.translation == (

@@ -56,12 +56,12 @@ def test_polish_adds_a_new_version_and_keeps_the_translation_it_improved(
     run_job, library, jobs, fake_model, book_id
 ):
     run_job(fake_model, book_id)
-    some = library.get_book(book_id).chapters[0].work_paragraphs[0]
+    some = library.whole_book(book_id).chapters[0].work_paragraphs[0]
 
     outcome, _ = run_job(fake_model, book_id, JobKind.POLISH)
 
     assert outcome.ok
-    for chapter in library.get_book(book_id).chapters:
+    for chapter in library.whole_book(book_id).chapters:
         for paragraph in chapter.work_paragraphs:
             assert paragraph.translation == pseudo_revision(
                 pseudo_translation(paragraph.text), "polish"
@@ -82,7 +82,7 @@ def test_proofreading_changes_only_the_paragraphs_it_corrects(
 
     assert outcome.ok
     assert outcome.paragraphs_done == outcome.paragraphs_total
-    for paragraph in library.get_book(book_id).chapters[1].work_paragraphs:
+    for paragraph in library.whole_book(book_id).chapters[1].work_paragraphs:
         translated = pseudo_translation(paragraph.text)
         fixed = proofreading_changes(paragraph.index)
         assert paragraph.translation == (
@@ -111,9 +111,9 @@ def test_retranslate_redoes_chosen_chapters_as_new_versions(
 
     assert outcome.ok
     assert outcome.paragraphs_total == 10
-    second = library.get_book(book_id).chapters[1].work_paragraphs[0]
+    second = library.whole_book(book_id).chapters[1].work_paragraphs[0]
     assert len(library.versions(book_id, second.id)) == 2
-    first = library.get_book(book_id).chapters[0].work_paragraphs[0]
+    first = library.whole_book(book_id).chapters[0].work_paragraphs[0]
     assert len(library.versions(book_id, first.id)) == 1
 
 
@@ -153,7 +153,7 @@ def test_seed_001_an_item_keyed_by_index_is_refused_with_the_fix_and_nothing_is_
     assert_translated_in_place(library, book_id)
     assert all(
         len(library.versions(book_id, p.id)) == 1
-        for p in library.get_book(book_id).chapters[0].work_paragraphs
+        for p in library.whole_book(book_id).chapters[0].work_paragraphs
     )
 
 
@@ -256,7 +256,7 @@ def test_review_is_refused_until_the_first_chunk_has_its_title_naming_the_chapte
     outcome, _ = run_job(fake_model, book_id, chapters=[1])
 
     refused = next(r for r in tool_results(jobs, book_id, "update_task_status") if not r["success"])
-    chapter_id = library.get_book(book_id).chapters[0].id
+    chapter_id = library.whole_book(book_id).chapters[0].id
     assert refused["error_code"] == "WORK_INCOMPLETE"
     assert f'chapter_id "{chapter_id}"' in refused["error"]
     assert outcome.ok
@@ -275,7 +275,7 @@ def test_a_model_that_never_finishes_fails_its_chunks_visibly_after_bounded_nudg
     assert len(fake_model.requests) == 3 * 3
     assert outcome.job.status == "failed"
     assert all(
-        p.translation is None for c in library.get_book(book_id).chapters for p in c.paragraphs
+        p.translation is None for c in library.whole_book(book_id).chapters for p in c.paragraphs
     )
 
 
@@ -395,7 +395,7 @@ def hold(library, book_id: str, chapters: list[int], held: int) -> str:
     ``held`` (it beat a moment ago)."""
     planned = plan_chunks(
         split_book(
-            library.get_book(book_id, chapter_numbers=chapters),
+            library.whole_book(book_id, chapter_numbers=chapters),
             JobKind.TRANSLATION,
             retranslate=False,
             written=set(),
@@ -420,7 +420,7 @@ def sent_text(server) -> str:
 def test_a_second_process_joins_the_job_and_leaves_the_chunk_another_holds(
     run_job, fake_model, book_id, library
 ):
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     job_id = hold(library, book_id, [1, 2, 3], held=1)
 
     outcome, _ = run_job(fake_model, book_id, chapters=[1, 2, 3])
@@ -430,14 +430,14 @@ def test_a_second_process_joins_the_job_and_leaves_the_chunk_another_holds(
     assert outcome.running_elsewhere == 1
     assert outcome.job.status == "running"
     assert all(p.id not in sent_text(fake_model) for p in book.chapters[0].work_paragraphs)
-    translated = library.get_book(book_id).chapters
+    translated = library.whole_book(book_id).chapters
     assert [c.translated_title is not None for c in translated] == [False, True, True]
 
 
 def test_overlapping_jobs_never_work_the_same_paragraph_at_once(
     run_job, fake_model, book_id, library, jobs
 ):
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     hold(library, book_id, [1, 2], held=2)
 
     outcome, events = run_job(fake_model, book_id, chapters=[2, 3])
@@ -446,6 +446,6 @@ def test_overlapping_jobs_never_work_the_same_paragraph_at_once(
     busy = [e for e in events if isinstance(e, ParagraphsBusy)]
     assert outcome.busy == len(second) == sum(len(e.paragraph_ids) for e in busy)
     assert all(p.id not in sent_text(fake_model) for p in second)
-    assert all(p.translation for p in library.get_book(book_id).chapters[2].work_paragraphs)
+    assert all(p.translation for p in library.whole_book(book_id).chapters[2].work_paragraphs)
     [skipped] = jobs.actions(book_id, kinds=[ActionKind.SKIPPED])
     assert skipped.action.payload["paragraph_ids"] == [p.id for p in second]

@@ -17,7 +17,7 @@ REGISTRY = ToolRegistry(TASK_TOOLS, ChunkContext)
 @pytest.fixture
 def chunks(library, book_id):
     """The book's first chapter in chunks of two work paragraphs each."""
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     chapter = book.chapters[0]
     return book, split_into_chunks(chapter, chapter.work_paragraphs, max_chars=40)
 
@@ -55,7 +55,7 @@ async def test_previous_paragraphs_at_a_chunk_start_come_from_the_chunk_before(l
 async def test_next_paragraphs_at_a_chapter_end_come_from_the_next_chapter(library, chunks):
     book, parts = chunks
     last = parts[-1].paragraphs[-1]
-    second_chapter = library.get_book(book.id).chapters[1]
+    second_chapter = library.whole_book(book.id).chapters[1]
 
     result = await call(
         task_for(library, book, parts[-1]), "get_next_paragraphs", paragraph_id=last.id, count=2
@@ -147,7 +147,7 @@ async def test_context_paragraphs_are_not_work_items(library, chunks):
     )
 
     assert result["error_code"] == "PARAGRAPH_NOT_ASSIGNED"
-    assert library.get_book(book.id).chapters[0].paragraphs[0].translation is None
+    assert library.whole_book(book.id).chapters[0].paragraphs[0].translation is None
 
 
 @pytest.mark.anyio

@@ -121,7 +121,7 @@ def test_a_looping_reply_is_cut_while_streaming_and_asked_again(
     assert cut_after < len(LOOP_SENTENCE) * LOOP_REPEATS / 50
     [action] = jobs.actions(book_id, kinds=[ActionKind.RETRY])
     assert "repeated" in action.action.payload["reason"]
-    translations = [p.translation for p in library.get_book(book_id).chapters[0].work_paragraphs]
+    translations = [p.translation for p in library.whole_book(book_id).chapters[0].work_paragraphs]
     assert not any(LOOP_SENTENCE in (t or "") for t in translations)
 
 
@@ -129,7 +129,7 @@ def test_a_looping_reply_is_cut_while_streaming_and_asked_again(
 
 
 def test_a_miscopied_id_is_refused_with_did_you_mean(library, book_id):
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     chapter = book.chapters[0]
     [chunk, *_] = split_into_chunks(chapter, chapter.work_paragraphs, max_chars=60)
     first, other_chapter = chunk.paragraphs[0], book.chapters[1].work_paragraphs[0]

@@ -261,7 +261,7 @@ def test_two_concurrent_jobs_queue_their_questions_one_dialog_at_a_time(library,
     assert all(outcome.ok for outcome in outcomes)
     assert len(person.dialogs) == 4
     for book in books:
-        for chapter in library.get_book(book).chapters:
+        for chapter in library.whole_book(book).chapters:
             assert chapter.paragraphs[0].translation == pseudo_translation("文。")
 
 

@@ -99,7 +99,7 @@ def test_a_question_parks_its_chunk_and_the_answer_reaches_the_model_when_it_goe
     }
     assert stores.questions.get(question.id).status is QuestionStatus.RESUMED
     assert stores.jobs.get(job_id).status is JobStatus.FINISHED
-    book = stores.library.get_book(book_id)
+    book = stores.library.whole_book(book_id)
     assert all(p.translation for p in book.chapters[0].work_paragraphs)
 
 

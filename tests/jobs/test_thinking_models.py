@@ -161,5 +161,5 @@ def test_think_tags_in_a_paragraph_stay_in_its_translation(
         outcome, _ = run_job(server, book_id)
 
     assert outcome.ok
-    paragraph = library.get_book(book_id).chapters[0].paragraphs[0]
+    paragraph = library.whole_book(book_id).chapters[0].paragraphs[0]
     assert paragraph.translation == pseudo_translation(text)

@@ -146,7 +146,7 @@ def running_chunks(stores: Stores, job_id: str) -> list[ChunkItem]:
 
 def assert_translated_once(library: Library, book_id: str) -> None:
     """Every paragraph holds its own translation, written once: nothing lost or doubled."""
-    for chapter in library.get_book(book_id).chapters:
+    for chapter in library.whole_book(book_id).chapters:
         assert chapter.translated_title == pseudo_translation(chapter.title)
         for paragraph in chapter.work_paragraphs:
             assert paragraph.translation == pseudo_translation(paragraph.text), paragraph

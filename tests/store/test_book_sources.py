@@ -21,7 +21,7 @@ def test_an_imported_epub_keeps_its_bytes_and_each_paragraphs_place(library: Lib
     book_id = library.add_book(draft, source_lang="ja", target_lang="zh-CN")
 
     sources = library.sources(book_id)
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
 
     assert sources is not None
     assert sources.original.data == KUSAMAKURA.read_bytes()
@@ -72,7 +72,7 @@ def test_a_book_stored_before_sources_were_kept_opens_unchanged_with_none(
     database = Database.open(url=empty_database_url, migrate=True)
     library = Library(database)
     try:
-        book = library.get_book("0a1d0b0c")
+        book = library.whole_book("0a1d0b0c")
         sources = library.sources("0a1d0b0c")
     finally:
         database.close()

@@ -34,7 +34,7 @@ def chunks(database) -> ChunkStore:
 @pytest.fixture
 def job_id(library, jobs, book_id) -> str:
     """A translation job over the first chapter, as one chunk."""
-    chapter = library.get_book(book_id).chapters[0]
+    chapter = library.whole_book(book_id).chapters[0]
     ids = tuple(p.id for p in chapter.work_paragraphs)
     planned = [PlannedChunk(chapter.id, 1, 1, 1, ids, True)]
     scope = JobScope(book_id, JobKind.TRANSLATION, [1])
@@ -81,7 +81,7 @@ def test_every_write_under_a_claim_taken_over_is_refused_and_writes_nothing(
 ):
     old = claimed(chunks, job_id)
     taken_over(database, chunks, job_id)
-    chapter = library.get_book(book_id).chapters[0]
+    chapter = library.whole_book(book_id).chapters[0]
     first = chapter.work_paragraphs[0]
     glossary = GlossaryStore(database)
     term = GlossaryEntry("下人", "仆人", status=EntryStatus.PROPOSED)
@@ -113,7 +113,7 @@ def test_writes_under_a_standing_claim_go_through_and_renew_it(
     library, chunks, job_id, database, book_id
 ):
     claim = claimed(chunks, job_id)
-    first = library.get_book(book_id).chapters[0].work_paragraphs[0]
+    first = library.whole_book(book_id).chapters[0].work_paragraphs[0]
     with database.transaction() as session:
         session.execute(update(ChunkRow).values(heartbeat_at=utc_now() - timedelta(seconds=5)))
     before = chunks.items(job_id)[0].lease.heartbeat_at
@@ -134,7 +134,7 @@ def test_the_heartbeat_renews_standing_claims_and_reports_those_taken_over(
 ):
     old = claimed(chunks, job_id)
     new = taken_over(database, chunks, job_id)
-    chapter = library.get_book(book_id).chapters[1]
+    chapter = library.whole_book(book_id).chapters[1]
     scope = JobScope(book_id, JobKind.TRANSLATION, [2])
     planned = [PlannedChunk(chapter.id, 2, 1, 1, (chapter.work_paragraphs[0].id,), True)]
     other, _ = jobs.open(scope, model="m", protocol="native", planned=planned)

@@ -87,7 +87,7 @@ def writers(*scenarios: tuple[str, ...]) -> Iterator[list[Writer]]:
 
 
 def first_chapter(library: Library, book_id: str) -> list[str]:
-    return [p.id for p in library.get_book(book_id).chapters[0].work_paragraphs]
+    return [p.id for p in library.whole_book(book_id).chapters[0].work_paragraphs]
 
 
 def test_writers_of_versions_of_the_same_paragraphs_never_both_select_one(library, book_id):
@@ -117,7 +117,7 @@ def test_a_batch_whose_writer_is_killed_mid_transaction_leaves_nothing_and_no_lo
         writer.ready()
         writer.go()
         assert writer.read() == {"inserted": len(ids)}
-        meanwhile = library.get_book(book_id).chapters[0].work_paragraphs
+        meanwhile = library.whole_book(book_id).chapters[0].work_paragraphs
         writer.process.send_signal(signal.SIGKILL)
         writer.process.wait()
     after = {pid: library.versions(book_id, pid) for pid in ids}
@@ -125,7 +125,7 @@ def test_a_batch_whose_writer_is_killed_mid_transaction_leaves_nothing_and_no_lo
 
     assert [p.translation for p in meanwhile] == ["一"] * len(ids)
     assert all([(v.text, v.selected) for v in kept] == [("一", True)] for kept in after.values())
-    assert [p.translation for p in library.get_book(book_id).chapters[0].work_paragraphs] == [
+    assert [p.translation for p in library.whole_book(book_id).chapters[0].work_paragraphs] == [
         "二"
     ] * len(ids)
 
@@ -134,7 +134,7 @@ def test_a_claim_taken_over_after_a_stalled_heartbeat_refuses_the_old_holders_wr
     library, jobs, book_id, monkeypatch
 ):
     monkeypatch.setenv("HONYAKU_CLAIM_TIMEOUT_S", str(CLAIM_TIMEOUT_S))
-    chapter = library.get_book(book_id).chapters[0]
+    chapter = library.whole_book(book_id).chapters[0]
     ids = tuple(p.id for p in chapter.work_paragraphs)
     scope = JobScope(book_id, JobKind.TRANSLATION, [1])
     planned = [PlannedChunk(chapter.id, 1, 1, 1, ids, True)]
@@ -243,7 +243,7 @@ def test_eight_processes_starting_at_once_after_one_upgrade_all_work(
         versions = [
             len(library.versions(book.id, paragraph.id))
             for book in books
-            for chapter in library.get_book(book.id).chapters
+            for chapter in library.whole_book(book.id).chapters
             for paragraph in chapter.work_paragraphs
         ]
         assert {b.translated == b.work_paragraphs > 0 for b in books} == {True}

@@ -25,7 +25,7 @@ def test_an_edition_matched_against_an_older_state_of_the_book_is_refused_whole(
     stores, library, book_id, database
 ):
     editions = stores.editions
-    match = match_edition(library.get_book(book_id), grown(novel()))
+    match = match_edition(library.whole_book(book_id), grown(novel()))
     editions.write(book_id, match, EditionFile("second.txt", None, None))
     before = every_row(database)
 
@@ -38,7 +38,7 @@ def test_an_edition_matched_against_an_older_state_of_the_book_is_refused_whole(
 def test_a_job_running_on_the_book_refuses_the_edition(stores, library, jobs, book_id):
     scope = JobScope(book_id, JobKind.TRANSLATION, None)
     jobs.open(scope, model="m", protocol="native", planned=[])
-    match = match_edition(library.get_book(book_id), grown(novel()))
+    match = match_edition(library.whole_book(book_id), grown(novel()))
 
     with pytest.raises(UserError, match="is running on this book: stop it first"):
         stores.editions.write(book_id, match, EditionFile("x.txt", None, None))
@@ -54,7 +54,9 @@ def test_a_job_in_the_queue_or_waiting_for_an_answer_refuses_the_edition(
     # Given a job that a worker will take up, or one whose chunk is parked on a question
     scope = JobScope(book_id, JobKind.TRANSLATION, None)
     planned = plan_chunks(
-        split_book(library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set())
+        split_book(
+            library.whole_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set()
+        )
     )
     job, _ = jobs.open(
         scope, model="m", protocol="native", planned=planned, queued=lambda session, job: None
@@ -62,7 +64,7 @@ def test_a_job_in_the_queue_or_waiting_for_an_answer_refuses_the_edition(
     with database.transaction() as session:
         session.execute(sa.update(JobRow).where(JobRow.id == job.id).values(status=status))
     before = every_row(database)
-    match = match_edition(library.get_book(book_id), grown(novel()))
+    match = match_edition(library.whole_book(book_id), grown(novel()))
 
     # When a new edition is written, then it is refused and the job's chunks stay
     with pytest.raises(UserError, match=f"{refusal} on this book: stop it first"):
@@ -75,15 +77,19 @@ def test_an_unfinished_job_plans_again_over_the_new_edition_when_resumed(
 ):
     scope = JobScope(book_id, JobKind.TRANSLATION, None)
     planned = plan_chunks(
-        split_book(library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set())
+        split_book(
+            library.whole_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set()
+        )
     )
     job, _ = jobs.open(scope, model="m", protocol="native", planned=planned)
     jobs.finish(job.id, JobStatus.INTERRUPTED)
-    match = match_edition(library.get_book(book_id), grown(novel()))
+    match = match_edition(library.whole_book(book_id), grown(novel()))
     stores.editions.write(book_id, match, EditionFile("x.txt", None, None))
 
     replanned = plan_chunks(
-        split_book(library.get_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set())
+        split_book(
+            library.whole_book(book_id), JobKind.TRANSLATION, retranslate=False, written=set()
+        )
     )
     resumed, was_resumed = jobs.open(scope, model="m", protocol="native", planned=replanned)
 
@@ -93,7 +99,7 @@ def test_an_unfinished_job_plans_again_over_the_new_edition_when_resumed(
 
 
 def test_a_new_translation_or_title_makes_a_stale_one_fresh(stores, library, book_id):
-    book = library.get_book(book_id)
+    book = library.whole_book(book_id)
     first = book.chapters[0]
     paragraph = first.work_paragraphs[0]
     library.add_translations(book_id, {paragraph.id: "旧译"}, kind=TranslationKind.TRANSLATION)
@@ -105,14 +111,14 @@ def test_a_new_translation_or_title_makes_a_stale_one_fresh(stores, library, boo
     )
     new = BookDraft(draft.title, (edited, *draft.chapters[1:]), draft.author)
     stores.editions.write(book_id, match_edition(book, new), EditionFile("x.txt", None, None))
-    stale = library.get_book(book_id).chapters[0]
+    stale = library.whole_book(book_id).chapters[0]
     assert stale.paragraphs[0].previous_source == paragraph.text
     assert stale.previous_title == first.title
 
     library.add_translations(book_id, {paragraph.id: "新译"}, kind=TranslationKind.MANUAL)
     library.set_chapter_title(book_id, first.id, "第一章　出发")
 
-    fresh = library.get_book(book_id).chapters[0]
+    fresh = library.whole_book(book_id).chapters[0]
     assert (fresh.paragraphs[0].previous_source, fresh.previous_title) == (None, None)
     old_version = library.versions(book_id, paragraph.id)[0]
     library.select_version(book_id, paragraph.id, old_version.id)
@@ -145,5 +151,5 @@ def test_a_library_of_the_revision_before_editions_migrates_with_every_version(
 
     stores = Stores.over(Database.open(url=empty_database_url, migrate=True))
 
-    assert stores.library.get_book("b0000001").chapters[0].paragraphs[0].translation == "正文"
+    assert stores.library.whole_book("b0000001").chapters[0].paragraphs[0].translation == "正文"
     assert [e.number for e in stores.editions.history("b0000001")] == [1]

@@ -56,7 +56,7 @@ def test_anything_but_hex_is_not_a_book_id(library, book_id, ref):
 
 
 def test_a_batch_naming_an_unknown_paragraph_writes_nothing(library, book_id):
-    first = library.get_book(book_id).chapters[0].paragraphs[0]
+    first = library.whole_book(book_id).chapters[0].paragraphs[0]
 
     with pytest.raises(NotFoundError):
         library.add_translations(
@@ -69,7 +69,7 @@ def test_a_batch_naming_an_unknown_paragraph_writes_nothing(library, book_id):
 def test_text_with_a_nul_character_is_refused_on_every_database_and_nothing_is_written(
     library, book_id
 ):
-    paragraph = library.get_book(book_id).chapters[0].work_paragraphs[0]
+    paragraph = library.whole_book(book_id).chapters[0].work_paragraphs[0]
 
     with pytest.raises(UserError, match="NUL"):
         library.add_manual_version(book_id, paragraph.id, "前半\x00後半")
@@ -78,7 +78,7 @@ def test_text_with_a_nul_character_is_refused_on_every_database_and_nothing_is_w
 
 
 def test_every_version_is_kept_and_exactly_one_is_selected(library, book_id):
-    first = library.get_book(book_id).chapters[0].paragraphs[0]
+    first = library.whole_book(book_id).chapters[0].paragraphs[0]
 
     for text, kind in [
         ("一", TranslationKind.TRANSLATION),
@@ -93,11 +93,11 @@ def test_every_version_is_kept_and_exactly_one_is_selected(library, book_id):
         ("二", False),
         ("三", True),
     ]
-    assert library.get_book(book_id).chapters[0].paragraphs[0].translation == "三"
+    assert library.whole_book(book_id).chapters[0].paragraphs[0].translation == "三"
 
 
 def test_neighbours_cross_chapters_and_skip_empty_paragraphs(library, book_id):
-    chapters = library.get_book(book_id).chapters
+    chapters = library.whole_book(book_id).chapters
     last = chapters[0].work_paragraphs[-1]
 
     after = library.neighbours(book_id, last.id, "after", 2)
@@ -172,7 +172,7 @@ def test_a_lease_lives_while_its_heartbeat_is_fresh_whatever_its_host_or_process
 def test_a_claim_leaves_out_paragraphs_a_live_chunk_of_another_job_holds(
     library, jobs, book_id, database
 ):
-    ids = tuple(p.id for p in library.get_book(book_id).chapters[0].work_paragraphs)
+    ids = tuple(p.id for p in library.whole_book(book_id).chapters[0].work_paragraphs)
     first = PlannedChunk("c1", 1, 1, 1, ids[:6], True)
     second = PlannedChunk("c1", 1, 1, 1, ids[4:], True)
     a, _ = open_job(jobs, book_id, [1], planned=[first])

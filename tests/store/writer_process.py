@@ -112,7 +112,7 @@ def _claim(chunks: ChunkStore, job_id: str) -> Claim:
 
 def _first_chapter(library: Library, book_id: str) -> list[str]:
     return [
-        p.id for p in library.get_book(book_id, chapter_numbers=[1]).chapters[0].work_paragraphs
+        p.id for p in library.whole_book(book_id, chapter_numbers=[1]).chapters[0].work_paragraphs
     ]
 
 

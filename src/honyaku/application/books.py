@@ -92,13 +92,13 @@ class Books:
         """The id of the book ``ref`` names: its id, or an unambiguous prefix of it."""
         return await asyncio.to_thread(self._library.resolve, ref)
 
-    async def get(self, book_id: str) -> Book:
+    async def info(self, book_id: str) -> Book:
         """The book's title, languages and settings, without its chapters."""
-        return await asyncio.to_thread(self._library.book, book_id)
+        return await asyncio.to_thread(self._library.book_info, book_id)
 
     async def whole(self, book_id: str, chapters: Collection[int] | None = None) -> Book:
         """The book with its chapters (only those numbered, if given) and translations."""
-        return await asyncio.to_thread(self._library.get_book, book_id, chapter_numbers=chapters)
+        return await asyncio.to_thread(self._library.whole_book, book_id, chapter_numbers=chapters)
 
     async def detail(self, book_id: str) -> BookDetail:
         return await asyncio.to_thread(self._detail, book_id)
@@ -191,7 +191,7 @@ class Books:
             in_place = fmt is ExportFormat.EPUB and not rebuild
             sources = self._library.sources(book_id) if in_place else None
             write_book(
-                self._library.get_book(book_id),
+                self._library.whole_book(book_id),
                 path,
                 fmt,
                 bilingual=bilingual,
@@ -245,7 +245,7 @@ class Books:
         return await asyncio.to_thread(self._stores.jobs.actions, book_id, kinds=kinds)
 
     def _detail(self, book_id: str) -> BookDetail:
-        book = self._library.book(book_id)
+        book = self._library.book_info(book_id)
         summary = self._library.summary(book.id)
         return BookDetail(summary, book, self._library.progress(book_id))
 
@@ -262,7 +262,7 @@ class Books:
         return sorted(found.values(), key=lambda p: (p.chapter_number, p.index))
 
     def _stale(self, book_id: str, chapters: Collection[int] | None) -> list[FlaggedParagraph]:
-        book = self._library.get_book(book_id, chapter_numbers=chapters)
+        book = self._library.whole_book(book_id, chapter_numbers=chapters)
         return [
             FlaggedParagraph(
                 chapter.order,
@@ -285,7 +285,7 @@ class Books:
         ]
 
     def _chapter(self, book_id: str, number: int, start: int, limit: int) -> ChapterView:
-        book = self._library.book(book_id)
+        book = self._library.book_info(book_id)
         count = self._library.chapter_count(book_id)
         if not 1 <= number <= count:
             raise NotFoundError(

@@ -47,7 +47,7 @@ class Chats:
         """The assistant's reply to ``message``, as events; the model stays open for the next."""
         language = LIBRARY_LANGUAGE
         if session.book_id:
-            language = (await self._service.app.books.get(session.book_id)).target_lang
+            language = (await self._service.app.books.info(session.book_id)).target_lang
         chat_model = await self._service.model(model, language=language)
         async for event in self._service.reply(session, message, chat_model):
             yield event

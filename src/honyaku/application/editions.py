@@ -83,7 +83,7 @@ class Editions:
         encoding: str | None,
     ) -> UpdatedBook:
         draft = read_book(path, chapter_pattern=chapter_pattern, encoding=encoding)
-        book = self._library.get_book(book_id)
+        book = self._library.whole_book(book_id)
         match = match_edition(book, draft)
         summary = match.summary
         if not summary.is_plausible and not force:

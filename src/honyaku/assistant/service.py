@@ -237,7 +237,7 @@ class ChatService:
         if session.book_id is None:
             remembered = self._always_in_session.setdefault(session.id, set())
             return None, ApprovalPolicy(self.broker, always_allowed=remembered)
-        book = await self.app.books.get(session.book_id)
+        book = await self.app.books.info(session.book_id)
         return book, await self.app.settings.approvals(self.broker, book.id)
 
     def _said(self, session_id: str, message: str) -> list[ChatEntry]:

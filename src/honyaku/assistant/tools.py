@@ -78,7 +78,7 @@ async def list_books(context: ChatContext) -> Result:
 async def book_info(context: ChatContext, book_id: BookId = None) -> Result:
     """A book's title, languages and settings, and each chapter's title and progress."""
     found = await context.book_meant(book_id)
-    book = await context.app.books.get(found)
+    book = await context.app.books.info(found)
     chapters = [asdict(c) for c in await context.app.books.progress(found)]
     done = sum(c["translated"] for c in chapters)
     total = sum(c["work_paragraphs"] for c in chapters)

@@ -231,7 +231,7 @@ def delete(
     works on it."""
     books = open_honyaku(home).books
     book_id = run(books.resolve(book))
-    summary = run(books.get(book_id))
+    summary = run(books.info(book_id))
     if not yes:
         typer.confirm(f"Delete {summary.title} ({book_id}) and all its translations?", abort=True)
     run(books.delete(book_id))

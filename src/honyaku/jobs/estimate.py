@@ -81,7 +81,7 @@ def estimate_job(
     if paragraphs is not None:
         only = set(paragraphs)
         chapters = stores.library.chapter_numbers_of(book_id, only)
-    book = stores.library.get_book(book_id, chapter_numbers=chapters)
+    book = stores.library.whole_book(book_id, chapter_numbers=chapters)
     record = stores.jobs.model_record(model, kind) if model else ModelRecord()
     sizing = sizing_for(
         book, kind, model=model, record=record, prices=prices, window=window, xml=xml

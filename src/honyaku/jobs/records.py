@@ -57,7 +57,7 @@ class JobRecords:
     # -- opening ---------------------------------------------------------------------------
 
     async def book(self, book_id: str, chapters: Collection[int] | None) -> Book:
-        return await in_thread(self.stores.library.get_book, book_id, chapter_numbers=chapters)
+        return await in_thread(self.stores.library.whole_book, book_id, chapter_numbers=chapters)
 
     async def scope(self, request: JobRequest) -> JobScope:
         return await in_thread(job_scope, self.stores.library, request)

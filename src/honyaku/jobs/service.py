@@ -98,7 +98,7 @@ class JobService:
         """Open the job ``request`` asks for (or reopen it) as a queued one, and queue its work
         (``queued``) in the same transaction; the model is the workers' to open."""
         scope = job_scope(self.stores.library, request)
-        book = self.stores.library.get_book(request.book_id, chapter_numbers=scope.chapters)
+        book = self.stores.library.whole_book(request.book_id, chapter_numbers=scope.chapters)
         spending_cap(request.max_cost, book, choice.prices)
         # Planned at the book's size (or the one asked): the model is the workers' to learn.
         chunk_chars = request.chunk_chars or book.settings.chunk_chars
@@ -123,7 +123,7 @@ class JobService:
         """A stored job's figures: its work paragraphs, those done, what it spent."""
         jobs, chunks = self.stores.jobs, self.stores.chunks
         job = jobs.get(job_id)
-        book = self.stores.library.get_book(job.book_id, chapter_numbers=job.chapters)
+        book = self.stores.library.whole_book(job.book_id, chapter_numbers=job.chapters)
         only = None if job.paragraphs is None else set(job.paragraphs)
         paragraphs, to_do = still_to_do(
             book,

@@ -127,12 +127,12 @@ class Library:
         with self.database.transaction() as session:
             return session.scalar(select(func.count()).select_from(BookRow)) or 0
 
-    def book(self, book_id: str) -> Book:
+    def book_info(self, book_id: str) -> Book:
         """The book's title, languages and settings, without its chapters."""
         with self.database.transaction() as session:
             return _book(book_row(session, book_id), ())
 
-    def get_book(self, book_id: str, *, chapter_numbers: Collection[int] | None = None) -> Book:
+    def whole_book(self, book_id: str, *, chapter_numbers: Collection[int] | None = None) -> Book:
         """The book with its selected translations; only the given chapters if asked (1-based)."""
         with self.database.transaction() as session:
             row = book_row(session, book_id)

@@ -106,7 +106,7 @@ async def versions_page(
     request: Request, honyaku: App, book_id: str, paragraph_id: str
 ) -> HTMLResponse:
     """A paragraph's version list, as the chapter page draws it after a change."""
-    book = await honyaku.books.get(book_id)
+    book = await honyaku.books.info(book_id)
     found = await honyaku.versions.all(book_id, paragraph_id)
     return page(request, "versions.html", versions=found, lang=book.target_lang)
 
@@ -257,7 +257,7 @@ async def diff_versions(
 async def export(
     honyaku: App, book_id: str, format: ExportFormatName = "epub", bilingual: bool = False
 ) -> FileResponse:
-    book = await honyaku.books.get(book_id)
+    book = await honyaku.books.info(book_id)
     folder = tempfile.mkdtemp(prefix="honyaku-export-")
     name = f"{book.title}.{book.target_lang}.{format}"
     path = Path(folder) / "export"

@@ -134,7 +134,7 @@ async def glossary_page(
     proposed: bool = False,
     series: str | None = None,
 ) -> HTMLResponse:
-    book = await honyaku.books.get(book_id)
+    book = await honyaku.books.info(book_id)
     entries = await _entries(honyaku, book.id, kind, q, proposed, series or None)
     return page(
         request,
@@ -253,7 +253,7 @@ async def export_entries(
     honyaku: App, book_id: str, format: GlossaryFormat = "csv", series: str | None = None
 ) -> FileResponse:
     """The entries the book sees (or a shared glossary's) as a file."""
-    book = await honyaku.books.get(book_id)
+    book = await honyaku.books.info(book_id)
     folder = Path(tempfile.mkdtemp(prefix="honyaku-glossary-"))
     path = folder / f"glossary.{format}"
     await honyaku.glossary.export_file(book.id, path, series=series or None)
@@ -270,7 +270,7 @@ def _remove(folder: Path) -> None:
 @router.get("/api/books/{book_id}/glossary/series")
 async def list_series(honyaku: App, book_id: str) -> SeriesOut:
     """The shared glossaries the book is attached to, and every one there is."""
-    await honyaku.books.get(book_id)
+    await honyaku.books.info(book_id)
     return SeriesOut(
         attached=await honyaku.glossary.series(book_id),
         known=await honyaku.glossary.all_series(),

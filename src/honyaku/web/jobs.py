@@ -40,7 +40,7 @@ async def job_page(request: Request, honyaku: App, job_id: str) -> HTMLResponse:
         request,
         "job.html",
         job=found,
-        book=await honyaku.books.get(found.book_id),
+        book=await honyaku.books.info(found.book_id),
         lines=await honyaku.jobs.log(job_id),
     )
 

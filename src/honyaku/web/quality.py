@@ -62,7 +62,7 @@ class Dismissed(BaseModel):
 async def quality_page(
     request: Request, honyaku: App, book_id: str, kind: str = "", chapters: str = ""
 ) -> HTMLResponse:
-    book = await honyaku.books.get(book_id)
+    book = await honyaku.books.info(book_id)
     every = await _flagged(honyaku, book.id, chapters, "")
     kinds = Counter(w.code for f in every for w in f.warnings)
     shown = [f for f in every if not kind or any(w.code == kind for w in f.warnings)]
