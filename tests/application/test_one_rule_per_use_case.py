@@ -24,15 +24,7 @@ from ..web.conftest import served_here
 
 def assistant_calls(honyaku: Honyaku, book_id: str, tool: str, **arguments: object) -> dict:
     """What the assistant's ``tool`` answers the model, in a chat about the book."""
-    context = ChatContext(
-        Broker(),
-        "a test",
-        honyaku.stores.library,
-        honyaku.stores.plans,
-        honyaku.launcher,
-        ModelChoice("demo"),
-        book_id,
-    )
+    context = ChatContext(Broker(), "a test", honyaku, ModelChoice("demo"), book_id)
     registry = ToolRegistry(ASSISTANT_TOOLS, ChatContext)
     return asyncio.run(registry.run(ToolCall("call-1", tool, arguments), context))
 
