@@ -15,7 +15,8 @@
     │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
     │       ├── AuthError            the server refused the key
     │       ├── ContextOverflowError the request does not fit the model's context window
-    │       └── ModelUnavailableError the local server has not that model, or is still loading
+    │       ├── ModelUnavailableError the local server has not that model, or is still loading
+    │       └── ContentFilteredError the provider's filter refused the request or the reply
     ├── StoreError               the database refused a write
     ├── ClaimLost                another process took over a chunk this one claimed (its
     │                            heartbeat had stalled): this one's writes are refused, and
@@ -27,6 +28,7 @@
     ├── ToolError                the model's call was wrong; becomes a result the model reads
     ├── NoFrontEndError          nobody is there to answer a question or approve a call
     ├── LoopError                a conversation could not finish (caps reached, retries exhausted)
+    │   └── RefusedInWordsError  the model said, and said again when reminded, it will not
     └── SpendingCapReached       the next request would pass the run's spending cap: the job
                                  stops before it, to be resumed later
 
@@ -151,6 +153,11 @@ class ModelUnavailableError(FatalProviderError):
     never pulled, one vLLM does not serve, a llama.cpp still loading."""
 
 
+class ContentFilteredError(FatalProviderError):
+    """The provider's filter refused the request, or cut the reply: the same text sent again
+    meets the same filter, so only a smaller part, or another model, can get past it."""
+
+
 class StoreError(HonyakuError):
     pass
 
@@ -179,6 +186,10 @@ class NoFrontEndError(HonyakuError):
 
 class LoopError(HonyakuError):
     pass
+
+
+class RefusedInWordsError(LoopError):
+    """The model answered in words that it will not do the work, and again when reminded."""
 
 
 class SpendingCapReached(HonyakuError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from honyaku.testing import FakeLLMServer, Mistake
+from honyaku.testing import FakeLLMServer, Mistake, ScriptedTranslator, hanzi_translation
 
 from .conftest import RASHOMON, honyaku, imported
 
@@ -115,8 +115,13 @@ def test_check_lists_flagged_paragraphs_with_their_problems(fake_model):
 
 def test_check_of_a_clean_book_says_so(fake_model):
     book = imported(RASHOMON)
+    fake_model.translator = ScriptedTranslator(translate=hanzi_translation)
+    honyaku("translate", book, *model_flags(fake_model))
 
-    assert honyaku("check", book).stdout.strip() == "No flagged paragraphs."
+    checked = honyaku("check", book).stdout.splitlines()
+
+    assert checked[0].startswith("Translated: ")
+    assert checked[1:] == ["No flagged paragraphs."]
 
 
 def test_settings_turn_auto_acceptance_of_terms_on():

@@ -17,8 +17,9 @@ import pytest
 from honyaku.agent.loop import MAX_NUDGES
 from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
+from honyaku.domain.failures import FailureClass
 from honyaku.domain.model_profile import ModelProfile
-from honyaku.jobs import ChunkFinished, JobOutcome, JobRequest, JobStarted
+from honyaku.jobs import ChunkFinished, JobOutcome, JobRequest, JobStarted, RoundStarted
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol, open_model
 from honyaku.store import ChunkStatus, LearnedModels, Library, ModelProfiles, Stores
 from honyaku.store.chunks import ChunkStore
@@ -124,18 +125,24 @@ def test_a_model_that_writes_text_until_its_limit_cuts_it_is_nudged_not_given_sm
 
     outcome, events = translate(library, model, japanese, chunk_chars=CHUNK_CHARS)
 
-    # Then no smaller chunk was tried, which would not have helped: the model was nudged, and
-    # the chunk failed for never calling a tool, not for the window
-    assert not [e for e in events if isinstance(e, ChunkFinished) and e.handed_over]
-    assert len(fake_model.bills) == MAX_NUDGES + 1
-    assert refused(fake_model) == 0
-    [failure] = outcome.failures
-    assert "without finishing" in failure.reason
-    assert "context window" not in failure.reason
+    # Then no smaller chunk was tried for the window, which would not have helped: the model
+    # was nudged, and the chunk failed for never calling a tool, not for the window
+    first_pass = events[: next(n for n, e in enumerate(events) if isinstance(e, RoundStarted))]
+    assert not [e for e in first_pass if isinstance(e, ChunkFinished) and e.handed_over]
+    [failed] = [e.failure for e in first_pass if isinstance(e, ChunkFinished) and e.failure]
+    assert failed.kind is FailureClass.WORKFLOW
+    assert "without finishing" in failed.detail
+    first_bills = fake_model.bills[: MAX_NUDGES + 1]
     # And each nudge had room: the conversation kept only the opening of each cut reply
-    sizes = [len(json.dumps(request, ensure_ascii=False)) for request in fake_model.requests]
-    cut = [bill.output_chars for bill in fake_model.bills]
+    requests = fake_model.requests[: MAX_NUDGES + 1]
+    sizes = [len(json.dumps(request, ensure_ascii=False)) for request in requests]
+    cut = [bill.output_chars for bill in first_bills]
     assert all(later - earlier < cut[0] for earlier, later in pairwise(sizes))
+    # And its halves, tried again in a round, got nothing done either: nothing smaller is tried
+    rounds = [e for e in events if isinstance(e, RoundStarted)]
+    assert [(r.round, r.parts) for r in rounds] == [(2, 2)]
+    assert not outcome.ok
+    assert all("without finishing" in f.reason for f in outcome.failures)
 
 
 def open_local(library: Library, fake_model: FakeLLMServer):

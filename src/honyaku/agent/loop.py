@@ -5,19 +5,27 @@ without reaching in. The history only ever grows at its end: the system prompt, 
 schemas and the first user message are never edited, so provider prompt caches keep hitting
 the prefix. A reply whose calls said at length what need not be said again (``Shortening``)
 is shortened once its calls have run, before any request sends it back, so every request
-still begins with the whole of the one before. Turns and nudges have hard caps; a
-conversation that reaches one raises ``LoopError`` with the reason.
+still begins with the whole of the one before.
+
+The caps count what a runaway conversation does: exchanges in a row in which the goal made no
+progress, and reminders to a model that stopped. A careful model that gets a little done every
+reply, or makes mistakes and corrects them, is never cut off; one that goes round in circles
+is. A model that answers a reminder by saying, again, that it will not do the work is taken at
+its word (``domain.refusals``). A conversation that reaches a cap raises ``LoopError`` with
+the reason.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import count
 from typing import Any, Protocol, TypeVar
 
 from honyaku.agent.registry import Result, ToolContext, ToolRegistry
-from honyaku.errors import LoopError
+from honyaku.domain.refusals import says_it_will_not
+from honyaku.errors import LoopError, RefusedInWordsError
 from honyaku.llm.events import (
     ArgumentsDelta,
     CallStreaming,
@@ -39,15 +47,20 @@ from honyaku.llm.messages import (
     with_arguments,
 )
 
-MAX_TURNS = 16
+MAX_STALLED_TURNS = 5
+"""Exchanges in a row in which the goal made no progress: the conversation is going nowhere."""
 MAX_NUDGES = 3
+QUOTED_CHARS = 160
+"""Of a refusal, what its failure quotes."""
 RAMBLE_KEPT_CHARS = 400
 """Of a reply that ran into the model's limit writing text, what the conversation keeps."""
 
 
 @dataclass(frozen=True, slots=True)
 class LoopLimits:
-    max_turns: int = MAX_TURNS
+    max_turns: int | None = None
+    """Exchanges in all, for a conversation whose goal has no measure of progress (a chat)."""
+    max_stalled: int = MAX_STALLED_TURNS
     max_nudges: int = MAX_NUDGES
 
 
@@ -86,6 +99,10 @@ class Goal(Protocol):
 
     def is_reached(self) -> bool: ...
 
+    def progress(self) -> Hashable:
+        """How far the conversation has got: a value that changes only when it gets further."""
+        ...
+
     def nudge(self, reply_text: str) -> str | None:
         """What to tell a model that stopped calling tools; ``None`` lets it stop."""
         ...
@@ -110,15 +127,16 @@ async def run_loop(
 
     A conversation taken back up (its history kept while it waited for a person) first runs
     the calls of its last reply that have no result yet, and counts the turns it had."""
-    nudges = 0
     if pending := unanswered_calls(history):
         at = _last_reply_at(history)
         async for event in _run_calls(at, pending, history, registry, context, shortening):
             yield event
         if goal.is_reached():
             return
+    nudges, stalled, reached = 0, 0, goal.progress()
     done = sum(isinstance(m, AssistantMessage) for m in history)
-    for _turn in range(done, limits.max_turns):
+    turns = range(done, limits.max_turns) if limits.max_turns is not None else count(done)
+    for _turn in turns:
         reply: AssistantMessage | None = None
         # Closed as soon as the loop stops, even midway: that closes the model's request.
         request = ChatRequest(tuple(history), registry.specs)
@@ -135,8 +153,14 @@ async def run_loop(
             yield event
         if goal.is_reached():
             return
+        now = goal.progress()
+        stalled, reached = (stalled + 1, reached) if now == reached else (0, now)
+        if stalled >= limits.max_stalled:
+            raise LoopError(f"no progress in {stalled} exchanges in a row with the model")
         if reply.tool_calls:
             continue
+        if nudges and says_it_will_not(reply.text):
+            raise RefusedInWordsError(f"the model said: {_quoted(reply.text)}")
         nudge = goal.nudge(reply.text)
         if nudge is None:
             return
@@ -183,6 +207,11 @@ def _kept(response: Response) -> AssistantMessage:
     if not response.rambled or len(reply.text) <= RAMBLE_KEPT_CHARS:
         return reply
     return replace(reply, text=reply.text[:RAMBLE_KEPT_CHARS] + "…", replay={})
+
+
+def _quoted(text: str) -> str:
+    line = " ".join(text.split())
+    return f"“{line[:QUOTED_CHARS]}…”" if len(line) > QUOTED_CHARS else f"“{line}”"
 
 
 def _last_reply_at(history: Sequence[Message]) -> int:

@@ -27,6 +27,7 @@ from honyaku.application.books import (
     Books,
     ChapterView,
     ImportedBook,
+    Leftover,
 )
 from honyaku.application.chats import Chats
 from honyaku.application.database import database_schema, upgrade_database
@@ -94,6 +95,7 @@ __all__ = [
     "JobRequest",
     "JobStatus",
     "Jobs",
+    "Leftover",
     "LocatedParagraph",
     "ModelChoice",
     "ModelStatus",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from honyaku.domain.book import Book, BookDraft, Paragraph, paragraph_text
+from honyaku.domain.failures import Coverage, Left
 from honyaku.domain.languages import guess_language, is_language_tag, normalize_language
 from honyaku.domain.quality import QualityWarning
 from honyaku.domain.selection import parse_chapter_numbers
@@ -53,6 +54,15 @@ class BookDetail:
     book: Book
     """Its title, languages and settings, without chapters."""
     chapters: list[ChapterProgress]
+
+
+@dataclass(frozen=True, slots=True)
+class Leftover:
+    """What of a book is not translated yet, and how much is."""
+
+    coverage: Coverage
+    left: list[Left]
+    """Each paragraph and chapter title left, in book order, a chapter's title first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +231,11 @@ class Books:
         chapters (from 1) if asked."""
         return await asyncio.to_thread(self._flagged, book_id, chapters)
 
+    async def left(self, book_id: str, *, chapters: Collection[int] | None = None) -> Leftover:
+        """What is not translated yet (only in the given chapters, if asked), each paragraph
+        and chapter title with why a job left it, and how much is."""
+        return await asyncio.to_thread(self._left, book_id, chapters)
+
     async def dismiss_warnings(
         self, book_id: str, paragraph_id: str, codes: Collection[str] = ()
     ) -> int:
@@ -243,6 +258,37 @@ class Books:
     ) -> list[RecordedAction]:
         """What happened in the book's jobs, oldest first; only actions of ``kinds``."""
         return await asyncio.to_thread(self._stores.jobs.actions, book_id, kinds=kinds)
+
+    def _left(self, book_id: str, chapters: Collection[int] | None) -> Leftover:
+        failed = self._stores.chunks.failures_of_book(book_id)
+        paragraphs = list(self._library.scan(book_id, chapter_numbers=chapters))
+        titles = [
+            c for c in self._library.progress(book_id) if chapters is None or c.number in chapters
+        ]
+        left = [
+            Left(c.number, None, c.id, failed.titles.get(c.id))
+            for c in titles
+            if c.translated_title is None
+        ]
+        left += [
+            Left(
+                p.chapter_number,
+                p.paragraph.index + 1,
+                p.paragraph.id,
+                failed.paragraphs.get(p.paragraph.id),
+            )
+            for p in paragraphs
+            if p.paragraph.translation is None
+        ]
+        left.sort(key=lambda item: (item.chapter, item.position or 0))
+        untitled = sum(1 for item in left if item.position is None)
+        coverage = Coverage(
+            len(paragraphs) - (len(left) - untitled),
+            len(paragraphs),
+            len(titles) - untitled,
+            len(titles),
+        )
+        return Leftover(coverage, left)
 
     def _detail(self, book_id: str) -> BookDetail:
         book = self._library.book_info(book_id)

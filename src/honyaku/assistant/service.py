@@ -138,10 +138,18 @@ ChatEvent = (
 
 
 class _ChatGoal:
-    """A chat ends when the model answers without calling a tool."""
+    """A chat ends when the model answers without calling a tool; its turns are capped."""
+
+    def __init__(self) -> None:
+        self._turns = 0
 
     def is_reached(self) -> bool:
         return False
+
+    def progress(self) -> int:
+        """Every turn of a chat is its own: only the cap on turns ends one that runs on."""
+        self._turns += 1
+        return self._turns
 
     def nudge(self, reply_text: str) -> str | None:
         return None

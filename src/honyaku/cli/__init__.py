@@ -10,7 +10,8 @@ progress.py     a job's events as a progress bar, and its summary when it ends
 actions.py      a book's job log, one line per thing worth a translator's look
 dialog.py       the terminal as the broker's front end: questions and approvals
 questions.py    ``honyaku questions``: questions of queued jobs waiting for an answer
-glossary.py     ``honyaku glossary …`` and ``honyaku check``: glossaries, flagged paragraphs
+glossary.py     ``honyaku glossary …``: a book's glossary and the shared ones
+check.py        ``honyaku check``: what a book still needs: what is left, what is flagged
 models.py       the model a command talks to: its options, models saved under a name, checks
 chat.py         ``honyaku chat``: the assistant in the terminal
 database.py     ``honyaku db``: the database's schema, its revision shown, brought up to date
@@ -25,7 +26,7 @@ from typing import Annotated
 import typer
 
 from honyaku import __version__
-from honyaku.cli import chat, glossary, jobs, library, models, serve, worker
+from honyaku.cli import chat, check, glossary, jobs, library, models, serve, worker
 from honyaku.cli.console import error_boundary
 from honyaku.cli.database import db_app
 from honyaku.cli.job_control import jobs_app
@@ -48,7 +49,7 @@ app.command("proofread")(jobs.proofread)
 app.command()(jobs.demo)
 app.command("serve")(serve.serve)
 app.command()(chat.chat)
-app.command()(glossary.check)
+app.command()(check.check)
 app.add_typer(glossary.glossary_app, name="glossary")
 app.add_typer(models.models_app, name="models")
 app.add_typer(db_app, name="db")

@@ -43,7 +43,6 @@ Series = Annotated[
     ),
 ]
 Source = Annotated[str, typer.Argument(help="The name or term as the book writes it.")]
-PREVIEW_CHARS = 40
 
 
 @glossary_app.command("list")
@@ -268,32 +267,5 @@ def extract(
         raise typer.Exit(EXIT_FAILURE)
 
 
-def check(book: BookRef, chapters: Chapters = None, home: Home = None) -> None:
-    """List the paragraphs whose translation the quality checks flagged: kana left in a
-    Chinese translation, a translation equal to its source, an unusual length, brackets or
-    quotation marks lost, a glossary rendering missing; and those whose translation is stale,
-    made before a new edition changed the source."""
-    honyaku = open_honyaku(home)
-    book_id, numbers = chosen_chapters(honyaku, book, chapters)
-    flagged = run(honyaku.books.flagged(book_id, chapters=numbers))
-    if not flagged:
-        out.print("No flagged paragraphs.")
-        return
-    for paragraph in flagged:
-        out.print(
-            f"[bold]chapter {paragraph.chapter_number} [{paragraph.index + 1}] "
-            f"{paragraph.paragraph_id}[/]"
-        )
-        for warning in paragraph.warnings:
-            out.print(f"  [yellow]{warning.code}[/]: {escape(warning.message)}")
-        out.print(f"  [dim]source:[/]      {escape(_preview(paragraph.text))}")
-        out.print(f"  [dim]translation:[/] {escape(_preview(paragraph.translation))}")
-    out.print(f"{len(flagged)} flagged paragraph(s)")
-
-
 def _source(entry: GlossaryEntry) -> str:
     return f"{entry.source} ({', '.join(entry.aliases)})" if entry.aliases else entry.source
-
-
-def _preview(text: str) -> str:
-    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"

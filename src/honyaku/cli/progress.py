@@ -6,7 +6,7 @@ another job are told on standard error, one line each.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import TracebackType
 
@@ -24,6 +24,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from honyaku.domain.failures import Failure, Left
 from honyaku.jobs import (
     ChunkEvent,
     ChunkFinished,
@@ -34,6 +35,7 @@ from honyaku.jobs import (
     JobStarted,
     ParagraphsBusy,
     Retry,
+    RoundStarted,
 )
 
 
@@ -106,9 +108,15 @@ class JobProgressView:
                     f"[yellow]retry[/] chapter {where.chapter} chunk {where.chunk} in "
                     f"{delay:.1f}s: {escape(reason)}"
                 )
-            case ChunkFinished(where=where, error=str() as error):
+            case ChunkFinished(where=where, failure=Failure() as failure):
                 self._say(
-                    f"[red]failed[/] chapter {where.chapter} chunk {where.chunk}: {escape(error)}"
+                    f"[red]failed[/] chapter {where.chapter} part {where.chunk}: "
+                    f"{escape(str(failure))}"
+                )
+            case RoundStarted(chapter=chapter, round=round_, model=model, parts=parts):
+                self._say(
+                    f"[yellow]round {round_}[/] of chapter {chapter}: what failed is tried "
+                    f"again as {parts} part(s) with {escape(model)}"
                 )
             case ChunkTakenOver(where=where, reason=reason):
                 self._say(
@@ -171,6 +179,10 @@ def _duration(seconds: float, *, rough: bool = False) -> str:
     return f"{minutes} m {rest} s" if minutes else f"{rest} s"
 
 
+SHOWN_LEFT = 50
+"""Paragraphs left the end of a job lists; ``honyaku check`` lists them all."""
+
+
 def print_summary(console: Console, outcome: JobOutcome) -> None:
     cost = outcome.job.cost
     estimated = " (estimated: the server reported none)" if cost.tokens_estimated else ""
@@ -194,8 +206,24 @@ def print_summary(console: Console, outcome: JobOutcome) -> None:
             f"{outcome.running_elsewhere} chunk(s) of this job are still running in another "
             "process."
         )
-    if outcome.failures:
-        console.print(
-            f"[red]{len(outcome.failures)} chunk(s) failed[/] (each is shown above); run the "
-            "same command again to retry them."
-        )
+    if outcome.coverage is not None:
+        console.print(f"translated  {outcome.coverage}")
+    print_left(console, outcome.left)
+
+
+def print_left(console: Console, left: Sequence[Left]) -> None:
+    """Every paragraph and chapter title left, with its reason: the first ``SHOWN_LEFT``, and
+    how many more there are."""
+    if not left:
+        return
+    console.print(f"[red]{len(left)} left[/], each with why:")
+    for item in left[:SHOWN_LEFT]:
+        console.print(f"  {left_line(item)}")
+    if len(left) > SHOWN_LEFT:
+        console.print(f"  … and {len(left) - SHOWN_LEFT} more (all of them: honyaku check BOOK)")
+
+
+def left_line(item: Left) -> str:
+    """``chapter 3, paragraph 12 (1a2b3c4d): refused by the provider's filter: …``"""
+    where = f"paragraph {item.position}" if item.position else "title"
+    return f"chapter {item.chapter}, {where} ({item.id}): {escape(item.reason)}"

@@ -66,7 +66,6 @@ from honyaku.domain.workflow import (
     TaskStatus,
     allowed_moves,
     is_allowed,
-    turn_budget,
 )
 
 __all__ = [
@@ -105,6 +104,5 @@ __all__ = [
     "prefix_matches",
     "render_chunk",
     "split_into_chunks",
-    "turn_budget",
     "validate_batch",
 ]

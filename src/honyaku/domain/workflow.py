@@ -9,7 +9,6 @@ with it, writes, then tells it what was accepted.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ class TaskStatus(StrEnum):
 
 
 _S = TaskStatus
+_ORDER = list(TaskStatus)
 TRANSITIONS: dict[JobKind, dict[TaskStatus, frozenset[TaskStatus]]] = {
     JobKind.TRANSLATION: {
         _S.PLANNING: frozenset({_S.WORKING}),
@@ -64,9 +64,6 @@ TRANSITIONS: dict[JobKind, dict[TaskStatus, frozenset[TaskStatus]]] = {
 MAX_IDS_IN_MESSAGE = 20
 MAX_IDS_IN_RESULT = 5
 """Where to go on, not the whole list: a result goes back in every later request."""
-BASE_TURNS = 16
-TURNS_PER_PARAGRAPHS = 3
-"""A cautious model submits a few paragraphs per reply: the turn budget grows with the chunk."""
 _LOOKS_LIKE_JSON = re.compile(r"[{\[]\s*\"")
 
 
@@ -77,12 +74,6 @@ def allowed_moves(kind: JobKind, current: TaskStatus) -> list[TaskStatus]:
 
 def is_allowed(kind: JobKind, current: TaskStatus, target: TaskStatus) -> bool:
     return target in TRANSITIONS[kind][current]
-
-
-def turn_budget(paragraphs: int, floor: int = BASE_TURNS) -> int:
-    """Replies a chunk of ``paragraphs`` may take: never fewer than ``floor``, and enough for a
-    model that submits three paragraphs a reply plus its status moves."""
-    return max(floor, 6 + math.ceil(paragraphs / TURNS_PER_PARAGRAPHS))
 
 
 @dataclass
@@ -98,6 +89,13 @@ class ChunkWorkflow:
     status: TaskStatus = TaskStatus.PLANNING
     accepted: set[str] = field(default_factory=set)
     title_done: bool = False
+    furthest: TaskStatus = TaskStatus.PLANNING
+    """The furthest status reached: a move back to ``working`` to revise goes no further."""
+
+    def progress(self) -> tuple[int, bool, int]:
+        """What the chunk has got done: paragraphs accepted, its title, the furthest status.
+        Text sent again, a revision or a move back is no progress."""
+        return len(self.accepted), self.title_done, _ORDER.index(self.furthest)
 
     @property
     def missing_ids(self) -> list[str]:
@@ -123,6 +121,8 @@ class ChunkWorkflow:
         if wanted is TaskStatus.REVIEW and (missing := self._what_is_missing()):
             raise ToolError("WORK_INCOMPLETE", f"cannot enter review yet: {missing}")
         self.status = wanted
+        if _ORDER.index(wanted) > _ORDER.index(self.furthest):
+            self.furthest = wanted
         return {"status": wanted.value, **self.next_step()}
 
     def _where_you_are(self) -> str:

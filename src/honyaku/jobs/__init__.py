@@ -44,6 +44,7 @@ from honyaku.jobs.events import (
     ParagraphsDone,
     Response,
     Retry,
+    RoundStarted,
     Where,
 )
 from honyaku.jobs.instructions import JOB_TOOL_NAMES
@@ -81,6 +82,7 @@ __all__ = [
     "ParagraphsDone",
     "Response",
     "Retry",
+    "RoundStarted",
     "RunDeps",
     "Where",
 ]

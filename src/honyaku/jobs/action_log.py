@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from honyaku.agent.loop import Nudged, ToolFinished, ToolStarted
 from honyaku.agent.questions import QUESTION_TOOL_NAMES, question_summary
+from honyaku.domain.failures import Failure
 from honyaku.jobs.events import (
     ChunkEvent,
     ChunkFinished,
@@ -38,11 +39,16 @@ class ActionLog:
                 await self._follow_chunk(where, inner)
             case ParagraphsBusy(where=where, paragraph_ids=ids):
                 self._add(where, ActionKind.SKIPPED, None, {"paragraph_ids": list(ids)})
-            case (
-                ChunkFinished(where=where, error=str() as error)
-                | ChunkTakenOver(where=where, reason=error)
-            ):
-                self._add(where, ActionKind.ERROR, None, {"message": error})
+            case ChunkFinished(where=where, failure=Failure() as failure):
+                self._add(
+                    where,
+                    ActionKind.ERROR,
+                    None,
+                    {"message": str(failure), "failure": failure.kind.value},
+                )
+                await self.flush()
+            case ChunkTakenOver(where=where, reason=reason):
+                self._add(where, ActionKind.ERROR, None, {"message": reason})
                 await self.flush()
             case ChunkFinished():
                 await self.flush()

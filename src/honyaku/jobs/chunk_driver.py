@@ -47,24 +47,37 @@ from honyaku.store.stores import Stores
 
 @dataclass(frozen=True, slots=True)
 class ChunkDeps:
-    """What every chunk of a run works with."""
+    """What every chunk of a run works with, whichever model it talks to."""
 
     stores: Stores
     records: JobRecords
     claims: Claims
-    replanner: Replanner
-    talk: ChunkTalk
     broker: Broker
-    spending: Purse | None
     glossary: BookGlossary
     question_wait_s: float | None
     """A queued job's run: a question parks its chunk for a person, for this long at most
     (``jobs.parking``); ``None``: questions reach the broker's front end."""
 
 
+@dataclass(frozen=True, slots=True)
+class ModelDeps:
+    """The model a chunk talks to, and what goes with it: its plan's sizing, its prices."""
+
+    talk: ChunkTalk
+    replanner: Replanner
+    spending: Purse | None
+
+    @property
+    def name(self) -> str:
+        return self.talk.provider.model
+
+
 class ChunkDriver:
-    def __init__(self, deps: ChunkDeps, job: Job, book: Book, to_do: set[str]) -> None:
+    def __init__(
+        self, deps: ChunkDeps, model: ModelDeps, job: Job, book: Book, to_do: set[str]
+    ) -> None:
         self.deps = deps
+        self.model = model
         self.job = job
         self.book = book
         self.to_do = to_do
@@ -101,9 +114,9 @@ class ChunkDriver:
             elif isinstance(event, ChunkParked):
                 parked = event
             yield event
-        error = finished.error if finished else None
+        failure = finished.failure if finished else None
         if finished and finished.handed_over:
-            error = await deps.replanner.hand_over(claim, work, finished.handed_over)
+            failure = await self.model.replanner.hand_over(claim, work, finished.handed_over)
         # From here the claim is ended, not given back: its end is written in a thread that
         # runs on even if the run is stopped meanwhile.
         deps.claims.settled(token)
@@ -111,10 +124,10 @@ class ChunkDriver:
             await self._park(token, parked)
             deps.claims.parked.add(token)
             return
-        status = ChunkStatus.FAILED if error else ChunkStatus.DONE
-        await deps.records.finish_chunk(token, status, error)
-        if finished and not finished.handed_over and not error:
-            await deps.replanner.learn(len(work), seen)
+        status = ChunkStatus.FAILED if failure else ChunkStatus.DONE
+        await deps.records.finish_chunk(token, status, failure)
+        if finished and not finished.handed_over and not failure:
+            await self.model.replanner.learn(len(work), seen)
 
     async def _talk_through(
         self, claim: Claim, chapter: Chapter, work: list[Paragraph], gone: int
@@ -181,7 +194,7 @@ class ChunkDriver:
 
     def _talk(self, context: ChunkContext) -> ChunkTalk:
         """How the chunk talks to the model: under the run's cap, where it has one."""
-        talk, spending = self.deps.talk, self.deps.spending
+        talk, spending = self.model.talk, self.model.spending
         if spending is None:
             return talk
         bound = partial(reply_bound, context.workflow, context.chunk.chapter.title)
@@ -207,7 +220,7 @@ class ChunkDriver:
             self.deps.stores,
             self.book,
             self.job.id,
-            self.deps.talk.provider.model,
+            self.model.name,
             chunk,
             workflow,
             self.deps.glossary,

@@ -5,12 +5,14 @@ so provider caches serve it) and the chunk's message, followed by the glossary e
 occur in the chunk, then the loop until the workflow ends. Batches saved are sent back
 without their texts (``tools.saved_text_left_out``).
 
-A chunk that cannot finish (caps reached, retries exhausted) ends with an error in its
-``ChunkFinished``; an error no retry can mend (a refused key, a server nobody answers at) is
-raised and ends the job, said once. A conversation the model's context window cannot hold
-(the server refuses the request as too long, or cuts a reply off at its limit) is no
-failure: what the window's size is, the server said or the request showed, and the chunk
-hands what it has not finished over (``HandOver``) to be planned again in chunks that fit.
+A chunk that cannot finish (the provider's filter refused it, caps reached, retries exhausted)
+ends with its failure in its ``ChunkFinished``; a failure every chunk would meet (a refused
+key, a missing model, a server nobody answers at) is raised and ends the job, said once.
+
+A conversation the model's context window cannot hold (the server refuses the request as too
+long, or cuts a reply off at its limit) is no failure: what the window's size is, the server
+said or the request showed, and the chunk hands what it has not finished over (``HandOver``)
+to be planned again in chunks that fit.
 """
 
 from __future__ import annotations
@@ -18,19 +20,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from honyaku.agent.broker import QuestionParked
 from honyaku.agent.loop import LoopLimits, ToolFinished, ToolStarted, run_loop
 from honyaku.agent.registry import ToolRegistry
+from honyaku.domain.failures import failure_of
 from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
-from honyaku.domain.workflow import JobKind, turn_budget
+from honyaku.domain.workflow import JobKind
 from honyaku.errors import (
     ContextOverflowError,
-    FatalProviderError,
     LoopError,
     ProviderError,
-    UnreachableError,
 )
 from honyaku.jobs.events import (
     ChunkEvent,
@@ -78,9 +79,6 @@ async def run_chunk(
     where = context.where
     yield ChunkStarted(where, len(chunk.paragraphs))
     history = list(resumed) or await _opening(context, talk, chunks_in_chapter)
-    limits = replace(
-        talk.limits, max_turns=turn_budget(len(chunk.paragraphs), talk.limits.max_turns)
-    )
     accepted_before = 0
     conversation = run_loop(
         talk.provider,
@@ -88,7 +86,7 @@ async def run_chunk(
         talk.registry,
         context,
         workflow,
-        limits,
+        talk.limits,
         saved_text_left_out(context),
     )
     try:
@@ -117,9 +115,10 @@ async def run_chunk(
         yield ChunkFinished(where, None, _hand_over(context, str(exc)))
         return
     except (LoopError, ProviderError) as exc:
-        if isinstance(exc, FatalProviderError | UnreachableError):
+        failure = failure_of(exc)
+        if failure.kind.is_job_wide:
             raise
-        yield ChunkFinished(where, str(exc))
+        yield ChunkFinished(where, failure)
         return
     if unchanged := len(chunk.paragraphs) - len(workflow.accepted):
         # Proofreading leaves right paragraphs alone: they are done all the same.

@@ -8,16 +8,19 @@ chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in 
 (``Waiting`` as each request goes, text and reasoning deltas, retries, responses with their
 usage, tools started and finished, nudges), ``ParagraphsDone`` as batches are accepted, and
 ``ChunkFinished`` (with what it handed over, when its conversation did not fit the model's
-context), ``ChunkTakenOver``, or in a queued job ``ChunkParked``. The terminal's progress bar,
-the action log, cost accounting and the web app's SSE all consume this stream.
+context), ``ChunkTakenOver``, or in a queued job ``ChunkParked``. When a chapter's parts have
+failed, ``RoundStarted`` says they are tried again, smaller or by the next model. The
+terminal's progress bar, the action log, cost accounting and the web app's SSE all consume
+this stream.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from honyaku.agent.broker import QuestionRequest
 from honyaku.agent.loop import LoopEvent, ToolFinished, ToolStarted
+from honyaku.domain.failures import Coverage, Failure, Left
 from honyaku.domain.workflow import ChunkWorkflow
 from honyaku.llm.events import ReasoningDelta, Response, Retry, TextDelta, Waiting
 from honyaku.llm.messages import Message
@@ -40,6 +43,7 @@ __all__ = [
     "ReasoningDelta",
     "Response",
     "Retry",
+    "RoundStarted",
     "TextDelta",
     "ToolFinished",
     "ToolStarted",
@@ -68,7 +72,11 @@ class ChunkFailure:
     """A part of the job that did not get done, and why."""
 
     where: Where
-    reason: str
+    failure: Failure
+
+    @property
+    def reason(self) -> str:
+        return str(self.failure)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +91,10 @@ class JobOutcome:
     """Paragraphs left to another live job that was working on them."""
     running_elsewhere: int = 0
     """Chunks of this job that another process is still running."""
+    left: list[Left] = field(default_factory=list)
+    """Each paragraph and chapter title the parts that failed left, with why."""
+    coverage: Coverage | None = None
+    """How much of the job's share of the book is translated now."""
 
     @property
     def ok(self) -> bool:
@@ -148,9 +160,24 @@ class HandOver:
 @dataclass(frozen=True, slots=True)
 class ChunkFinished:
     where: Where
-    error: str | None
+    failure: Failure | None
     """Why the chunk failed; ``None`` when it reached its end, or handed its rest over."""
     handed_over: HandOver | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    """A chapter's failed parts are tried again: split smaller, or by the next model."""
+
+    chapter: int
+    round: int
+    """The chapter's first pass is round 1: this is 2 or more."""
+    model: str
+    """The model that tries them."""
+    retried: tuple[Where, ...]
+    """The parts that failed, tried again now."""
+    parts: int
+    """What they are tried as: halves of them, or themselves for another model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +213,7 @@ JobEvent = (
     | ParagraphsDone
     | ParagraphsBusy
     | ChunkFinished
+    | RoundStarted
     | ChunkTakenOver
     | ChunkParked
     | JobFinished

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from honyaku.agent.loop import ToolFinished
+from honyaku.domain.failures import Failure
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs.events import (
@@ -33,6 +34,7 @@ from honyaku.jobs.events import (
     JobStarted,
     ParagraphsBusy,
     ParagraphsDone,
+    RoundStarted,
     Where,
 )
 from honyaku.llm.events import Response, Retry, Usage, Waiting
@@ -84,6 +86,9 @@ class JobProgress:
     cost: JobCost = field(default_factory=JobCost)
     prices: Prices | None = None
     failures: list[ChunkFailure] = field(default_factory=list)
+    """The parts that failed and are not being tried again."""
+    rounds: int = 1
+    """The furthest round a chapter of the run has gone to (1: its first pass)."""
     error: str | None = None
     running_here: bool = False
     """A run in this process is following the job's events."""
@@ -133,8 +138,12 @@ class JobProgress:
             case ParagraphsBusy(paragraph_ids=ids):
                 self.paragraphs_busy += len(ids)
                 return True
-            case ChunkFinished(where=where, error=str() as error):
-                self.failures.append(ChunkFailure(where, error))
+            case ChunkFinished(where=where, failure=Failure() as failure):
+                self.failures.append(ChunkFailure(where, failure))
+                return True
+            case RoundStarted(retried=retried, round=round_):
+                self.failures = [f for f in self.failures if f.where not in retried]
+                self.rounds = max(self.rounds, round_)
                 return True
             case JobFinished(outcome=outcome):
                 self.end(outcome.job.status, outcome.job.error)
@@ -192,7 +201,12 @@ class JobProgress:
 
     def failure_figures(self) -> list[dict[str, Any]]:
         return [
-            {"chapter": f.where.chapter, "part": f.where.chunk, "reason": f.reason}
+            {
+                "chapter": f.where.chapter,
+                "part": f.where.chunk,
+                "failure": f.failure.kind.value,
+                "reason": f.reason,
+            }
             for f in self.failures
         ]
 
@@ -222,6 +236,7 @@ class JobProgress:
             "waiting_s": waited_s,
             "waiting_expected_s": expected_s,
             "failures": self.failure_figures(),
+            "rounds": self.rounds,
             "running_here": self.running_here,
             "workers": list(self.workers),
             "error": self.error,

@@ -9,16 +9,19 @@ cancelled task cannot wait for a thread, and they are short.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from honyaku.agent.broker import ApprovalPolicy, Broker
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunking import describe_failed_parts
+from honyaku.domain.failures import Failure, Left
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import UserError
 from honyaku.jobs.approvals import book_approvals
-from honyaku.jobs.planning import is_done, still_to_do
+from honyaku.jobs.events import ChunkFailure, Where
+from honyaku.jobs.planning import is_done, still_to_do, title_wanted
 from honyaku.jobs.requests import JobRequest
 from honyaku.store.chunks import (
     ChunkItem,
@@ -27,6 +30,7 @@ from honyaku.store.chunks import (
     ClaimToken,
     HandedBack,
     Heartbeat,
+    Part,
     PlannedChunk,
     Replan,
 )
@@ -160,8 +164,50 @@ class JobRecords:
 
         return await in_thread(read)
 
-    async def finish_chunk(self, token: ClaimToken, status: ChunkStatus, error: str | None) -> None:
-        await in_thread(self.stores.chunks.finish, token, status, error)
+    async def finish_chunk(
+        self, token: ClaimToken, status: ChunkStatus, failure: Failure | None
+    ) -> None:
+        await in_thread(self.stores.chunks.finish, token, status, failure)
+
+    async def failed_parts(self, job: Job, chapter: int) -> list[tuple[ChunkItem, Part]] | None:
+        """The chapter's failed chunks, each with what it has left to do; ``None`` while the
+        chapter has chunks still to run, held elsewhere or waiting for a person. A failed
+        chunk whose work was done meanwhile is marked done."""
+
+        def failed() -> list[tuple[ChunkItem, Part]] | None:
+            items = [
+                i for i in self.stores.chunks.items(job.id) if i.planned.chapter_number == chapter
+            ]
+            if any(i.status not in (ChunkStatus.DONE, ChunkStatus.FAILED) for i in items):
+                return None
+            found = [(i, self._left(job, i)) for i in items if i.status is ChunkStatus.FAILED]
+            done: dict[int, list[Part]] = {i.pk: [] for i, part in found if _is_empty(part)}
+            if done:
+                self.stores.chunks.retry(job.id, done)
+            return [(i, part) for i, part in found if not _is_empty(part)]
+
+        return await in_thread(failed)
+
+    def _left(self, job: Job, item: ChunkItem) -> Part:
+        """What a chunk has left: its paragraphs not done, and its title if it is not."""
+        library, planned = self.stores.library, item.planned
+        ids = planned.paragraph_ids
+        found = library.paragraphs(job.book_id, ids)
+        written = self.stores.jobs.paragraphs_done(job.id, among=ids)
+        left = tuple(
+            pid
+            for pid in ids
+            if pid in found
+            and not is_done(found[pid], job.kind, retranslate=job.retranslate, written=written)
+        )
+        title = planned.shows_title and title_wanted(
+            library.chapter(job.book_id, planned.chapter_id), job.kind, retranslate=False
+        )
+        return Part(left, title)
+
+    async def retry(self, parts: Mapping[int, Sequence[Part]]) -> None:
+        """Plan failed chunks to run again as ``parts``."""
+        await in_thread(self.stores.chunks.retry, self.job_id, parts)
 
     async def replan(
         self, split: Replan, chunk_chars: int, handed_back: HandedBack | None = None
@@ -199,25 +245,64 @@ class JobRecords:
     async def settle(self, stops_seen: int | None = None) -> JobStatus:
         return await in_thread(self.stores.jobs.settle, self.job_id, stops_seen)
 
-    async def end(self, failures: Sequence[tuple[int, str]]) -> tuple[Job, int]:
+    async def end(self, job: Job) -> Ending:
         """Write how the job ended, once no chunk is left running here: finished, or failed
-        with its ``failures`` (chapter, reason), unless another process still runs chunks of
-        it or one waits for a person. The job as it stands, and the chunks running elsewhere."""
+        with the parts it could not do, unless another process still runs chunks of it or
+        one waits for a person. How it ended, and what it left."""
 
-        def end() -> tuple[Job, int]:
+        def end() -> Ending:
             chunks, jobs = self.stores.chunks, self.stores.jobs
-            items = chunks.items(self.job_id)
-            elsewhere = chunks.live_elsewhere(self.job_id)
+            items = chunks.items(job.id)
+            failed = [i for i in items if i.failure is not None]
+            failures = [ChunkFailure(Where.of(i.planned), i.failure) for i in failed if i.failure]
+            elsewhere = chunks.live_elsewhere(job.id)
             waiting = any(i.status is ChunkStatus.WAITING for i in items)
             if not elsewhere and not waiting:
                 left = [i for i in items if i.status is not ChunkStatus.DONE]
+                reasons = [(f.where.chapter, f.reason) for f in failures]
                 status = JobStatus.FAILED if left else JobStatus.FINISHED
-                jobs.finish(self.job_id, status, describe_failed_parts(list(failures), len(left)))
+                jobs.finish(job.id, status, describe_failed_parts(reasons, len(left)))
             elif not elsewhere:
-                jobs.settle(self.job_id)
-            return jobs.get(self.job_id), elsewhere
+                jobs.settle(job.id)
+            titles, titles_done = self._titles(job)
+            left_work = [left for item in failed for left in self._left_work(job, item)]
+            return Ending(jobs.get(job.id), elsewhere, failures, left_work, titles, titles_done)
 
         return await in_thread(end)
+
+    def _titles(self, job: Job) -> tuple[int, int]:
+        """The chapter titles a translation job covers, and those translated."""
+        if job.kind is not JobKind.TRANSLATION or job.paragraphs is not None:
+            return 0, 0
+        chapters = [
+            c
+            for c in self.stores.library.progress(job.book_id)
+            if job.chapters is None or c.number in job.chapters
+        ]
+        return len(chapters), sum(1 for c in chapters if c.translated_title and not c.title_stale)
+
+    def _left_work(self, job: Job, item: ChunkItem) -> list[Left]:
+        """Each paragraph, and the title, a failed chunk left, with why."""
+        part, planned = self._left(job, item), item.planned
+        found = self.stores.library.paragraphs(job.book_id, part.paragraph_ids)
+        title = [Left(planned.chapter_number, None, planned.chapter_id, item.failure)]
+        return (title if part.shows_title else []) + [
+            Left(planned.chapter_number, found[pid].index + 1, pid, item.failure)
+            for pid in part.paragraph_ids
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How a job stands once a run ended: the job, the chunks of it still running elsewhere,
+    the parts that failed, and each paragraph and title they left."""
+
+    job: Job
+    running_elsewhere: int
+    failures: list[ChunkFailure]
+    left: list[Left]
+    titles: int
+    titles_done: int
 
 
 def job_scope(library: Library, request: JobRequest) -> JobScope:
@@ -230,6 +315,10 @@ def job_scope(library: Library, request: JobRequest) -> JobScope:
         paragraphs = sorted(set(paragraphs))
         chapters = library.chapter_numbers_of(request.book_id, paragraphs)
     return JobScope(request.book_id, request.kind, chapters, request.retranslate, paragraphs)
+
+
+def _is_empty(part: Part) -> bool:
+    return not part.paragraph_ids and not part.shows_title
 
 
 def scope_of(job: Job) -> JobScope:

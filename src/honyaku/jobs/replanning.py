@@ -9,6 +9,7 @@ other chapter's) is planned again in chunks that fit.
 from __future__ import annotations
 
 from honyaku.domain.book import Book, Paragraph
+from honyaku.domain.failures import Failure, FailureClass
 from honyaku.jobs.events import HandOver
 from honyaku.jobs.planning import replanner
 from honyaku.jobs.records import JobRecords
@@ -58,8 +59,10 @@ class Replanner:
         if abs(best - self.chunk_chars) > RESIZE_CHANGE * self.chunk_chars:
             await self.replan(best)
 
-    async def hand_over(self, claim: Claim, work: list[Paragraph], over: HandOver) -> str | None:
-        """Plan what a chunk handed over in chunks that fit the window as now known; an error
+    async def hand_over(
+        self, claim: Claim, work: list[Paragraph], over: HandOver
+    ) -> Failure | None:
+        """Plan what a chunk handed over in chunks that fit the window as now known; a failure
         when no chunk can be smaller than the one that did not fit."""
         window = self.window
         self.sizing.window = window.tokens
@@ -69,9 +72,10 @@ class Replanner:
         if len(handed) == len(work) and best >= sum(len(p.text) for p in handed):
             # Nothing done, and no smaller size would be chosen: halve it all the same.
             if len(handed) <= 1:
-                return (
+                return Failure(
+                    FailureClass.CONTEXT,
                     f"the model's context window ({window.tokens or '?'} tokens) cannot hold "
-                    f"honyaku's instructions and one paragraph: {over.reason}"
+                    f"honyaku's instructions and one paragraph: {over.reason}",
                 )
             best = sum(len(p.text) for p in handed) // 2
         kept = tuple(p.id for p in work if p.id not in set(over.paragraph_ids))

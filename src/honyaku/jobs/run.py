@@ -11,6 +11,11 @@ two drivers do differently: many chapters at once, or one.
 A chapter's lane runs its chunks in order, each read as it stands when its turn comes (the
 rest may have been planned again meanwhile), claiming each before it runs it
 (``chunk_driver``). A chunk another process holds, or takes over, leaves it the chapter.
+
+A chapter whose parts failed is not done yet: in rounds, what failed is tried again, each
+part split in halves so that what fails is isolated, down to a single paragraph; what still
+fails then goes to the next model of the chain (``model_chain``), as it is. A failure every
+part would meet (a refused key, the cap) is raised and stops the run instead.
 """
 
 from __future__ import annotations
@@ -18,33 +23,37 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from honyaku.agent.broker import Broker
 from honyaku.domain.book import Book
-from honyaku.domain.workflow import JobKind
+from honyaku.domain.failures import Coverage
 from honyaku.errors import SpendingCapReached, WorkerStopping
 from honyaku.jobs.action_log import ActionLog
-from honyaku.jobs.chunk_driver import ChunkDeps, ChunkDriver
-from honyaku.jobs.chunk_run import ChunkTalk
+from honyaku.jobs.chunk_driver import ChunkDeps, ChunkDriver, ModelDeps
 from honyaku.jobs.claims import Claims
-from honyaku.jobs.events import JobEvent, JobOutcome, JobStarted
+from honyaku.jobs.events import JobEvent, JobOutcome, JobStarted, RoundStarted, Where
 from honyaku.jobs.heartbeat import heartbeat_s, keep_beating
 from honyaku.jobs.instructions import job_prompt, job_registry
-from honyaku.jobs.planning import plan_chunks, split_book
+from honyaku.jobs.model_chain import Connected, ModelChain
+from honyaku.jobs.planning import plan_chunks, split_book, split_round
 from honyaku.jobs.progress import JobProgress
 from honyaku.jobs.records import JobRecords, in_thread, scope_of
 from honyaku.jobs.replanning import Replanner
 from honyaku.jobs.requests import JobRequest
 from honyaku.jobs.scheduler import merged
-from honyaku.jobs.sizing import ChunkSizing, sizing_for
 from honyaku.jobs.spending import purse, spending_cap
-from honyaku.llm.models import ConnectedModel, ModelChoice, ModelOpener, ToolProtocol
+from honyaku.llm.models import ModelChoice, ModelOpener
 from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, PlannedChunk
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import STOPPED_AS_ASKED, Job, JobScope, JobStatus
 from honyaku.store.stores import Stores
+
+MAX_SPLIT_ROUNDS = 8
+"""Rounds in which one model tries a chapter's failed parts again in halves: a part of 200
+paragraphs is down to single paragraphs in 8. A round that gets nothing done ends them
+sooner: the model fails whatever the size."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,20 +83,22 @@ class JobRun:
         self,
         job: Job,
         book: Book,
-        records: JobRecords,
-        chunks: ChunkDriver,
+        deps: ChunkDeps,
+        models: ModelChain,
+        to_do: set[str],
         started: JobStarted,
-        progress: JobProgress,
         chapters: list[int],
     ) -> None:
-        self.job, self.book, self.records, self.chunks = job, book, records, chunks
-        self.claims = chunks.deps.claims
+        self.job, self.book, self.deps, self.models = job, book, deps, models
+        self.records, self.claims = deps.records, deps.claims
+        self.to_do = to_do
+        """The ids of the job's paragraphs left when the run began."""
         self.started = started
-        self.progress = progress
+        self.progress = JobProgress.starting(started)
         """The run's figures, from when it started."""
         self.chapters = chapters
         """The chapters with chunks left to run, the lanes to drive."""
-        self.log = ActionLog(records)
+        self.log = ActionLog(deps.records)
         self.stop_seen = False
         """The heartbeat found the job asked to stop."""
         self.blocked = False
@@ -107,21 +118,54 @@ class JobRun:
 
     async def outcome(self) -> JobOutcome:
         """How the job stands now that the run's lanes ended, its end written."""
-        failures = [(f.where.chapter, f.reason) for f in self.progress.failures]
-        job, elsewhere = await self.records.end(failures)
+        ending = await self.records.end(self.job)
         progress = self.progress
+        coverage = Coverage(
+            progress.paragraphs_done, progress.paragraphs_total, ending.titles_done, ending.titles
+        )
         return JobOutcome(
-            job,
-            progress.failures,
+            ending.job,
+            ending.failures,
             progress.paragraphs_total,
             progress.paragraphs_done,
             progress.paragraphs_busy,
-            elsewhere,
+            ending.running_elsewhere,
+            ending.left,
+            coverage,
         )
 
     async def _chapter(self, number: int) -> AsyncIterator[JobEvent]:
-        """A chapter's chunks in order, until one is held elsewhere, waits for a person, or
-        the run's cap is reached."""
+        """A chapter's chunks in order; then, while parts of it failed, rounds that try them
+        again: split in halves, down to one paragraph, while splitting gets something done,
+        then by each fallback model in turn, as they are."""
+        model = await self.models.model(0)
+        assert model is not None
+        async for event in self._parts(number, model):
+            yield event
+        at, round_, splits, split_at = 0, 1, 0, None
+        while self.capped is None and (failed := await self.records.failed_parts(self.job, number)):
+            units = sum(len(part.paragraph_ids) + part.shows_title for _, part in failed)
+            got_on = split_at is None or units < split_at
+            plan = split_round({i.pk: part for i, part in failed}) if got_on else {}
+            if plan and splits < MAX_SPLIT_ROUNDS:
+                splits, split_at = splits + 1, units
+            else:
+                at, splits, split_at = at + 1, 0, None
+                if (model := await self.models.model(at)) is None:
+                    return
+                plan = {item.pk: [part] for item, part in failed}
+            await self.records.retry(plan)
+            round_ += 1
+            retried = tuple(Where.of(item.planned) for item, _ in failed if item.pk in plan)
+            parts = sum(len(halves) for halves in plan.values())
+            yield RoundStarted(number, round_, model.name, retried, parts)
+            async for event in self._parts(number, model):
+                yield event
+
+    async def _parts(self, number: int, model: ModelDeps) -> AsyncIterator[JobEvent]:
+        """The chapter's chunks waiting to run, in order, with ``model``, until one is held
+        elsewhere, waits for a person, or the run's cap is reached."""
+        driver = ChunkDriver(self.deps, model, self.job, self.book, self.to_do)
         after = 0
         while self.capped is None:
             item = await self.records.next_item(number, after)
@@ -137,7 +181,7 @@ class JobRun:
             if not isinstance(claim, Claim):
                 return  # it waits for a person, or ended meanwhile
             try:
-                async for event in self.chunks.run(claim):
+                async for event in driver.run(claim):
                     yield event
             except SpendingCapReached as reached:
                 # The other chapters finish what they have paid for, then stop too.
@@ -156,57 +200,28 @@ async def open_run(
     queued: QueuedChapter | None = None,
 ) -> AsyncIterator[JobRun]:
     """A run of the job ``request`` asks for (or of ``queued``'s chapter) with the chosen
-    model, from its model opened to its claims given back."""
+    model and its fallbacks, from its model opened to its claims given back."""
     beat_s = heartbeat_s()
     records = JobRecords(deps.stores)
     scope = scope_of(queued.job) if queued else await records.scope(request)
     book = await records.book(request.book_id, scope.chapters)
     cap = spending_cap(request.max_cost, book, choice.prices)
-    async with deps.open_model(choice, language=book.target_lang) as model:
-        sizing = await _sizing(records, book, request.kind, model, choice)
-        fixed = request.chunk_chars
-        if queued:
-            # Its chunks keep the size they were queued with: workers do not plan them again
-            # each by what it learned, only what did not fit the model's window.
-            fixed = queued.job.chunk_chars or book.settings.chunk_chars
-        chunk_chars = fixed or sizing.chunk_chars()
-        if queued:
-            job, resumed = queued.job, True
-        else:
-            planned = planned_chunks(book, scope, chunk_chars)
-            job, resumed = await in_thread(
-                records.open_job,
-                scope,
-                planned,
-                model=model.provider.model,
-                protocol=model.protocol.value,
-                resume=request.resume,
-                chunk_chars=chunk_chars,
-            )
-        records = records.of(job)
-        replanner = Replanner(
-            records,
-            book,
-            sizing,
-            model.window,
-            chunk_chars=job.chunk_chars or chunk_chars,
-            fixed=fixed,
+    for fallback in choice.fallbacks:
+        spending_cap(request.max_cost, book, fallback.prices)
+    talk = (
+        job_registry(request.kind, book.settings, await records.approvals(deps.broker, book.id)),
+        job_prompt(book, request.kind),
+    )
+    shared = (deps.stores.spending, queued.ledger) if queued else None
+    async with AsyncExitStack() as opened:
+        models = ModelChain(
+            deps.open_model, opened, book, request, talk, purse(cap, choice.prices, shared)
         )
-        if resumed and not queued and job.chunk_chars != chunk_chars:
-            await replanner.replan(chunk_chars)
-        shared = (deps.stores.spending, queued.ledger) if queued else None
-        chunk_deps = ChunkDeps(
-            deps.stores,
-            records,
-            Claims(records),
-            replanner,
-            await _talk(records, deps.broker, book, job.kind, request, model, sizing),
-            deps.broker,
-            purse(cap, choice.prices, shared),
-            BookGlossary(deps.stores.glossary, book.id),
-            book.settings.question_wait_hours * 3600 if queued else None,
-        )
-        run = await _started(records, job, book, chunk_deps, choice, queued, resumed=resumed)
+        first = await models.connect(choice, records)
+        job, resumed, replanner = await _job(records, request, scope, book, first, queued)
+        models.start(first, replanner, choice.fallbacks, replanner.chunk_chars)
+        run = await _started(deps, replanner.records, models, job, book, queued, resumed)
+        run.progress = JobProgress.starting(run.started, choice.prices)
         task = asyncio.current_task()
         assert task is not None
         heartbeat = asyncio.create_task(keep_beating(run, task, beat_s))
@@ -218,12 +233,55 @@ async def open_run(
             # On the loop: a cancelled task cannot wait for a thread, and these are a few
             # short writes.
             run.log.write_now()
-            records.release_now(run.claims.end())
+            run.records.release_now(run.claims.end())
             if ending := _job_ending(exc, on_worker=queued is not None, stop_seen=run.stop_seen):
-                records.finish_now(*ending)
+                run.records.finish_now(*ending)
             raise
         finally:
             heartbeat.cancel()
+
+
+async def _job(
+    records: JobRecords,
+    request: JobRequest,
+    scope: JobScope,
+    book: Book,
+    first: Connected,
+    queued: QueuedChapter | None,
+) -> tuple[Job, bool, Replanner]:
+    """The run's job, opened (or resumed) and planned at the size its model is best served
+    by, or joined as the queue hands it over; whether it goes on from an earlier run; and
+    how its chunks are planned again."""
+    sizing, model = first.sizing, first.model
+    fixed = request.chunk_chars
+    if queued:
+        # Its chunks keep the size they were queued with: workers do not plan them again each
+        # by what it learned, only what did not fit the model's window.
+        fixed = queued.job.chunk_chars or book.settings.chunk_chars
+    chunk_chars = fixed or sizing.chunk_chars()
+    if queued:
+        job, resumed = queued.job, True
+    else:
+        job, resumed = await in_thread(
+            records.open_job,
+            scope,
+            planned_chunks(book, scope, chunk_chars),
+            model=model.provider.model,
+            protocol=model.protocol.value,
+            resume=request.resume,
+            chunk_chars=chunk_chars,
+        )
+    replanner = Replanner(
+        records.of(job),
+        book,
+        sizing,
+        model.window,
+        chunk_chars=job.chunk_chars or chunk_chars,
+        fixed=fixed,
+    )
+    if resumed and not queued and job.chunk_chars != chunk_chars:
+        await replanner.replan(chunk_chars)
+    return job, resumed, replanner
 
 
 def _job_ending(
@@ -242,65 +300,30 @@ def _job_ending(
     return JobStatus.FAILED, str(exc) or type(exc).__name__
 
 
-async def _sizing(
-    records: JobRecords, book: Book, kind: JobKind, model: ConnectedModel, choice: ModelChoice
-) -> ChunkSizing:
-    name = model.provider.model
-    record = await records.model_record(name, kind)
-    return await asyncio.to_thread(
-        sizing_for,
-        book,
-        kind,
-        model=name,
-        record=record,
-        prices=choice.prices,
-        window=model.window.tokens,
-        xml=model.protocol is ToolProtocol.XML,
-    )
-
-
-async def _talk(
-    records: JobRecords,
-    broker: Broker,
-    book: Book,
-    kind: JobKind,
-    request: JobRequest,
-    model: ConnectedModel,
-    sizing: ChunkSizing,
-) -> ChunkTalk:
-    """How every chunk of the run talks to the model: the same prompt and tools for each."""
-    approval = await records.approvals(broker, book.id)
-    return ChunkTalk(
-        model.provider,
-        job_registry(kind, book.settings, approval),
-        job_prompt(book, kind),
-        request.limits,
-        model.window,
-        sizing.tokens,
-    )
-
-
 async def _started(
+    deps: RunDeps,
     records: JobRecords,
+    models: ModelChain,
     job: Job,
     book: Book,
-    deps: ChunkDeps,
-    choice: ModelChoice,
     queued: QueuedChapter | None,
-    *,
     resumed: bool,
 ) -> JobRun:
     total, to_do = await records.to_do(job, book)
     items = await records.items()
     if queued:
         items = [i for i in items if i.planned.chapter_number == queued.chapter]
-    chapters = _lanes(items)
     left = sum(1 for item in items if item.status is not ChunkStatus.DONE)
     started = JobStarted(job, total, total - len(to_do), left, resumed)
-    progress = JobProgress.starting(started, choice.prices)
-    return JobRun(
-        job, book, records, ChunkDriver(deps, job, book, to_do), started, progress, chapters
+    chunk_deps = ChunkDeps(
+        deps.stores,
+        records,
+        Claims(records),
+        deps.broker,
+        BookGlossary(deps.stores.glossary, book.id),
+        book.settings.question_wait_hours * 3600 if queued else None,
     )
+    return JobRun(job, book, chunk_deps, models, to_do, started, _lanes(items))
 
 
 def _lanes(items: Sequence[ChunkItem]) -> list[int]:

@@ -26,7 +26,6 @@ from honyaku.jobs.requests import ChapterEnd, ChapterOrder, JobRequest
 from honyaku.jobs.run import JobRun, QueuedChapter, RunDeps, open_run, planned_chunks
 from honyaku.jobs.spending import spending_cap
 from honyaku.llm.models import ModelChoice
-from honyaku.store.chunks import ChunkStatus
 from honyaku.store.jobs import Job, JobStatus, Opened
 
 
@@ -135,8 +134,8 @@ class JobService:
         progress = JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
         progress.workers = chunks.holders(job.id)
         progress.failures = [
-            ChunkFailure(Where.of(item.planned), item.error or "")
+            ChunkFailure(Where.of(item.planned), item.failure)
             for item in chunks.items(job.id)
-            if item.status is ChunkStatus.FAILED
+            if item.failure is not None
         ]
         return progress

@@ -94,34 +94,46 @@ def usage_cost(usage: Usage, prices: Prices) -> float:
 
 
 @dataclass
+class _Tally:
+    """What a run has spent, and what its requests in flight could cost, in money."""
+
+    spent: float = 0.0
+    in_flight: float = 0.0
+    settled: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
 class Spending:
-    """What one run has spent, and may spend."""
+    """What one run has spent, and may spend, at one model's prices."""
 
     cap: float
     prices: Prices
-    spent: float = 0.0
-    in_flight: float = 0.0
-    """The most the requests sent and not yet answered could cost."""
-    _settled: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
+    tally: _Tally = field(default_factory=_Tally)
+
+    def at_prices(self, prices: Prices) -> Spending:
+        """The same run's spending, for a request to a model with other prices."""
+        return Spending(self.cap, prices, self.tally)
 
     async def reserve(self, request: ChatRequest, reply_tokens: float) -> float:
         """Count the most ``request`` could cost as in flight. While that could pass the cap,
         wait for the requests in flight to be answered (they may cost less than they could);
         with none left in flight, raise."""
         most = self.prices.cost(request_tokens(request), 0, reply_tokens)
-        while self.spent + self.in_flight + most > self.cap:
-            if not self.in_flight:
-                raise SpendingCapReached(self.cap, self.spent, most)
-            await self._settled.wait()
-        self.in_flight += most
+        tally = self.tally
+        while tally.spent + tally.in_flight + most > self.cap:
+            if not tally.in_flight:
+                raise SpendingCapReached(self.cap, tally.spent, most)
+            await tally.settled.wait()
+        tally.in_flight += most
         return most
 
     async def settle(self, reserved: float, usage: Usage | None) -> None:
         """The request is answered (``usage``) or gave up (``None``)."""
-        self.in_flight -= reserved
+        tally = self.tally
+        tally.in_flight -= reserved
         if usage is not None:
-            self.spent += usage_cost(usage, self.prices)
-        settled, self._settled = self._settled, asyncio.Event()
+            tally.spent += usage_cost(usage, self.prices)
+        settled, tally.settled = tally.settled, asyncio.Event()
         settled.set()
 
 
@@ -132,6 +144,9 @@ class SharedSpending:
 
     def __init__(self, ledger: SpendingLedger, run: str, cap: float, prices: Prices) -> None:
         self.ledger, self.run, self.cap, self.prices = ledger, run, cap, prices
+
+    def at_prices(self, prices: Prices) -> SharedSpending:
+        return SharedSpending(self.ledger, self.run, self.cap, prices)
 
     async def reserve(self, request: ChatRequest, reply_tokens: float) -> int:
         most = self.prices.cost(request_tokens(request), 0, reply_tokens)
@@ -151,6 +166,10 @@ class SharedSpending:
 
 class Purse(Protocol):
     """A run's spending: in this process (``Spending``) or shared (``SharedSpending``)."""
+
+    def at_prices(self, prices: Prices) -> Purse:
+        """The same spending, counted at another model's prices (a fallback's)."""
+        ...
 
     async def reserve(self, request: ChatRequest, reply_tokens: float) -> Any: ...
 

@@ -100,6 +100,8 @@ class ModelChoice:
     more_endpoints: tuple[Endpoint, ...] = ()
     """Where else the model is served, each with its URL and key variable filled in:
     requests spread over all (``endpoint_pool``)."""
+    fallbacks: tuple[ModelChoice, ...] = ()
+    """The models that take over, in order, the parts this one could not do."""
 
     @classmethod
     def from_profile(cls, profile: ModelProfile) -> ModelChoice:

@@ -24,7 +24,7 @@ two processes can never both see a paragraph free and take it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -33,6 +33,7 @@ from itertools import groupby
 from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from honyaku.domain.failures import Failure, FailureClass
 from honyaku.errors import ClaimLost
 from honyaku.store.database import Database
 from honyaku.store.leases import Lease, this_process
@@ -59,6 +60,22 @@ class PlannedChunk:
     number: int
     """1-based among the chapter's chunks in this plan."""
     chunks_in_chapter: int
+    paragraph_ids: tuple[str, ...]
+    shows_title: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FailedWork:
+    """What jobs failed at: why, by paragraph id, and by chapter id for chapter titles."""
+
+    paragraphs: dict[str, Failure]
+    titles: dict[str, Failure]
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Some of a chapter's paragraphs, and whether its title goes with them."""
+
     paragraph_ids: tuple[str, ...]
     shows_title: bool
 
@@ -91,7 +108,8 @@ class ChunkItem:
     status: ChunkStatus
     attempts: int
     lease: Lease
-    error: str | None
+    failure: Failure | None
+    """Why a failed chunk failed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +179,7 @@ def reopen_chunks(session: Session, job_id: str) -> None:
     )
     for row in rows:
         if row.status == ChunkStatus.FAILED or not _lease(row).is_live(now):
-            row.status, row.owner, row.error = ChunkStatus.PENDING, None, None
+            row.status, row.owner, row.error, row.failure = ChunkStatus.PENDING, None, None, None
 
 
 def chapters_to_run(session: Session, job_id: str) -> list[int]:
@@ -250,9 +268,54 @@ class ChunkStore:
         with self.database.transaction() as session:
             hold(session, token, workflow_status=status)
 
-    def finish(self, token: ClaimToken, status: ChunkStatus, error: str | None = None) -> None:
+    def finish(
+        self, token: ClaimToken, status: ChunkStatus, failure: Failure | None = None
+    ) -> None:
+        kind, error = (failure.kind.value, failure.detail) if failure else (None, None)
         with self.database.transaction() as session:
-            hold(session, token, status=status, error=error)
+            hold(session, token, status=status, error=error, failure=kind)
+
+    def retry(self, job_id: str, parts: Mapping[int, Sequence[Part]]) -> None:
+        """Plan failed chunks to run again, each (by its key) as the ``parts`` given: halves
+        of it, or itself whole for another model; one given no part is done (what it had
+        left was done meanwhile). The new chunks come after their chapter's last."""
+        with self.database.transaction(exclusive=True) as session:
+            # The book's row first, as a claim locks it: no chunk is claimed meanwhile.
+            book_id = select(JobRow.book_id).where(JobRow.id == job_id).scalar_subquery()
+            session.execute(select(BookRow.id).where(BookRow.id == book_id).with_for_update())
+            rows = session.scalars(
+                select(ChunkRow).where(ChunkRow.job_id == job_id, ChunkRow.pk.in_(list(parts)))
+            ).all()
+            for row in rows:
+                if row.status != ChunkStatus.FAILED:
+                    continue
+                if not parts[row.pk]:
+                    row.status, row.error, row.failure = ChunkStatus.DONE, None, None
+                    continue
+                last = session.scalar(
+                    select(func.max(ChunkRow.number)).where(
+                        ChunkRow.job_id == job_id, ChunkRow.chapter_id == row.chapter_id
+                    )
+                )
+                first = (last or 0) + 1
+                count = len(parts[row.pk])
+                add_chunks(
+                    session,
+                    job_id,
+                    row.book_id,
+                    [
+                        PlannedChunk(
+                            row.chapter_id,
+                            row.chapter_number,
+                            first + n,
+                            first + count - 1,
+                            tuple(part.paragraph_ids),
+                            part.shows_title,
+                        )
+                        for n, part in enumerate(parts[row.pk])
+                    ],
+                )
+                session.delete(row)
 
     def replan(
         self,
@@ -312,6 +375,24 @@ class ChunkStore:
             )
             stops = session.scalar(select(JobRow.stop_requests).where(JobRow.id == job_id))
             return Heartbeat(bool(stops and stops > stops_seen), lost)
+
+    def failures_of_book(self, book_id: str) -> FailedWork:
+        """Why the book's paragraphs and chapter titles that jobs failed at were left: the
+        latest failure of each."""
+        found = FailedWork({}, {})
+        with self.database.transaction() as session:
+            rows = session.scalars(
+                select(ChunkRow)
+                .where(ChunkRow.book_id == book_id, ChunkRow.status == ChunkStatus.FAILED)
+                .order_by(ChunkRow.pk)
+            )
+            for row in rows:
+                failure = failure_of_row(row)
+                assert failure is not None
+                found.paragraphs.update(dict.fromkeys(row.paragraph_ids, failure))
+                if row.shows_title:
+                    found.titles[row.chapter_id] = failure
+        return found
 
     def holders(self, job_id: str) -> tuple[str, ...]:
         """The live processes running chunks of the job now."""
@@ -442,5 +523,20 @@ def _item(row: ChunkRow) -> ChunkItem:
         row.shows_title,
     )
     return ChunkItem(
-        row.pk, row.job_id, planned, ChunkStatus(row.status), row.attempts, _lease(row), row.error
+        row.pk,
+        row.job_id,
+        planned,
+        ChunkStatus(row.status),
+        row.attempts,
+        _lease(row),
+        failure_of_row(row),
     )
+
+
+def failure_of_row(row: ChunkRow) -> Failure | None:
+    """Why a failed chunk failed; one failed before classes were kept counts as a workflow it
+    could not finish."""
+    if row.status != ChunkStatus.FAILED:
+        return None
+    kind = FailureClass(row.failure) if row.failure else FailureClass.WORKFLOW
+    return Failure(kind, row.error or "")

@@ -21,7 +21,7 @@ from honyaku.domain.chunking import describe_failed_parts
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
-from honyaku.store.chunks import ENDED, PlannedChunk, add_chunks, reopen_chunks
+from honyaku.store.chunks import ENDED, PlannedChunk, add_chunks, failure_of_row, reopen_chunks
 from honyaku.store.database import Database
 from honyaku.store.ids import fresh_id
 from honyaku.store.leases import Lease, this_process
@@ -477,7 +477,7 @@ def _stop(row: JobRow) -> None:
 
 
 def _failed_chunks(failed: Sequence[ChunkRow]) -> str | None:
-    return describe_failed_parts([(c.chapter_number, c.error or "") for c in failed])
+    return describe_failed_parts([(c.chapter_number, str(failure_of_row(c))) for c in failed])
 
 
 def _reopen(session: Session, row: JobRow, status: JobStatus, *, model: str, protocol: str) -> None:

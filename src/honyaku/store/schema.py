@@ -270,6 +270,9 @@ class ChunkRow(Base):
     owner: Mapped[str | None] = mapped_column(Text)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     error: Mapped[str | None] = mapped_column(Text)
+    """Why it failed, in the model's or its server's own words."""
+    failure: Mapped[str | None] = mapped_column(String(10))
+    """Why it failed, as a failure class (``domain.failures``)."""
     workflow_status: Mapped[str | None] = mapped_column(String(10))
     """Where the chunk's conversation is in its workflow (``domain.workflow``)."""
 
@@ -331,6 +334,8 @@ class ModelProfileRow(Base):
     context_window: Mapped[int | None] = mapped_column(Integer)
     more_endpoints: Mapped[list[dict[str, str | None]]] = mapped_column(JSON, default=list)
     """Where else the model is served: base URLs and key variables' names, never keys."""
+    fallbacks: Mapped[list[str] | None] = mapped_column(JSON)
+    """The profiles that take over the parts this model could not do, in order."""
     saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 

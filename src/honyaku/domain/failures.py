@@ -1,0 +1,143 @@
+"""Why a part of a job did not get done, or why a whole job stopped: one definition each, the
+same words in every front end.
+
+A part fails for its own reason (the provider's filter, the model's refusal, a workflow it
+could not finish, a context window too small, a server that could not keep pace, a reply that
+went round in a loop): a smaller part, or another model, may get past it. A job stops at once
+for a reason every part would meet (a refused key, a missing model, the spending cap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from honyaku.errors import (
+    AuthError,
+    ContentFilteredError,
+    ContextOverflowError,
+    DegenerateReplyError,
+    FatalProviderError,
+    HonyakuError,
+    LoopError,
+    ModelUnavailableError,
+    RefusedInWordsError,
+    SpendingCapReached,
+    TransientProviderError,
+)
+
+
+class FailureClass(StrEnum):
+    FILTERED = "filtered"
+    REFUSED = "refused"
+    WORKFLOW = "workflow"
+    CONTEXT = "context"
+    PACE = "pace"
+    LOOP = "loop"
+    KEY = "key"
+    MODEL = "model"
+    CAP = "cap"
+    SERVER = "server"
+
+    @property
+    def words(self) -> str:
+        return FAILURE_WORDS[self]
+
+    @property
+    def is_job_wide(self) -> bool:
+        """Every part would meet it: the job stops, and nothing is tried again."""
+        return self in JOB_WIDE
+
+
+FAILURE_WORDS = {
+    FailureClass.FILTERED: "refused by the provider's filter",
+    FailureClass.REFUSED: "refused by the model in words",
+    FailureClass.WORKFLOW: "the model could not finish the workflow",
+    FailureClass.CONTEXT: "too long for the model's context window",
+    FailureClass.PACE: "the server did not keep pace",
+    FailureClass.LOOP: "the model's reply went round in a loop",
+    FailureClass.KEY: "the API key was refused",
+    FailureClass.MODEL: "the model is not there",
+    FailureClass.CAP: "the spending cap was reached",
+    FailureClass.SERVER: "the model's server refused the work",
+}
+JOB_WIDE = frozenset({FailureClass.KEY, FailureClass.MODEL, FailureClass.CAP, FailureClass.SERVER})
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    kind: FailureClass
+    detail: str
+    """What the model or its server said, in its own words."""
+
+    def __str__(self) -> str:
+        return f"{self.kind.words}: {self.detail}" if self.detail else self.kind.words
+
+
+def failure_of(error: HonyakuError) -> Failure:
+    """The failure an error is, with the error's own line as its detail."""
+    return Failure(_class_of(error), str(error))
+
+
+def _class_of(error: HonyakuError) -> FailureClass:
+    match error:
+        case ContentFilteredError():
+            return FailureClass.FILTERED
+        case RefusedInWordsError():
+            return FailureClass.REFUSED
+        case LoopError():
+            return FailureClass.WORKFLOW
+        case ContextOverflowError():
+            return FailureClass.CONTEXT
+        case DegenerateReplyError():
+            return FailureClass.LOOP
+        case TransientProviderError():
+            return FailureClass.PACE
+        case AuthError():
+            return FailureClass.KEY
+        case ModelUnavailableError():
+            return FailureClass.MODEL
+        case SpendingCapReached():
+            return FailureClass.CAP
+        case FatalProviderError() if error.status_code == 404:
+            return FailureClass.MODEL
+        case _:
+            return FailureClass.SERVER
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    """A paragraph, or a chapter's title, not translated yet, and why."""
+
+    chapter: int
+    """The chapter's number, from 1."""
+    position: int | None
+    """The paragraph's position in its chapter, from 1; ``None`` for the chapter's title."""
+    id: str
+    """The paragraph's id, or the chapter's for its title."""
+    failure: Failure | None
+    """Why a job left it; ``None`` where no job has tried it (or none failed at it)."""
+
+    @property
+    def reason(self) -> str:
+        return str(self.failure) if self.failure else "not translated yet"
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How much of a book, or of a job's share of it, is translated."""
+
+    paragraphs_done: int
+    paragraphs: int
+    titles_done: int = 0
+    titles: int = 0
+
+    @property
+    def whole(self) -> bool:
+        return self.paragraphs_done == self.paragraphs and self.titles_done == self.titles
+
+    def __str__(self) -> str:
+        line = f"{self.paragraphs_done} of {self.paragraphs} paragraphs"
+        if self.titles:
+            line += f" and {self.titles_done} of {self.titles} chapter titles"
+        return line
