@@ -17,11 +17,11 @@ running here gives the same figures (``JobProgress.of``).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from honyaku.agent.loop import ToolFinished
-from honyaku.domain.failures import Failure
+from honyaku.domain.failures import Coverage, Failure, Left
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs.events import (
@@ -89,6 +89,10 @@ class JobProgress:
     """The parts that failed and are not being tried again."""
     rounds: int = 1
     """The furthest round a chapter of the run has gone to (1: its first pass)."""
+    left: list[Left] = field(default_factory=list)
+    """Once the job has ended: each paragraph and chapter title it left, with why."""
+    coverage: Coverage | None = None
+    """Once the job has ended: how much of its share of the book is translated."""
     error: str | None = None
     running_here: bool = False
     """A run in this process is following the job's events."""
@@ -147,6 +151,7 @@ class JobProgress:
                 return True
             case JobFinished(outcome=outcome):
                 self.end(outcome.job.status, outcome.job.error)
+                self.left, self.coverage = outcome.left, outcome.coverage
                 return True
         return False
 
@@ -237,6 +242,17 @@ class JobProgress:
             "waiting_expected_s": expected_s,
             "failures": self.failure_figures(),
             "rounds": self.rounds,
+            "left": [
+                {
+                    "chapter": item.chapter,
+                    "position": item.position,
+                    "id": item.id,
+                    "failure": item.failure.kind.value if item.failure else None,
+                    "reason": item.reason,
+                }
+                for item in self.left
+            ],
+            "coverage": asdict(self.coverage) if self.coverage else None,
             "running_here": self.running_here,
             "workers": list(self.workers),
             "error": self.error,

@@ -264,13 +264,13 @@ class JobRecords:
                 jobs.finish(job.id, status, describe_failed_parts(reasons, len(left)))
             elif not elsewhere:
                 jobs.settle(job.id)
-            titles, titles_done = self._titles(job)
-            left_work = [left for item in failed for left in self._left_work(job, item)]
+            titles, titles_done = self.titles_in_thread(job)
+            left_work = self.left_in_thread(job, failed)
             return Ending(jobs.get(job.id), elsewhere, failures, left_work, titles, titles_done)
 
         return await in_thread(end)
 
-    def _titles(self, job: Job) -> tuple[int, int]:
+    def titles_in_thread(self, job: Job) -> tuple[int, int]:
         """The chapter titles a translation job covers, and those translated."""
         if job.kind is not JobKind.TRANSLATION or job.paragraphs is not None:
             return 0, 0
@@ -281,15 +281,19 @@ class JobRecords:
         ]
         return len(chapters), sum(1 for c in chapters if c.translated_title and not c.title_stale)
 
-    def _left_work(self, job: Job, item: ChunkItem) -> list[Left]:
-        """Each paragraph, and the title, a failed chunk left, with why."""
-        part, planned = self._left(job, item), item.planned
-        found = self.stores.library.paragraphs(job.book_id, part.paragraph_ids)
-        title = [Left(planned.chapter_number, None, planned.chapter_id, item.failure)]
-        return (title if part.shows_title else []) + [
-            Left(planned.chapter_number, found[pid].index + 1, pid, item.failure)
-            for pid in part.paragraph_ids
-        ]
+    def left_in_thread(self, job: Job, failed: Sequence[ChunkItem]) -> list[Left]:
+        """Each paragraph, and each title, the ``failed`` chunks left, with why."""
+        left = []
+        for item in failed:
+            part, planned = self._left(job, item), item.planned
+            found = self.stores.library.paragraphs(job.book_id, part.paragraph_ids)
+            if part.shows_title:
+                left.append(Left(planned.chapter_number, None, planned.chapter_id, item.failure))
+            left += [
+                Left(planned.chapter_number, found[pid].index + 1, pid, item.failure)
+                for pid in part.paragraph_ids
+            ]
+        return left
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+from honyaku.domain.failures import Coverage
 from honyaku.domain.pricing import Prices
 from honyaku.errors import HonyakuError, WorkerStopping
 from honyaku.jobs.events import ChunkFailure, JobEvent, JobFinished, Where
@@ -133,9 +134,14 @@ class JobService:
         )
         progress = JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
         progress.workers = chunks.holders(job.id)
+        failed = [item for item in chunks.items(job.id) if item.failure is not None]
         progress.failures = [
             ChunkFailure(Where.of(item.planned), item.failure)
-            for item in chunks.items(job.id)
+            for item in failed
             if item.failure is not None
         ]
+        records = JobRecords(self.stores)
+        progress.left = records.left_in_thread(job, failed)
+        titles, titles_done = records.titles_in_thread(job)
+        progress.coverage = Coverage(progress.paragraphs_done, len(paragraphs), titles_done, titles)
         return progress

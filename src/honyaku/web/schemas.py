@@ -166,7 +166,25 @@ class JobResume(BaseModel):
 class FailureOut(BaseModel):
     chapter: int = Field(description="1-based chapter number.")
     part: int = Field(description="1-based among the chapter's parts in the job's plan.")
+    failure: str = Field(description="Why, as a failure class: filtered, refused, workflow…")
     reason: str
+
+
+class LeftOut(BaseModel):
+    """A paragraph, or a chapter's title, a job left, and why."""
+
+    chapter: int = Field(description="1-based chapter number.")
+    position: int | None = Field(description="1-based in the chapter; null for its title.")
+    id: str = Field(description="The paragraph's id, or the chapter's for its title.")
+    failure: str | None = Field(description="Why, as a failure class; null if none failed.")
+    reason: str
+
+
+class CoverageOut(BaseModel):
+    paragraphs_done: int
+    paragraphs: int
+    titles_done: int
+    titles: int
 
 
 class JobOut(BaseModel):
@@ -197,6 +215,9 @@ class JobOut(BaseModel):
         description="How long that request should take at the model's pace; null if unknown."
     )
     failures: list[FailureOut] = Field(description="The parts of the text that failed.")
+    rounds: int = Field(description="The furthest round a chapter went to; 1 is its first pass.")
+    left: list[LeftOut] = Field(description="Once ended: each paragraph and title left.")
+    coverage: CoverageOut | None = Field(description="Once ended: how much is translated.")
     running_here: bool
     workers: list[str] = Field(description="The processes running its chunks now.")
     error: str | None
