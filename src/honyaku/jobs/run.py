@@ -52,8 +52,10 @@ from honyaku.store.stores import Stores
 
 MAX_SPLIT_ROUNDS = 8
 """Rounds in which one model tries a chapter's failed parts again in halves: a part of 200
-paragraphs is down to single paragraphs in 8. A round that gets nothing done ends them
-sooner: the model fails whatever the size."""
+paragraphs is down to single paragraphs in 8."""
+MAX_FRUITLESS_SPLITS = 2
+"""Split rounds in a row that got nothing done before a model is given up on: it fails at
+whatever size (a part of 40 a model gets lost in may need quarters, no more)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,21 +138,22 @@ class JobRun:
 
     async def _chapter(self, number: int) -> AsyncIterator[JobEvent]:
         """A chapter's chunks in order; then, while parts of it failed, rounds that try them
-        again: split in halves, down to one paragraph, while splitting gets something done,
+        again: split in halves, down to one paragraph, while splitting gets something done;
         then by each fallback model in turn, as they are."""
         model = await self.models.model(0)
         assert model is not None
         async for event in self._parts(number, model):
             yield event
-        at, round_, splits, split_at = 0, 1, 0, None
+        at, round_, splits, fruitless, split_at = 0, 1, 0, 0, None
         while self.capped is None and (failed := await self.records.failed_parts(self.job, number)):
             units = sum(len(part.paragraph_ids) + part.shows_title for _, part in failed)
-            got_on = split_at is None or units < split_at
-            plan = split_round({i.pk: part for i, part in failed}) if got_on else {}
-            if plan and splits < MAX_SPLIT_ROUNDS:
+            if split_at is not None:
+                fruitless = fruitless + 1 if units >= split_at else 0
+            plan = split_round({i.pk: part for i, part in failed})
+            if plan and splits < MAX_SPLIT_ROUNDS and fruitless < MAX_FRUITLESS_SPLITS:
                 splits, split_at = splits + 1, units
-            else:
-                at, splits, split_at = at + 1, 0, None
+            else:  # the next model takes the parts as they are
+                at, splits, fruitless, split_at = at + 1, 0, 0, None
                 if (model := await self.models.model(at)) is None:
                     return
                 plan = {item.pk: [part] for item, part in failed}

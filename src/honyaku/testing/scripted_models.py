@@ -64,6 +64,10 @@ class Mistake(StrEnum):
     SLOPPY_DRAFT = "sloppy_draft"
     """The first batch is a careless draft the quality checks catch (``sloppy_drafts``); the
     reply stops in review, and the next one fixes what the warnings name."""
+    GOES_IN_CIRCLES = "goes_in_circles"
+    """Every reply reads the context around the first paragraph again, and does nothing else."""
+    REFUSES = "refuses"
+    """Every reply says, in a sentence, that the model will not do this."""
 
 
 FOREIGN_ID = "deadbeef"
@@ -123,6 +127,9 @@ class ScriptedTranslator(DemoTranslator):
     """Glossary terms proposed with the first batch of every translation chunk."""
     fixes_warnings: bool = True
     """After a careless draft, fix what the quality warnings name (or leave it)."""
+    gives_up_over: int | None = None
+    """Paragraphs a chunk may have before the model gives up on it, answering in text only
+    (a model lost in a long part); ``None``: it never does."""
 
     @classmethod
     def stepwise(cls, **more: Any) -> ScriptedTranslator:
@@ -138,8 +145,13 @@ class ScriptedTranslator(DemoTranslator):
     def task_reply(
         self, chunk: Chunk, state: TaskState, system: str, offered: tuple[str, ...]
     ) -> Reply:
-        if Mistake.NEVER_FINISH in self.mistakes:
+        if Mistake.NEVER_FINISH in self.mistakes or self._lost_in(chunk):
             return Reply("I would rather chat about the weather.")
+        if Mistake.REFUSES in self.mistakes:
+            return Reply("I'm sorry, but I can't help with translating this text.")
+        if Mistake.GOES_IN_CIRCLES in self.mistakes and chunk.lines:
+            anchor = chunk.lines[0].paragraph_id
+            return Reply("", (FakeCall("get_paragraph_position", {"paragraph_id": anchor}),))
         if Mistake.RAMBLE in self.mistakes:
             return Reply("\n".join(self.translate(line.text) for line in chunk.lines))
         if chunk.kind == "extraction":
@@ -170,6 +182,9 @@ class ScriptedTranslator(DemoTranslator):
         if self.calls_per_reply is not None:
             calls = calls[: self.calls_per_reply]
         return Reply("Working on it." if first else "", tuple(calls))
+
+    def _lost_in(self, chunk: Chunk) -> bool:
+        return self.gives_up_over is not None and len(chunk.lines) > self.gives_up_over
 
     def _batch(self, chunk: Chunk, state: TaskState) -> FakeCall | None:
         """The batch this reply submits: the missing paragraphs (a careless draft of them,
