@@ -106,6 +106,21 @@ def home(
         yield folder
 
 
+@pytest.fixture(autouse=True)
+def key_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's own key store, for this process and the processes it starts: no keyring (as
+    on CI; a test never touches the developer's own), so keys go to the key file in a config
+    folder of the test's own, whose path this is."""
+    import keyring
+    from keyring.backends import fail
+
+    folder = tmp_path / "config"
+    monkeypatch.setenv("HONYAKU_CONFIG_DIR", str(folder))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    keyring.set_keyring(fail.Keyring())
+    return folder / "keys.json"
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

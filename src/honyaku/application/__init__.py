@@ -6,7 +6,9 @@ editions.py     a book's new edition imported over it; its editions so far
 versions.py     a paragraph's versions: read, written by hand, selected
 jobs.py         jobs estimated, run, started, stopped, resumed, followed; their logs
 glossary.py     a book's glossary and the shared ones, as the translator edits them
-models.py       model profiles, and choosing the model a command or page talks to
+models.py       model profiles, their prices, and choosing the model a command or page
+                talks to
+keys.py         API keys in this user's key store: set, listed (masked), removed
 settings.py     a book's settings
 search.py       search across a book, replace in its translations
 chats.py        chats with the assistant
@@ -32,14 +34,17 @@ from honyaku.application.editions import BookHistory, Editions, UpdatedBook
 from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
 from honyaku.application.jobs import Jobs
-from honyaku.application.models import DEMO, Models
+from honyaku.application.keys import Keys
+from honyaku.application.models import DEMO, Models, ProfilePrices
 from honyaku.application.questions import Questions
 from honyaku.application.queue import QUEUE_VARIABLE, queue_wanted, serve_worker
 from honyaku.application.search import Replacement, Search, SearchHit, SearchResult
 from honyaku.application.settings import TOOL_NAMES, Settings
 from honyaku.application.versions import Versions
 from honyaku.jobs import JobProgress, JobRequest
+from honyaku.llm.keys import StoredKey
 from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ModelStatus, ToolProtocol
+from honyaku.llm.price_list import LISTED_CURRENCY, ListedPrices
 from honyaku.store import (
     ActionKind,
     BookSummary,
@@ -62,6 +67,7 @@ from honyaku.store import (
 __all__ = [
     "DEMO",
     "DEMO_MODEL",
+    "LISTED_CURRENCY",
     "PAGE_BOOKS",
     "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
@@ -90,10 +96,13 @@ __all__ = [
     "JobRequest",
     "JobStatus",
     "Jobs",
+    "Keys",
+    "ListedPrices",
     "LocatedParagraph",
     "ModelChoice",
     "ModelStatus",
     "Models",
+    "ProfilePrices",
     "Questions",
     "RecordedAction",
     "Replacement",
@@ -103,6 +112,7 @@ __all__ = [
     "SearchResult",
     "Settings",
     "StoredEntry",
+    "StoredKey",
     "StoredQuestion",
     "ToolProtocol",
     "UpdatedBook",

@@ -17,6 +17,7 @@ from honyaku.application.chats import Chats
 from honyaku.application.editions import Editions
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
+from honyaku.application.keys import Keys
 from honyaku.application.models import Models
 from honyaku.application.questions import Questions
 from honyaku.application.queue import queue_launcher, queue_wanted
@@ -35,6 +36,7 @@ class Honyaku:
         self.engine = JobService(stores, self.broker)
         self.launcher = launcher or InProcessLauncher(self.engine, stores.protocols)
         self.models = Models(stores.profiles, stores.protocols)
+        self.keys = Keys()
         self.books = Books(stores)
         self.editions = Editions(stores)
         self.versions = Versions(stores.library)
