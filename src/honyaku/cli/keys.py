@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from honyaku.application import Keys
 from honyaku.cli.console import out
@@ -59,10 +58,9 @@ def list_keys() -> None:
             f"{escape(run(keys.where()))}. Keep one with [bold]honyaku keys set NAME[/]."
         )
         return
-    table = Table("name", "kept in", "ends with")
+    width = max(len(key.name) for key in stored)
     for key in stored:
-        table.add_row(escape(key.name), escape(key.where), escape(key.tail))
-    out.print(table)
+        out.print(f"{escape(key.name):<{width}}  {escape(key.tail):<5}  in {escape(key.where)}")
 
 
 @keys_app.command("remove")
