@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 
@@ -15,7 +16,9 @@ from sqlalchemy import event
 
 from honyaku.application import Honyaku, ModelChoice, ToolProtocol
 from honyaku.domain import JobKind
+from honyaku.domain.model_profile import ModelProfile
 from honyaku.jobs import JobRequest
+from honyaku.llm import price_list
 from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
 
 SLOW_CALLBACK_S = 0.1
@@ -93,3 +96,34 @@ def test_a_chat_stream_never_holds_the_event_loop(
 
         assert slow_callbacks(honyaku, chat, caplog) == []
     assert said
+
+
+def test_a_job_with_a_kept_key_and_listed_prices_never_holds_the_event_loop(
+    honyaku: Honyaku,
+    book_id: str,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    # Given a saved profile of a known model (served by the fake server as a gateway), whose
+    # key is in the key store, and the price list not loaded yet (it takes half a second)
+    key = "sk-loop-0f1e2d3c4b5a6978"
+    with FakeLLMServer(api_key=key) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        asyncio.run(honyaku.keys.set("MINI_KEY", key))
+        profile = ModelProfile(
+            name="mini", model="gpt-4.1-mini", protocol="native", key_name="MINI_KEY"
+        )
+        asyncio.run(honyaku.models.save(profile))
+        monkeypatch.delitem(sys.modules, "genai_prices.data", raising=False)
+        price_list._snapshot.cache_clear()
+        price_list.price_list_source.cache_clear()
+
+        async def translate() -> None:
+            model = await honyaku.models.saved("mini")
+            assert model.prices_source is not None
+            async for _event in honyaku.jobs.run(JobRequest(book_id, JobKind.TRANSLATION), model):
+                pass
+
+        # Then neither the prices nor the key are looked up on the loop
+        assert slow_callbacks(honyaku, translate, caplog) == []
+        assert server.requests

@@ -58,20 +58,24 @@ class Models:
     async def save(self, profile: ModelProfile) -> ModelProfile:
         """Add the profile, or replace the one of the same name; its server, protocol and
         key's name or variable, never a key."""
-        ModelChoice.from_profile(profile).check()
+        (await self.choice_of(profile)).check()
         await asyncio.to_thread(self._profiles.save, profile)
         return profile
 
     async def check(self, profile: ModelProfile) -> ModelCheck:
         """Ask the profile's model once (saved or not): is its server there, does it take
         the key, does it call tools natively? An ``auto`` profile's answer is kept for jobs."""
-        return await check_model(ModelChoice.from_profile(profile), self._protocols)
+        return await check_model(await self.choice_of(profile), self._protocols)
+
+    async def choice_of(self, profile: ModelProfile) -> ModelChoice:
+        """The profile's model, priced (``ModelChoice.from_profile``)."""
+        # The price list takes half a second to load, the first time: off the event loop.
+        return await asyncio.to_thread(ModelChoice.from_profile, profile)
 
     async def prices(self, profile: ModelProfile) -> ProfilePrices | None:
         """What the profile's model costs, as its owner typed it, else as the price list has
         it; ``None`` for a model neither says (it works all the same, without a cost)."""
-        # The list takes half a second to load, the first time: off the event loop.
-        choice = await asyncio.to_thread(ModelChoice.from_profile, profile)
+        choice = await self.choice_of(profile)
         if choice.prices is None:
             return None
         currency = LISTED_CURRENCY if choice.prices_source else None
@@ -98,7 +102,7 @@ class Models:
         """The saved model called ``name``, or the built-in demo model."""
         profile = await asyncio.to_thread(self._profiles.get, name)
         if profile is not None:
-            return ModelChoice.from_profile(profile)
+            return await self.choice_of(profile)
         if name == DEMO_MODEL:
             return DEMO
         raise NotFoundError("no saved model called {name!r}", name=name)
@@ -146,7 +150,7 @@ class Models:
                 headers,
                 replay_reasoning,
             )
-        saved = ModelChoice.from_profile(profile)
+        saved = await self.choice_of(profile)
         if base_url or api_key_env:
             # One endpoint named on the command line stands for all the profile's.
             saved = replace(saved, more_endpoints=())

@@ -52,10 +52,11 @@ async def check_model(choice: ModelChoice, memory: ModelMemory | None = None) ->
         problem = f"the environment variable {choice.api_key_env} is not set"
         return ModelCheck(None, False, None, variable, problem)
     try:
-        choice.check_key()
+        # A key may be read from a keyring (over D-Bus, maybe behind an unlock dialog).
+        await asyncio.to_thread(choice.check_key)
+        found = await asyncio.to_thread(lambda: choice.found_key)
     except ConfigError as exc:
         return ModelCheck(None, False, None, variable, str(exc))
-    found = choice.found_key
     source = found.source if found else None
     if kind.native_tools is not None:
         return ModelCheck(True, True, kind.native_tools, None)

@@ -317,7 +317,8 @@ async def open_model(
     this process."""
     model = _named(choice)
     kind = choice.check()
-    choice.check_key()
+    # A key may be read from a keyring (over D-Bus, maybe behind an unlock dialog) or a file.
+    await asyncio.to_thread(choice.check_key)
     timeouts = Timeouts.from_environment()
     limiter = _limiter(choice, kind, windows)
     url = _server_url(choice, kind)
@@ -390,7 +391,7 @@ async def _ask_server(choice: ModelChoice, kind: ProviderKind) -> ServerInfo:
     one says much, a hosted API nothing)."""
     if kind.name != "openai" or not choice.endpoint or choice.model is None:
         return ServerInfo()
-    api_key = choice.api_key
+    api_key = await asyncio.to_thread(lambda: choice.api_key)
     key = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     return await ask_server(choice.endpoint, choice.model, headers={**key, **choice.header_map})
 
