@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import sys
 import threading
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 from sqlalchemy import event
@@ -18,7 +18,7 @@ from honyaku.application import Honyaku, ModelChoice, ToolProtocol
 from honyaku.domain import JobKind
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.jobs import JobRequest
-from honyaku.llm import price_list
+from honyaku.llm import models
 from honyaku.testing import FakeAssistant, FakeCall, FakeLLMServer, FakeTranslator, Reply
 
 SLOW_CALLBACK_S = 0.1
@@ -98,32 +98,45 @@ def test_a_chat_stream_never_holds_the_event_loop(
     assert said
 
 
-def test_a_job_with_a_kept_key_and_listed_prices_never_holds_the_event_loop(
-    honyaku: Honyaku,
-    book_id: str,
-    caplog: pytest.LogCaptureFixture,
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_saved_profiles_key_and_prices_are_never_looked_up_on_the_event_loop(
+    honyaku: Honyaku, book_id: str, monkeypatch: pytest.MonkeyPatch
 ):
     # Given a saved profile of a known model (served by the fake server as a gateway), whose
-    # key is in the key store, and the price list not loaded yet (it takes half a second)
+    # key is in the key store: a keyring may answer over D-Bus, or wait on an unlock dialog,
+    # and the price list takes half a second to load
     key = "sk-loop-0f1e2d3c4b5a6978"
+    looked_up: dict[str, set[int]] = {"key": set(), "prices": set()}
+
+    def recorded(what: str, look_up: Callable[..., Any]) -> Callable[..., Any]:
+        def on_its_thread(*args: Any) -> Any:
+            looked_up[what].add(threading.get_ident())
+            return look_up(*args)
+
+        return on_its_thread
+
+    monkeypatch.setattr(models, "find_key", recorded("key", models.find_key))
+    monkeypatch.setattr(models, "listed_prices", recorded("prices", models.listed_prices))
     with FakeLLMServer(api_key=key) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
-        asyncio.run(honyaku.keys.set("MINI_KEY", key))
         profile = ModelProfile(
             name="mini", model="gpt-4.1-mini", protocol="native", key_name="MINI_KEY"
         )
-        asyncio.run(honyaku.models.save(profile))
-        monkeypatch.delitem(sys.modules, "genai_prices.data", raising=False)
-        price_list._snapshot.cache_clear()
-        price_list.price_list_source.cache_clear()
 
-        async def translate() -> None:
+        # When it is saved, checked and run as a front end does it, on an event loop
+        async def translate() -> int:
+            await honyaku.keys.set("MINI_KEY", key)
+            await honyaku.models.save(profile)
+            assert (await honyaku.models.check(profile)).works
             model = await honyaku.models.saved("mini")
             assert model.prices_source is not None
             async for _event in honyaku.jobs.run(JobRequest(book_id, JobKind.TRANSLATION), model):
                 pass
+            return threading.get_ident()
 
-        # Then neither the prices nor the key are looked up on the loop
-        assert slow_callbacks(honyaku, translate, caplog) == []
-        assert server.requests
+        loop_thread = asyncio.run(translate())
+
+    # Then both were looked up, each time on a worker thread, never on the loop's
+    assert server.requests
+    assert looked_up["key"]
+    assert looked_up["prices"]
+    assert loop_thread not in looked_up["key"] | looked_up["prices"]

@@ -6,13 +6,12 @@ environment variables its key may be in, and how to connect. A choice's key is f
 ``llm.keys.find_key`` (the environment, or this user's key store for a key its profile
 names); a profile's model without typed prices is priced from ``llm.price_list``.
 ``open_model`` turns a choice into a provider with retries, speaking tools natively or
-through the XML protocol; ``auto``
-asks the model once with a trivial tool and remembers the verdict (``ModelMemory``) for
-that server and model. It also learns the model's context window: from the server itself
-where it says (``server_info``), else from what was learned before (the profile's, or the
-memory's), and later from a request the window could not hold (``ContextWindow.learn``).
-The memory also keeps the model's pace on that server (``llm.pace``), which sets how long
-each reply is waited for.
+through the XML protocol; ``auto`` asks the model once with a trivial tool and remembers the
+verdict (``ModelMemory``) for that server and model. It also learns the model's context
+window: from the server itself where it says (``server_info``), else from what was learned
+before (the profile's, or the memory's), and later from a request the window could not hold
+(``ContextWindow.learn``). The memory also keeps the model's pace on that server
+(``llm.pace``), which sets how long each reply is waited for.
 
 Model SDKs take a second to import: each kind imports its own only when it connects.
 """
