@@ -14,8 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import keyring
 import pytest
-from sqlalchemy import select
+from keyring.backend import KeyringBackend
+from keyring.backends import fail
+from keyring.errors import PasswordDeleteError
+from sqlalchemy import MetaData, select
 
 from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft
@@ -106,6 +110,46 @@ def home(
         yield folder
 
 
+@pytest.fixture(autouse=True)
+def key_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's own key store, for this process and the processes it starts: no keyring (as
+    on CI; a test never touches the developer's own), so keys go to the key file in a config
+    folder of the test's own, whose path this is."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv("HONYAKU_CONFIG_DIR", str(folder))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    keyring.set_keyring(fail.Keyring())
+    return folder / "keys.json"
+
+
+class MemoryKeyring(KeyringBackend):
+    """An operating system's keyring, as ``keyring``'s API sees one, kept in memory."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.entries.pop((service, username), None) is None:
+            raise PasswordDeleteError(username)
+
+
+@pytest.fixture
+def memory_keyring() -> MemoryKeyring:
+    """A usable keyring for this process, through ``keyring``'s own API."""
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    return backend
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -185,6 +229,19 @@ def every_row(database: Database) -> dict[str, list[tuple[Any, ...]]]:
             ]
             for table in Base.metadata.sorted_tables
         }
+
+
+def every_value(database: Database) -> str:
+    """The text of every value in every table the database holds, those honyaku does not
+    declare too (the job queue's, Alembic's): to search it all for what must not be there."""
+    tables = MetaData()
+    tables.reflect(database.engine)
+    with database.engine.connect() as connection:
+        return "\n".join(
+            repr(tuple(row))
+            for table in tables.sorted_tables
+            for row in connection.execute(select(table))
+        )
 
 
 def novel(chapters: int = 3, paragraphs: int = 12) -> BookDraft:

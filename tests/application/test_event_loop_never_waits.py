@@ -9,13 +9,16 @@ import gc
 import logging
 import threading
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 from sqlalchemy import event
 
 from honyaku.application import Honyaku, ModelChoice, ToolProtocol
 from honyaku.domain import JobKind
+from honyaku.domain.model_profile import ModelProfile
 from honyaku.jobs import JobRequest
+from honyaku.llm import models
 from honyaku.testing import FakeCall, FakeLLMServer, Reply, ScriptedAssistant, ScriptedTranslator
 
 SLOW_CALLBACK_S = 0.1
@@ -93,3 +96,47 @@ def test_a_chat_stream_never_holds_the_event_loop(
 
         assert slow_callbacks(honyaku, chat, caplog) == []
     assert said
+
+
+def test_a_saved_profiles_key_and_prices_are_never_looked_up_on_the_event_loop(
+    honyaku: Honyaku, book_id: str, monkeypatch: pytest.MonkeyPatch
+):
+    # Given a saved profile of a known model (served by the fake server as a gateway), whose
+    # key is in the key store: a keyring may answer over D-Bus, or wait on an unlock dialog,
+    # and the price list takes half a second to load
+    key = "sk-loop-0f1e2d3c4b5a6978"
+    looked_up: dict[str, set[int]] = {"key": set(), "prices": set()}
+
+    def recorded(what: str, look_up: Callable[..., Any]) -> Callable[..., Any]:
+        def on_its_thread(*args: Any) -> Any:
+            looked_up[what].add(threading.get_ident())
+            return look_up(*args)
+
+        return on_its_thread
+
+    monkeypatch.setattr(models, "find_key", recorded("key", models.find_key))
+    monkeypatch.setattr(models, "listed_prices", recorded("prices", models.listed_prices))
+    with FakeLLMServer(api_key=key) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        profile = ModelProfile(
+            name="mini", model="gpt-4.1-mini", protocol="native", key_name="MINI_KEY"
+        )
+
+        # When it is saved, checked and run as a front end does it, on an event loop
+        async def translate() -> int:
+            await honyaku.keys.set("MINI_KEY", key)
+            await honyaku.models.save(profile)
+            assert (await honyaku.models.check(profile)).works
+            model = await honyaku.models.saved("mini")
+            assert model.prices_source is not None
+            async for _event in honyaku.jobs.run(JobRequest(book_id, JobKind.TRANSLATION), model):
+                pass
+            return threading.get_ident()
+
+        loop_thread = asyncio.run(translate())
+
+    # Then both were looked up, each time on a worker thread, never on the loop's
+    assert server.requests
+    assert looked_up["key"]
+    assert looked_up["prices"]
+    assert loop_thread not in looked_up["key"] | looked_up["prices"]

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -55,8 +55,8 @@ class Workers:
     started: list[subprocess.Popen[bytes]] = field(default_factory=list)
     names: dict[int, str] = field(default_factory=dict)
 
-    def start(self, *options: str) -> subprocess.Popen[bytes]:
-        """A worker, once it takes work."""
+    def start(self, *options: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """A worker, once it takes work; its environment is this process's, with ``env``."""
         log = self.logs / f"worker-{len(self.started) + 1}.log"
         with log.open("wb") as output:
             process = subprocess.Popen(
@@ -68,6 +68,7 @@ class Workers:
                     "PYTHONUNBUFFERED": "1",
                     "PYTHONFAULTHANDLER": "1",
                     "COLUMNS": "200",
+                    **(env or {}),
                 },
             )
         self.started.append(process)

@@ -6,7 +6,9 @@ editions.py     a book's new edition imported over it; its editions so far
 versions.py     a paragraph's versions: read, written by hand, selected
 jobs.py         jobs estimated, run, started, stopped, resumed, followed; their logs
 glossary.py     a book's glossary and the shared ones, as the translator edits them
-models.py       model profiles, and choosing the model a command or page talks to
+models.py       model profiles, their prices, and choosing the model a command or page
+                talks to
+keys.py         API keys in this user's key store: set, listed (masked), removed
 settings.py     a book's settings, and which calls about it need the person's yes
 plans.py        the translator's plan: tasks by book and day, done or not
 search.py       search across a book, replace in its translations
@@ -35,7 +37,8 @@ from honyaku.application.editions import BookHistory, Editions, UpdatedBook
 from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
 from honyaku.application.jobs import Jobs
-from honyaku.application.models import DEMO, Models
+from honyaku.application.keys import Keys
+from honyaku.application.models import DEMO, Models, ProfilePrices
 from honyaku.application.plans import Plans
 from honyaku.application.questions import Questions
 from honyaku.application.queue import QUEUE_VARIABLE, queue_wanted, serve_worker
@@ -43,7 +46,9 @@ from honyaku.application.search import Replacement, Search, SearchHit, SearchRes
 from honyaku.application.settings import TOOL_NAMES, Settings
 from honyaku.application.versions import Versions
 from honyaku.jobs import JobProgress, JobRequest
+from honyaku.llm.keys import StoredKey
 from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ModelStatus, ToolProtocol
+from honyaku.llm.price_list import LISTED_CURRENCY, ListedPrices
 from honyaku.store import (
     ActionKind,
     BookSummary,
@@ -67,6 +72,7 @@ __all__ = [
     "DEFAULT_TARGET",
     "DEMO",
     "DEMO_MODEL",
+    "LISTED_CURRENCY",
     "PAGE_BOOKS",
     "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
@@ -95,12 +101,15 @@ __all__ = [
     "JobRequest",
     "JobStatus",
     "Jobs",
+    "Keys",
     "Leftover",
+    "ListedPrices",
     "LocatedParagraph",
     "ModelChoice",
     "ModelStatus",
     "Models",
     "Plans",
+    "ProfilePrices",
     "Questions",
     "RecordedAction",
     "Replacement",
@@ -110,6 +119,7 @@ __all__ = [
     "SearchResult",
     "Settings",
     "StoredEntry",
+    "StoredKey",
     "StoredQuestion",
     "ToolProtocol",
     "UpdatedBook",

@@ -39,7 +39,7 @@ class Chats:
     async def default_model(self) -> ModelChoice:
         """The first saved model, else the demo model."""
         saved = await self._models.all()
-        return ModelChoice.from_profile(saved[0]) if saved else DEMO
+        return await self._models.choice_of(saved[0]) if saved else DEMO
 
     async def reply(
         self, session: ChatSession, message: str, model: ModelChoice

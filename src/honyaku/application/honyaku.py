@@ -17,6 +17,7 @@ from honyaku.application.chats import Chats
 from honyaku.application.editions import Editions
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
+from honyaku.application.keys import Keys
 from honyaku.application.models import Models, model_opener
 from honyaku.application.plans import Plans
 from honyaku.application.questions import Questions
@@ -40,6 +41,7 @@ class Honyaku:
             queue_launcher(self.engine) if queued else InProcessLauncher(self.engine)
         )
         self.models = Models(stores.profiles, stores.learned)
+        self.keys = Keys()
         self.books = Books(stores)
         self.editions = Editions(stores)
         self.versions = Versions(stores.library)

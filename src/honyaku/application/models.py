@@ -2,7 +2,9 @@
 page makes (a saved profile, flags that override it, or a model by its own name).
 
 A profile is checked once, where it is made (``ModelProfile``: prices all or none, an address
-without secrets, a key variable's name), and again against what honyaku can connect to.
+without secrets, a key's or a key variable's name), and again against what honyaku can connect
+to. A profile whose owner typed no prices is priced from genai-prices' list where it knows the
+model at its server (``llm.price_list``); estimates, caps and spend use those.
 The demo model needs no profile: it is free, so a spending cap never stops it.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import AbstractAsyncContextManager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices
@@ -26,6 +28,7 @@ from honyaku.llm.models import (
     model_status,
     open_model,
 )
+from honyaku.llm.price_list import LISTED_CURRENCY, ListedPrices
 from honyaku.store import LearnedModels, ModelProfiles, Stores
 
 DEMO = ModelChoice(DEMO_MODEL, prices=Prices(0.0, 0.0))
@@ -45,6 +48,22 @@ def model_opener(stores: Stores) -> ModelOpener:
     return opened
 
 
+@dataclass(frozen=True, slots=True)
+class ProfilePrices:
+    """What a profile's model costs per million tokens, and where that comes from."""
+
+    prices: Prices
+    source: str | None
+    """Where they were looked up, e.g. ``genai-prices 0.2.3 (data of 2026-11-09)``;
+    ``None``: as the profile's owner typed them."""
+    currency: str | None
+    """``USD`` for looked-up prices; ``None``: whatever currency they were typed in."""
+
+    @property
+    def typed(self) -> bool:
+        return self.source is None
+
+
 class Models:
     def __init__(self, profiles: ModelProfiles, learned: LearnedModels) -> None:
         self._profiles = profiles
@@ -53,17 +72,52 @@ class Models:
     async def all(self) -> list[ModelProfile]:
         return await asyncio.to_thread(self._profiles.all)
 
+    async def get(self, name: str) -> ModelProfile:
+        """The profile saved as ``name``."""
+        profile = await asyncio.to_thread(self._profiles.get, name)
+        if profile is None:
+            raise NotFoundError("no saved model called {name!r}", name=name)
+        return profile
+
     async def save(self, profile: ModelProfile) -> ModelProfile:
         """Add the profile, or replace the one of the same name; its server, protocol and
-        key variable, never a key."""
-        ModelChoice.from_profile(profile).check()
+        key's name or variable, never a key."""
+        (await self.choice_of(profile)).check()
         await asyncio.to_thread(self._profiles.save, profile)
         return profile
 
     async def check(self, profile: ModelProfile) -> ModelCheck:
         """Ask the profile's model once (saved or not): is its server there, does it take
         the key, does it call tools natively? An ``auto`` profile's answer is kept for jobs."""
-        return await check_model(ModelChoice.from_profile(profile), self._learned)
+        return await check_model(await self.choice_of(profile), self._learned)
+
+    async def choice_of(self, profile: ModelProfile) -> ModelChoice:
+        """The profile's model, priced (``ModelChoice.from_profile``)."""
+        # The price list takes half a second to load, the first time: off the event loop.
+        return await asyncio.to_thread(ModelChoice.from_profile, profile)
+
+    async def prices(self, profile: ModelProfile) -> ProfilePrices | None:
+        """What the profile's model costs, as its owner typed it, else as the price list has
+        it; ``None`` for a model neither says (it works all the same, without a cost)."""
+        choice = await self.choice_of(profile)
+        if choice.prices is None:
+            return None
+        currency = LISTED_CURRENCY if choice.prices_source else None
+        return ProfilePrices(choice.prices, choice.prices_source, currency)
+
+    async def listed_prices(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        provider: str | None = None,
+        service_tier: str | None = None,
+    ) -> ListedPrices | None:
+        """What the price list says ``model`` costs at ``base_url`` (by default its
+        provider's own server), in US dollars: to fill in a profile's prices before it is
+        saved. ``None`` for a model or a server the list does not know."""
+        choice = ModelChoice(model, base_url, provider=provider, service_tier=service_tier)
+        return await asyncio.to_thread(choice.listed_prices)
 
     async def remove(self, name: str) -> None:
         await asyncio.to_thread(self._profiles.remove, name)
@@ -72,7 +126,7 @@ class Models:
         """The saved model called ``name``, or the built-in demo model."""
         profile = await asyncio.to_thread(self._profiles.get, name)
         if profile is not None:
-            return ModelChoice.from_profile(profile)
+            return await self.choice_of(profile)
         if name == DEMO_MODEL:
             return DEMO
         raise NotFoundError("no saved model called {name!r}", name=name)
@@ -120,7 +174,7 @@ class Models:
                 headers,
                 replay_reasoning,
             )
-        saved = ModelChoice.from_profile(profile)
+        saved = await self.choice_of(profile)
         if base_url or api_key_env:
             # One endpoint named on the command line stands for all the profile's.
             saved = replace(saved, more_endpoints=())

@@ -30,6 +30,7 @@ from honyaku.cli import chat, check, glossary, jobs, library, models, serve, wor
 from honyaku.cli.console import error_boundary
 from honyaku.cli.database import db_app
 from honyaku.cli.job_control import jobs_app
+from honyaku.cli.keys import keys_app
 from honyaku.cli.questions import questions_app
 
 app = typer.Typer(
@@ -52,6 +53,7 @@ app.command()(chat.chat)
 app.command()(check.check)
 app.add_typer(glossary.glossary_app, name="glossary")
 app.add_typer(models.models_app, name="models")
+app.add_typer(keys_app, name="keys")
 app.add_typer(db_app, name="db")
 app.add_typer(jobs_app, name="jobs")
 app.add_typer(questions_app, name="questions")

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from honyaku.application import DEMO_MODEL, Honyaku, ModelChoice, resolve_home
+from honyaku.application import DEMO_MODEL, LISTED_CURRENCY, Honyaku, ModelChoice, resolve_home
 from honyaku.cli.console import EXIT_FAILURE, EXIT_INTERRUPTED, err, out
 from honyaku.cli.dialog import TerminalFrontEnd
 from honyaku.cli.models import (
@@ -203,21 +203,24 @@ def print_estimate(honyaku: Honyaku, choice: ModelChoice, request: JobRequest) -
     """The job's estimate, for a dry run: nothing is sent."""
     estimate = run(honyaku.jobs.estimate(request, choice))
     out.print(f"Dry run of {request.kind.value} with {escape(choice.describe())}: nothing sent.")
-    for label, value in estimate_lines(estimate):
+    for label, value in estimate_lines(estimate, choice.prices_source):
         out.print(f"  {label:<14} {value}")
 
 
-def estimate_lines(estimate: Estimate) -> list[tuple[str, str]]:
+def estimate_lines(estimate: Estimate, prices_source: str | None = None) -> list[tuple[str, str]]:
+    """The estimate's lines; its cost at the prices of ``prices_source`` where they were looked
+    up, else at those typed in the profile."""
     learned = (
         f"learned from {estimate.learned_from} earlier job(s) with this model"
         if estimate.learned_from
         else "a model never seen"
     )
-    cost = (
-        "give the model profile prices (honyaku models add --input-price --output-price)"
-        if estimate.cost is None
-        else f"{estimate.cost:.4g} at the profile's prices"
-    )
+    if estimate.cost is None:
+        cost = "give the model profile prices (honyaku models add --input-price --output-price)"
+    elif prices_source is None:
+        cost = f"{estimate.cost:.4g} at the profile's prices"
+    else:
+        cost = f"{estimate.cost:.4g} {LISTED_CURRENCY} at the prices of {prices_source}"
     if estimate.spread > 1.01:
         cost += (
             f"; a model never seen may cost up to {estimate.spread:.1f} times less (if it does "

@@ -1,5 +1,5 @@
 """Choosing the model a command talks to: the options, the models saved under a name
-(``honyaku models add|list|remove``), and what a model's server says of it (``check``)."""
+(``honyaku models add|list|show|remove``), and what a model's server says of it (``check``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from honyaku.application import (
     Honyaku,
     ModelChoice,
     ModelStatus,
+    ProfilePrices,
     ToolProtocol,
 )
 from honyaku.cli.console import out
@@ -116,7 +117,9 @@ def chosen_model(
 
 
 models_app = typer.Typer(
-    help="Models saved under a name: their server, protocol and key variable, never the key.",
+    help="Models saved under a name: their server, protocol, the name of their key (kept "
+    "by honyaku keys set, or an environment variable), never the key; and what they cost, "
+    "as you typed it or, for a model genai-prices knows, as its list says.",
     no_args_is_help=True,
 )
 
@@ -126,6 +129,18 @@ def add_model(
     name: Annotated[str, typer.Argument(help="The profile's name, e.g. deepseek.")],
     model: Annotated[str, typer.Option("--model", help="The model's name on its server.")],
     base_url: BaseUrl = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            help="The name of the model's key, e.g. DEEPSEEK_API_KEY: the environment "
+            "variable of that name if it is set, else the key kept under that name by "
+            "honyaku keys set (on each machine that runs the model's jobs). Only the name "
+            "is saved.",
+            metavar="KEY_NAME",
+            show_default=False,
+        ),
+    ] = None,
     api_key_env: ApiKeyEnv = None,
     endpoint: Annotated[
         list[str] | None,
@@ -143,8 +158,10 @@ def add_model(
     input_price: Annotated[
         float | None,
         typer.Option(
-            help="What a million input tokens cost you (any currency; honyaku ships no "
-            "prices). With --output-price, jobs show their cost and take --max-cost.",
+            help="What a million input tokens cost you, in any currency. With "
+            "--output-price, jobs show their cost and take --max-cost. Default: for a model "
+            "genai-prices knows at its server, the prices in its list (US dollars), which "
+            "typed prices override.",
             show_default=False,
         ),
     ] = None,
@@ -195,8 +212,9 @@ def add_model(
     ] = None,
     home: Home = None,
 ) -> None:
-    """Save a model under a name (replacing a profile of the same name), with what it costs
-    and how fast it may be asked, if you say."""
+    """Save a model under a name (replacing a profile of the same name), with the name of its
+    key, what it costs and how fast it may be asked, if you say. An --api-key-env given wins
+    over --key; with neither, the provider's usual variable (OPENAI_API_KEY, GEMINI_API_KEY)."""
     try:
         profile = ModelProfile(
             name=name,
@@ -205,6 +223,7 @@ def add_model(
             base_url=base_url,
             protocol=(protocol or ToolProtocol.AUTO).value,
             api_key_env=api_key_env,
+            key_name=key,
             replay_reasoning=replay_reasoning,
             input_price=input_price,
             cached_input_price=cached_input_price,
@@ -217,30 +236,65 @@ def add_model(
         )
     except ValidationError as exc:
         raise ConfigError(_problem(exc)) from None
-    run(open_honyaku(home).models.save(profile))
+    honyaku = open_honyaku(home)
+    run(honyaku.models.save(profile))
     out.print(f"Saved model profile [bold]{escape(name)}[/]: use it with --model {escape(name)}")
+    if (prices := run(honyaku.models.prices(profile))) and not prices.typed:
+        out.print(f"Prices per million tokens: {_prices(prices)}, {escape(_source(prices))}")
 
 
 @models_app.command("list")
 def list_models(home: Home = None) -> None:
-    """List the saved model profiles."""
-    profiles = run(open_honyaku(home).models.all())
+    """List the saved model profiles, with their prices per million tokens: as typed, or
+    (marked *) from genai-prices' list for a model it knows."""
+    honyaku = open_honyaku(home)
+    profiles = run(honyaku.models.all())
     if not profiles:
         out.print("No saved models yet. Save one with [bold]honyaku models add NAME --model M[/].")
         return
-    table = Table("name", "model", "server", "protocol", "key variable", "prices /M", "limits")
+    table = Table("name", "model", "server", "protocol", "key", "prices /M", "limits")
+    sources = set()
     for profile in profiles:
         endpoints = ModelChoice.from_profile(profile).each_endpoint()
+        prices = run(honyaku.models.prices(profile))
+        if prices and not prices.typed:
+            sources.add(f"{_source(prices)}, in {prices.currency}")
         table.add_row(
             escape(profile.name),
             escape(profile.model),
             escape("\n".join(each.printable_endpoint for each in endpoints)),
             profile.protocol,
-            "\n".join(each.api_key_env or "(default)" for each in endpoints),
-            _prices(profile),
+            escape("\n".join(_key(each) for each in endpoints)),
+            _prices(prices) + ("" if prices is None or prices.typed else " *"),
             _limits(profile),
         )
     out.print(table)
+    for source in sorted(sources):
+        out.print(f"* prices {escape(source)}; typed prices (--input-price…) override them")
+
+
+@models_app.command("show")
+def show_model(
+    name: Annotated[str, typer.Argument(help="The profile's name.")], home: Home = None
+) -> None:
+    """Show a saved model profile: its server, its key's name (never the key), what it costs
+    and where its prices come from, and its limits."""
+    honyaku = open_honyaku(home)
+    profile = run(honyaku.models.get(name))
+    choice = ModelChoice.from_profile(profile)
+    prices = run(honyaku.models.prices(profile))
+    rows = [
+        ("model", profile.model),
+        ("API", choice.kind.name),
+        ("server", ", ".join(each.printable_endpoint for each in choice.each_endpoint())),
+        ("protocol", profile.protocol),
+        ("key", ", ".join(_key(each) for each in choice.each_endpoint())),
+        ("prices /M", _prices(prices) + (f", {_source(prices)}" if prices else "")),
+        ("limits", _limits(profile)),
+    ]
+    out.print(f"[bold]{escape(profile.name)}[/]")
+    for label, value in rows:
+        out.print(f"  {label:<10} {escape(value)}")
 
 
 @models_app.command("check")
@@ -305,13 +359,25 @@ def _problem(error: ValidationError) -> str:
     return f"{where}: {problem['msg']}" if where else problem["msg"]
 
 
-def _prices(profile: ModelProfile) -> str:
-    if profile.prices is None:
+def _key(choice: ModelChoice) -> str:
+    """The name a choice's key goes by, never the key."""
+    if choice.api_key_env:
+        return f"${choice.api_key_env}"
+    return choice.key_name or "(default)"
+
+
+def _prices(quoted: ProfilePrices | None) -> str:
+    if quoted is None:
         return "-"
-    prices = profile.prices
+    prices = quoted.prices
     cached = "" if prices.cached_input is None else f" (cached {prices.cached_input:g})"
     tier = f", {prices.service_tier}" if prices.service_tier else ""
-    return f"in {prices.input:g}{cached}, out {prices.output:g}{tier}"
+    currency = f" {quoted.currency}" if quoted.currency else ""
+    return f"in {prices.input:g}{cached}, out {prices.output:g}{currency}{tier}"
+
+
+def _source(quoted: ProfilePrices) -> str:
+    return "as typed" if quoted.typed else f"from {quoted.source}"
 
 
 def _limits(profile: ModelProfile) -> str:

@@ -31,7 +31,8 @@ def worker(
     """Take chapters of queued jobs and run them, until stopped (SIGTERM or Ctrl-C finish the
     replies in flight, give their chunks back and exit). Run workers on any machines that
     reach the database (HONYAKU_DATABASE_URL, PostgreSQL) and the model servers: API keys
-    come from each worker's own environment, never from the queue or the database. Chapters
+    come from each worker's own environment or key store (honyaku keys set NAME on that
+    machine), never from the queue or the database. Chapters
     run side by side across workers; a chapter's chunks run in order."""
     profiles = [name.strip() for name in (models or "").split(",") if name.strip()]
 

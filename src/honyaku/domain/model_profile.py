@@ -1,6 +1,6 @@
-"""A model a person saved under a name: where it is served, how it calls tools, which
-environment variable holds its key (never the key), what it costs and how fast it may be
-asked (``domain.pricing``), and how many tokens its context holds."""
+"""A model a person saved under a name: where it is served, how it calls tools, the name of its
+key or the environment variable holding it (never the key), what it costs and how fast it may
+be asked (``domain.pricing``), and how many tokens its context holds."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_core import PydanticCustomError
 
 from honyaku.domain.addresses import check_base_url
+from honyaku.domain.keys import check_key_name
 from honyaku.domain.pricing import Prices, RateLimits
 from honyaku.errors import ConfigError
 
@@ -65,6 +66,11 @@ class ModelProfile(BaseModel):
     api_key_env: str | None = Field(
         default=None, description="The environment variable that holds the key."
     )
+    key_name: str | None = Field(
+        default=None,
+        description="The name of its key, e.g. DEEPSEEK_API_KEY: the environment variable of "
+        "that name, else the key store's entry; never the key. api_key_env wins where given.",
+    )
     replay_reasoning: bool = False
     input_price: float | None = Field(default=None, ge=0, description="Per million tokens.")
     cached_input_price: float | None = Field(
@@ -104,7 +110,9 @@ class ModelProfile(BaseModel):
 
     @property
     def prices(self) -> Prices | None:
-        """The prices, when both input and output are known."""
+        """The prices its owner typed, when both input and output are. A profile without
+        them is priced from genai-prices' list where it knows the model
+        (``llm.price_list``)."""
         if self.input_price is None or self.output_price is None:
             return None
         return Prices(
@@ -140,6 +148,16 @@ class ModelProfile(BaseModel):
     @classmethod
     def _variable(cls, name: str | None) -> str | None:
         return _checked_variable(name)
+
+    @field_validator("key_name")
+    @classmethod
+    def _key_name(cls, name: str | None) -> str | None:
+        if name is not None:
+            try:
+                check_key_name(name)
+            except ConfigError as exc:
+                raise _problem(str(exc)) from None
+        return name
 
     @field_validator("service_tier")
     @classmethod

@@ -1,9 +1,10 @@
 """What tokens cost, at the prices a person saved with a model, and how fast a model may be
 asked.
 
-honyaku ships no prices: they change too often to be facts in code. A model profile holds the
-prices its owner pays, per million tokens: input, cached input (what a provider's prompt cache
-serves, usually a fraction of input) and output. A service tier that a provider bills at a
+Prices change too often to be facts in code. A model profile holds the prices its owner pays,
+per million tokens: input, cached input (what a provider's prompt cache serves, usually a
+fraction of input) and output; a profile without them takes a known model's standard prices
+from a maintained list (``llm.price_list``). A service tier that a provider bills at a
 fraction of its standard prices is counted with the factor below, so a profile keeps its
 standard prices and changes only its tier.
 """

@@ -14,7 +14,7 @@ import asyncio
 import os
 from dataclasses import dataclass
 
-from honyaku.errors import AuthError, ProviderError, UnreachableError
+from honyaku.errors import AuthError, ConfigError, ProviderError, UnreachableError
 from honyaku.llm.models import ModelChoice, ModelMemory, ToolProtocol, model_status
 from honyaku.llm.pace import ServerPace
 from honyaku.llm.timeouts import Timeouts
@@ -31,9 +31,13 @@ class ModelCheck:
     key_accepted: bool | None
     native_tools: bool | None
     key_variable: str | None
-    """The environment variable the key was read from, if any."""
+    """The name the key goes by (an environment variable's, or a key's in the key store),
+    if there is one."""
     problem: str | None = None
     """What went wrong, in one line, where something did."""
+    key_source: str | None = None
+    """Where the key was found (``$DEEPSEEK_API_KEY``, ``DEEPSEEK_API_KEY in the key
+    store``), if it was; never the key."""
 
     @property
     def works(self) -> bool:
@@ -47,6 +51,13 @@ async def check_model(choice: ModelChoice, memory: ModelMemory | None = None) ->
     if choice.api_key_env and not os.environ.get(choice.api_key_env):
         problem = f"the environment variable {choice.api_key_env} is not set"
         return ModelCheck(None, False, None, variable, problem)
+    try:
+        # A key may be read from a keyring (over D-Bus, maybe behind an unlock dialog).
+        await asyncio.to_thread(choice.check_key)
+        found = await asyncio.to_thread(lambda: choice.found_key)
+    except ConfigError as exc:
+        return ModelCheck(None, False, None, variable, str(exc))
+    source = found.source if found else None
     if kind.native_tools is not None:
         return ModelCheck(True, True, kind.native_tools, None)
     status = await model_status(choice, memory) if memory is not None else None
@@ -69,4 +80,4 @@ async def check_model(choice: ModelChoice, memory: ModelMemory | None = None) ->
         url = (choice.endpoint or kind.default_url or kind.name).rstrip("/")
         verdict = ToolProtocol.NATIVE if native else ToolProtocol.XML
         await asyncio.to_thread(memory.remember_protocol, url, server.model, verdict.value)
-    return ModelCheck(True, True, native, variable if choice.api_key else None)
+    return ModelCheck(True, True, native, variable if found else None, key_source=source)

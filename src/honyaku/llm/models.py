@@ -2,14 +2,16 @@
 
 A ``ModelChoice`` is what a person chose (flags, environment, a saved profile). Each kind of
 provider is a ``ProviderKind`` in ``PROVIDER_KINDS``, an open registry: its default URL, the
-environment variables its key may be in, and how to connect. ``open_model`` turns a choice
-into a provider with retries, speaking tools natively or through the XML protocol; ``auto``
-asks the model once with a trivial tool and remembers the verdict (``ModelMemory``) for
-that server and model. It also learns the model's context window: from the server itself
-where it says (``server_info``), else from what was learned before (the profile's, or the
-memory's), and later from a request the window could not hold (``ContextWindow.learn``).
-The memory also keeps the model's pace on that server (``llm.pace``), which sets how long
-each reply is waited for.
+environment variables its key may be in, and how to connect. A choice's key is found by
+``llm.keys.find_key`` (the environment, or this user's key store for a key its profile
+names); a profile's model without typed prices is priced from ``llm.price_list``.
+``open_model`` turns a choice into a provider with retries, speaking tools natively or
+through the XML protocol; ``auto`` asks the model once with a trivial tool and remembers the
+verdict (``ModelMemory``) for that server and model. It also learns the model's context
+window: from the server itself where it says (``server_info``), else from what was learned
+before (the profile's, or the memory's), and later from a request the window could not hold
+(``ContextWindow.learn``). The memory also keeps the model's pace on that server
+(``llm.pace``), which sets how long each reply is waited for.
 
 Model SDKs take a second to import: each kind imports its own only when it connects.
 """
@@ -25,6 +27,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from honyaku.domain.addresses import check_base_url, printable_url
+from honyaku.domain.keys import missing_key
 from honyaku.domain.model_profile import Endpoint, ModelProfile
 from honyaku.domain.pace import Pace
 from honyaku.domain.pricing import Prices, RateLimits
@@ -33,7 +36,9 @@ from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
 from honyaku.llm.endpoint_pool import EndpointPool
 from honyaku.llm.events import ChatProvider
+from honyaku.llm.keys import FoundKey, find_key
 from honyaku.llm.pace import ServerPace
+from honyaku.llm.price_list import ListedPrices, listed_prices
 from honyaku.llm.rate_limit import (
     RateLimitedProvider,
     RateLimiter,
@@ -80,7 +85,8 @@ class ModelChoice:
     model: str | None
     base_url: str | None = None
     api_key_env: str | None = None
-    """The variable holding the key; by default the provider's usual one."""
+    """The variable holding the key; it wins over ``key_name``. Without either, the
+    provider's usual variable."""
     protocol: ToolProtocol = ToolProtocol.AUTO
     provider: str | None = None
     """A name in ``PROVIDER_KINDS``. By default ``demo`` for the demo model, Gemini for a
@@ -89,9 +95,14 @@ class ModelChoice:
     """Extra HTTP headers as ``Name: value``, for gateways; never printed."""
     replay_reasoning: bool = False
     """Send each reply's reasoning back, for servers that require it (see ``openai_compat``)."""
+    key_name: str | None = None
+    """The key's name: the environment variable of that name, else the key store's entry."""
     profile: str | None = None
     """The saved profile this choice comes from: its rate limiter is shared by name."""
     prices: Prices | None = None
+    prices_source: str | None = None
+    """Where ``prices`` were looked up (``llm.price_list``); ``None``: as the profile's owner
+    typed them."""
     rate_limits: RateLimits = field(default_factory=RateLimits)
     service_tier: str | None = None
     """Sent as ``service_tier`` with every Chat Completions request, e.g. ``flex``."""
@@ -105,12 +116,14 @@ class ModelChoice:
 
     @classmethod
     def from_profile(cls, profile: ModelProfile) -> ModelChoice:
-        return cls(
+        """The profile's model; priced as typed, else as the price list has it."""
+        choice = cls(
             profile.model,
             profile.base_url,
             profile.api_key_env,
             ToolProtocol(profile.protocol),
             profile.provider,
+            key_name=profile.key_name,
             replay_reasoning=profile.replay_reasoning,
             profile=profile.name,
             prices=profile.prices,
@@ -119,6 +132,14 @@ class ModelChoice:
             context_window=profile.context_window,
             more_endpoints=profile.endpoints[1:],
         )
+        if choice.prices is None and (listed := choice.listed_prices()):
+            return replace(choice, prices=listed.prices, prices_source=listed.source)
+        return choice
+
+    def listed_prices(self) -> ListedPrices | None:
+        """The model's prices at its server (its own, or its provider's) as the price list
+        has them, if it knows the model there."""
+        return listed_prices(self.model, self.base_url or self.kind.default_url, self.service_tier)
 
     def each_endpoint(self) -> tuple[ModelChoice, ...]:
         """This choice once per endpoint, its own first."""
@@ -168,16 +189,23 @@ class ModelChoice:
 
     @property
     def key_variable(self) -> str | None:
-        if self.api_key_env:
-            return self.api_key_env
+        """The name the key goes by: the variable named, the key's name, else the provider's
+        usual variable (the first one set)."""
+        if self.api_key_env or self.key_name:
+            return self.api_key_env or self.key_name
         candidates = self.kind.key_variables
         return next((name for name in candidates if os.environ.get(name)), None) or (
             candidates[0] if candidates else None
         )
 
     @property
+    def found_key(self) -> FoundKey | None:
+        return find_key(self.api_key_env, self.key_name, self.kind.key_variables)
+
+    @property
     def api_key(self) -> str | None:
-        return os.environ.get(self.key_variable) if self.key_variable else None
+        found = self.found_key
+        return found.key if found else None
 
     def check(self) -> ProviderKind:
         """Refuse, in one line, what cannot work: an unknown provider, a malformed base URL,
@@ -188,18 +216,23 @@ class ModelChoice:
         return self.kind
 
     def check_key(self) -> None:
-        """Refuse, before any request, a named key variable that is not set."""
+        """Refuse, before any request, a key named and found nowhere: a variable named that
+        is not set, a key's name neither in the environment nor in the key store."""
         for choice in self.each_endpoint():
             if choice.api_key_env and not os.environ.get(choice.api_key_env):
                 raise ConfigError(
-                    f"--api-key-env {choice.api_key_env}: that environment variable is not set"
+                    f"--api-key-env {choice.api_key_env}: that environment variable is not set",
+                    terminal_hint=f"export {choice.api_key_env}=…",
                 )
+            if not choice.api_key_env and choice.key_name and choice.found_key is None:
+                raise missing_key(choice.key_name)
 
     def describe(self) -> str:
         """Where requests go; never the key itself."""
         if self.kind.name == "demo":
             return "the built-in demo model (it marks each paragraph 〈译〉 instead of translating)"
-        key = f"key from ${self.key_variable}" if self.api_key else "no key"
+        found = self.found_key
+        key = f"key from {found.source}" if found else "no key"
         more = len(self.more_endpoints)
         also = f" and {more} more endpoint{'s' if more > 1 else ''}" if more else ""
         return f"{self.model} at {self.printable_endpoint} ({key}){also}"
@@ -293,7 +326,8 @@ async def open_model(
     this process."""
     model = _named(choice)
     kind = choice.check()
-    choice.check_key()
+    # A key may be read from a keyring (over D-Bus, maybe behind an unlock dialog) or a file.
+    await asyncio.to_thread(choice.check_key)
     timeouts = Timeouts.from_environment()
     limiter = _limiter(choice, kind, rate_log)
     url = _server_url(choice, kind)
@@ -366,7 +400,8 @@ async def _ask_server(choice: ModelChoice, kind: ProviderKind) -> ServerInfo:
     one says much, a hosted API nothing)."""
     if kind.name != "openai" or not choice.endpoint or choice.model is None:
         return ServerInfo()
-    key = {"Authorization": f"Bearer {choice.api_key}"} if choice.api_key else {}
+    api_key = await asyncio.to_thread(lambda: choice.api_key)
+    key = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     return await ask_server(choice.endpoint, choice.model, headers={**key, **choice.header_map})
 
 

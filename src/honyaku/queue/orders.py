@@ -4,8 +4,8 @@ A queued job and its chapters' orders are written in one transaction (``JobQueue
 that no job is ever open with its work unqueued, nor work queued for a job that was never
 opened. An answer to a question queues its chapter again in the transaction that keeps the
 answer. Each order carries what a worker needs and nothing secret: the job, the chapter, the
-model's name and where it is served (never a key: workers read keys from their own
-environment), the run it belongs to, and the job's stop count when it was queued.
+model's name and where it is served (never a key: workers find keys in their own environment
+or key store), the run it belongs to, and the job's stop count when it was queued.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Run as many as you like, on any machine that reaches the database and the model servers. Each
 takes up to ``concurrency`` chapters at once from the queues of the model profiles it serves
-(all, by default), opens each chapter's model with the keys of its own environment, and runs
-the chapter's chunks in order (``JobService.run_chapter``).
+(all, by default), opens each chapter's model with the keys of its own environment or its own
+key store (``llm.keys``: an order names a key, never holds one), and runs the chapter's chunks
+in order (``JobService.run_chapter``).
 
 Beside that, every worker keeps house: an order whose worker went silent (killed, its machine
 gone) for the claim timeout is queued again for another, whose claim then takes the chunk over

@@ -314,7 +314,8 @@ class LearnedModelRow(Base):
 
 
 class ModelProfileRow(Base):
-    """A model saved under a name. Never a key: only the variable that holds it."""
+    """A model saved under a name. Never a key: only the variable that holds it, or its name
+    in the key store."""
 
     __tablename__ = "model_profiles"
 
@@ -324,6 +325,7 @@ class ModelProfileRow(Base):
     base_url: Mapped[str | None] = mapped_column(Text)
     protocol: Mapped[str] = mapped_column(String(10))
     api_key_env: Mapped[str | None] = mapped_column(Text)
+    key_name: Mapped[str | None] = mapped_column(String(100))
     replay_reasoning: Mapped[bool] = mapped_column(Boolean, default=False)
     input_price: Mapped[float | None] = mapped_column(Float)
     cached_input_price: Mapped[float | None] = mapped_column(Float)

@@ -1,14 +1,14 @@
 """Keep why each failed part of a job failed (job_chunks.failure, one of the failure classes),
 and the fallback models a model profile names (model_profiles.fallbacks).
 
-Revision ID: 0019
+Revision ID: 0020
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019"
-down_revision = "0018"
+revision = "0020"
+down_revision = "0019"
 
 
 def upgrade() -> None:
