@@ -129,7 +129,9 @@ def test_a_saved_profiles_key_and_prices_are_never_looked_up_on_the_event_loop(
             assert (await honyaku.models.check(profile)).works
             model = await honyaku.models.saved("mini")
             assert model.prices_source is not None
-            async for _event in honyaku.jobs.run(JobRequest(book_id, JobKind.TRANSLATION), model):
+            async for _event in honyaku.jobs.run(
+                JobRequest(book_id=book_id, kind=JobKind.TRANSLATION), model
+            ):
                 pass
             return threading.get_ident()
 

@@ -72,7 +72,7 @@ def test_a_profile_naming_a_kept_key_reaches_its_model_with_exactly_that_key_and
             await honyaku.models.save(profile)
             checked = await honyaku.models.check(profile)
             choice = await honyaku.models.saved("deepseek")
-            request = JobRequest(book_id, JobKind.TRANSLATION)
+            request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION)
             events = [event async for event in honyaku.jobs.run(request, choice)]
             return checked, events[-1]
 
