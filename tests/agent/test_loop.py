@@ -36,6 +36,9 @@ class Counter(ToolContext):
     def is_reached(self) -> bool:
         return self.total >= self.target
 
+    def progress(self) -> int:
+        return self.total
+
     def nudge(self, reply_text: str) -> str | None:
         return f"The total is {self.total}; call add until it is {self.target}."
 
@@ -151,6 +154,20 @@ async def test_a_model_that_never_reaches_the_goal_ends_at_the_turn_cap():
         await drive(model, Counter(Broker(), "a test"), LoopLimits(max_turns=4))
 
     assert len(model.requests) == 4
+
+
+@pytest.mark.anyio
+async def test_a_model_that_calls_without_getting_further_is_stopped_and_one_that_does_is_not():
+    stuck = ScriptedModel(
+        *(AssistantMessage(tool_calls=(call("add", amount=0),)) for _ in range(9))
+    )
+    with pytest.raises(LoopError, match="no progress in 3 exchanges in a row"):
+        await drive(stuck, Counter(Broker(), "a test", target=9), LoopLimits(max_stalled=3))
+    assert len(stuck.requests) == 3
+
+    slow = ScriptedModel(*(AssistantMessage(tool_calls=(call("add", amount=1),)) for _ in range(9)))
+    await drive(slow, Counter(Broker(), "a test", target=9), LoopLimits(max_stalled=3))
+    assert len(slow.requests) == 9
 
 
 @pytest.mark.anyio

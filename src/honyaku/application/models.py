@@ -11,12 +11,13 @@ The demo model needs no profile: it is free, so a spending cap never stops it.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices
-from honyaku.errors import NotFoundError
+from honyaku.errors import ConfigError, NotFoundError
 from honyaku.llm.model_check import ModelCheck, check_model
 from honyaku.llm.models import (
     DEMO_MODEL,
@@ -92,9 +93,24 @@ class Models:
         return await check_model(await self.choice_of(profile), self._learned)
 
     async def choice_of(self, profile: ModelProfile) -> ModelChoice:
-        """The profile's model, priced (``ModelChoice.from_profile``)."""
+        """The profile's model, priced (``ModelChoice.from_profile``), with the fallbacks it
+        names; refused if one of them is not saved."""
+
+        def choice() -> ModelChoice:
+            return ModelChoice.from_profile(profile, self._profiles.fallbacks_of(profile))
+
         # The price list takes half a second to load, the first time: off the event loop.
-        return await asyncio.to_thread(ModelChoice.from_profile, profile)
+        return await asyncio.to_thread(choice)
+
+    async def with_fallbacks(self, choice: ModelChoice, names: Sequence[str]) -> ModelChoice:
+        """``choice``, its fallbacks the saved profiles ``names`` instead of its own."""
+        fallbacks = [await self.get(name) for name in names]
+        if choice.profile in names:
+            raise ConfigError("a model cannot be its own fallback")
+        chosen = await asyncio.to_thread(
+            lambda: tuple(ModelChoice.from_profile(profile) for profile in fallbacks)
+        )
+        return replace(choice, fallbacks=chosen)
 
     async def prices(self, profile: ModelProfile) -> ProfilePrices | None:
         """What the profile's model costs, as its owner typed it, else as the price list has

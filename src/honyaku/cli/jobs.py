@@ -17,6 +17,7 @@ from honyaku.cli.dialog import TerminalFrontEnd
 from honyaku.cli.models import (
     ApiKeyEnv,
     BaseUrl,
+    Fallback,
     Header,
     Model,
     Protocol,
@@ -90,6 +91,7 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         protocol: Protocol = None,
         header: Header = None,
         replay_reasoning: ReplayReasoning = False,
+        fallback: Fallback = None,
         concurrency: Concurrency = CONCURRENCY,
         retranslate: Annotated[
             bool, typer.Option(help="Redo paragraphs that already have a translation.")
@@ -120,6 +122,7 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
             provider,
             tuple(header or ()),
             replay_reasoning,
+            fallback,
         )
         if dry_run:
             print_estimate(honyaku, choice, request)

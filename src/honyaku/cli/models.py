@@ -91,6 +91,24 @@ ReplayReasoning = Annotated[
 ]
 
 
+Fallback = Annotated[
+    str | None,
+    typer.Option(
+        "--fallback",
+        help="Saved model profiles, OTHER[,MORE], that take over in turn the parts the model "
+        "could not do (refused by its provider's filter, never finished), once splitting them "
+        "smaller no longer helps.",
+        metavar="OTHER[,MORE]",
+        show_default=False,
+    ),
+]
+
+
+def fallback_names(fallback: str | None) -> tuple[str, ...]:
+    """``--fallback a,b`` as the names it gives."""
+    return tuple(name.strip() for name in (fallback or "").split(",") if name.strip())
+
+
 def chosen_model(
     honyaku: Honyaku,
     model: str | None,
@@ -100,10 +118,11 @@ def chosen_model(
     provider: str | None = None,
     headers: tuple[str, ...] = (),
     replay_reasoning: bool = False,
+    fallback: str | None = None,
 ) -> ModelChoice:
     """The model the options name: a saved profile, with any option given overriding it; or a
-    model by its own name."""
-    return run(
+    model by its own name; with the fallbacks ``--fallback`` names instead of its own."""
+    choice = run(
         honyaku.models.choose(
             model,
             base_url=base_url,
@@ -114,6 +133,9 @@ def chosen_model(
             replay_reasoning=replay_reasoning,
         )
     )
+    if names := fallback_names(fallback):
+        choice = run(honyaku.models.with_fallbacks(choice, names))
+    return choice
 
 
 models_app = typer.Typer(
@@ -210,6 +232,7 @@ def add_model(
             show_default=False,
         ),
     ] = None,
+    fallback: Fallback = None,
     home: Home = None,
 ) -> None:
     """Save a model under a name (replacing a profile of the same name), with the name of its
@@ -233,6 +256,7 @@ def add_model(
             tokens_per_minute=tpm,
             context_window=context_window,
             more_endpoints=tuple(Endpoint.parse(text) for text in endpoint or ()),
+            fallbacks=fallback_names(fallback),
         )
     except ValidationError as exc:
         raise ConfigError(_problem(exc)) from None
@@ -278,7 +302,8 @@ def show_model(
     name: Annotated[str, typer.Argument(help="The profile's name.")], home: Home = None
 ) -> None:
     """Show a saved model profile: its server, its key's name (never the key), what it costs
-    and where its prices come from, and its limits."""
+    and where its prices come from, its limits, and the profiles that take over what it could
+    not do."""
     honyaku = open_honyaku(home)
     profile = run(honyaku.models.get(name))
     choice = ModelChoice.from_profile(profile)
@@ -291,6 +316,7 @@ def show_model(
         ("key", ", ".join(_key(each) for each in choice.each_endpoint())),
         ("prices /M", _prices(prices) + (f", {_source(prices)}" if prices else "")),
         ("limits", _limits(profile)),
+        ("fallbacks", ", ".join(profile.fallbacks) or "none"),
     ]
     out.print(f"[bold]{escape(profile.name)}[/]")
     for label, value in rows:

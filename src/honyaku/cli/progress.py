@@ -129,7 +129,7 @@ class JobProgressView:
         self.console.print(
             f"{verb} {event.job.kind} job [bold]{event.job.id}[/] with {escape(event.job.model)}: "
             f"{event.paragraphs_total - event.paragraphs_done} paragraphs to do in "
-            f"{event.chunks} chunks"
+            f"{event.chunks} parts"
         )
         self._progress.update(
             self._task, total=event.paragraphs_total, completed=event.paragraphs_done
@@ -203,8 +203,7 @@ def print_summary(console: Console, outcome: JobOutcome) -> None:
     console.print(table)
     if outcome.running_elsewhere:
         console.print(
-            f"{outcome.running_elsewhere} chunk(s) of this job are still running in another "
-            "process."
+            f"{outcome.running_elsewhere} part(s) of this job are still running in another process."
         )
     if outcome.coverage is not None:
         console.print(f"translated  {outcome.coverage}")
@@ -221,6 +220,10 @@ def print_left(console: Console, left: Sequence[Left]) -> None:
         console.print(f"  {left_line(item)}")
     if len(left) > SHOWN_LEFT:
         console.print(f"  … and {len(left) - SHOWN_LEFT} more (all of them: honyaku check BOOK)")
+    console.print(
+        "To try them again, run the same command again; add --fallback PROFILE to hand them "
+        "to another model."
+    )
 
 
 def left_line(item: Left) -> str:

@@ -91,6 +91,10 @@ class ModelProfile(BaseModel):
         default=(),
         description="Where else the model is served; requests spread over all of them.",
     )
+    fallbacks: tuple[str, ...] = Field(
+        default=(),
+        description="Profiles that take over, in order, the parts this model could not do.",
+    )
 
     @property
     def endpoints(self) -> tuple[Endpoint, ...]:
@@ -143,6 +147,20 @@ class ModelProfile(BaseModel):
         if not PROFILE_NAME.fullmatch(name):
             raise _problem("use letters, digits, '.', '_', ':' or '-' (at most 64)")
         return name
+
+    @field_validator("fallbacks", mode="before")
+    @classmethod
+    def _fallbacks(cls, names: object) -> object:
+        return () if names is None else names  # saved before profiles had fallbacks
+
+    @model_validator(mode="after")
+    def _not_its_own_fallback(self) -> ModelProfile:
+        if self.name in self.fallbacks:
+            raise _problem("a profile cannot be its own fallback")
+        for name in self.fallbacks:
+            if not PROFILE_NAME.fullmatch(name):
+                raise _problem(f"no profile can be called {name!r}")
+        return self
 
     @field_validator("api_key_env")
     @classmethod

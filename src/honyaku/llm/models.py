@@ -115,8 +115,11 @@ class ModelChoice:
     """The models that take over, in order, the parts this one could not do."""
 
     @classmethod
-    def from_profile(cls, profile: ModelProfile) -> ModelChoice:
-        """The profile's model; priced as typed, else as the price list has it."""
+    def from_profile(
+        cls, profile: ModelProfile, fallbacks: Sequence[ModelProfile] = ()
+    ) -> ModelChoice:
+        """The profile's model, and the ``fallbacks`` it names (read by the caller); priced
+        as typed, else as the price list has it."""
         choice = cls(
             profile.model,
             profile.base_url,
@@ -131,6 +134,7 @@ class ModelChoice:
             service_tier=profile.service_tier,
             context_window=profile.context_window,
             more_endpoints=profile.endpoints[1:],
+            fallbacks=tuple(cls.from_profile(fallback) for fallback in fallbacks),
         )
         if choice.prices is None and (listed := choice.listed_prices()):
             return replace(choice, prices=listed.prices, prices_source=listed.source)

@@ -46,7 +46,7 @@ def lock_of(job_id: str, chapter: int) -> str:
 
 def model_record(choice: ModelChoice) -> dict[str, Any]:
     """The model as an order names it: a profile, or a model and its server; never a key nor
-    a header (headers may hold secrets)."""
+    a header (headers may hold secrets). Its fallbacks are recorded the same way."""
     return {
         "model": choice.model,
         "profile": choice.profile,
@@ -55,6 +55,8 @@ def model_record(choice: ModelChoice) -> dict[str, Any]:
         "protocol": choice.protocol.value,
         "provider": choice.provider,
         "replay_reasoning": choice.replay_reasoning,
+        "key_name": choice.key_name,
+        "fallbacks": [model_record(fallback) for fallback in choice.fallbacks],
     }
 
 
@@ -66,7 +68,9 @@ def choice_from_record(record: Mapping[str, Any]) -> ModelChoice:
         ToolProtocol(record["protocol"]),
         record["provider"],
         replay_reasoning=record["replay_reasoning"],
+        key_name=record.get("key_name"),
         profile=record["profile"],
+        fallbacks=tuple(choice_from_record(f) for f in record.get("fallbacks", ())),
     )
 
 

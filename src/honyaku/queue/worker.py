@@ -155,8 +155,13 @@ class Worker:
             yield replace(model, provider=StoppingGate(model.provider, self.stopping))
 
     def _model_of(self, order: dict[str, Any]) -> ModelChoice:
-        """The order's model: its saved profile, read here."""
+        """The order's model and its fallbacks, each a saved profile read here or a model
+        and its server as the order names it."""
         record = order["model"]
+        choice = self._choice_of(record)
+        return replace(choice, fallbacks=tuple(map(self._choice_of, record.get("fallbacks", ()))))
+
+    def _choice_of(self, record: dict[str, Any]) -> ModelChoice:
         if name := record["profile"]:
             profile = self.stores.profiles.get(name)
             if profile is None:

@@ -26,6 +26,21 @@ class ModelProfiles:
             row = session.get(ModelProfileRow, name)
             return _profile(row) if row else None
 
+    def fallbacks_of(self, profile: ModelProfile) -> list[ModelProfile]:
+        """The profiles ``profile`` names as its fallbacks, in its order."""
+        found = []
+        for name in profile.fallbacks:
+            fallback = self.get(name)
+            if fallback is None:
+                raise NotFoundError(
+                    "the model profile {profile!r} names {name!r} as a fallback, and no "
+                    "profile is saved under that name",
+                    profile=profile.name,
+                    name=name,
+                )
+            found.append(fallback)
+        return found
+
     def all(self) -> list[ModelProfile]:
         with self.database.transaction() as session:
             rows = session.scalars(select(ModelProfileRow).order_by(ModelProfileRow.name))
