@@ -1,7 +1,8 @@
 """A batch sent again changes nothing: a model that lost track of what it saved and sends it
 again word for word, over real HTTP in both protocols, stores no second version of any
 paragraph; the result says the batch was already saved and what is left, and counts nothing
-as accepted. A different text is a new version, as ever."""
+as accepted. A different text is a new version, as ever; a job whose texts the book already
+held wrote nothing and is done all the same."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from honyaku.domain import JobKind
 from honyaku.store import Library
 from honyaku.testing import Mistake, ScriptedTranslator, pseudo_revision, pseudo_translation
 
-from .conftest import RunJob, assert_one_version_each, assert_translated_in_place, tool_results
+from .conftest import (
+    RunJob,
+    assert_one_version_each,
+    assert_translated_in_place,
+    engine,
+    tool_results,
+)
 
 PER_CHUNK = 10
 """Work paragraphs of each chapter of the test's book, one chunk each."""
@@ -62,7 +69,7 @@ def test_a_batch_sent_again_before_the_rest_says_what_is_left(
 
 
 def test_a_second_job_writing_the_texts_a_book_holds_stores_no_version(
-    run_job: RunJob, library, jobs, fake_model, book_id
+    run_job: RunJob, stores, library, fake_model, book_id
 ):
     run_job(fake_model, book_id)
     before = version_counts(library, book_id)
@@ -72,10 +79,13 @@ def test_a_second_job_writing_the_texts_a_book_holds_stores_no_version(
     assert outcome.ok
     assert version_counts(library, book_id) == before == dict.fromkeys(before, 1)
     assert_translated_in_place(library, book_id)
+    # The job wrote no version, and is done with every paragraph all the same
+    stored = engine(stores).progress(outcome.job.id)
+    assert stored.paragraphs_done == stored.paragraphs_total == 30
 
 
 def test_a_polish_that_sends_translations_back_unchanged_stores_nothing_new(
-    run_job: RunJob, library, jobs, fake_model, book_id
+    run_job: RunJob, stores, library, jobs, fake_model, book_id
 ):
     run_job(fake_model, book_id)
     fake_model.translator = ScriptedTranslator.stepwise(
@@ -87,6 +97,8 @@ def test_a_polish_that_sends_translations_back_unchanged_stores_nothing_new(
     assert outcome.ok
     assert_one_version_each(library, book_id)
     assert_translated_in_place(library, book_id)
+    stored = engine(stores).progress(outcome.job.id)
+    assert stored.paragraphs_done == stored.paragraphs_total == 30
     polish = tool_results(jobs, book_id, "add_translation_batch")[-6:]
     assert (
         sorted((r["accepted"], r.get("already_saved", 0)) for r in polish)

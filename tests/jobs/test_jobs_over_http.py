@@ -24,6 +24,8 @@ from honyaku.testing import (
     Fault,
     FaultKind,
     Mistake,
+    ScriptedTranslator,
+    hanzi_translation,
     proofreading_changes,
     pseudo_revision,
     pseudo_translation,
@@ -106,13 +108,18 @@ def test_retranslate_redoes_chosen_chapters_as_new_versions(
     run_job, library, jobs, fake_model, book_id
 ):
     run_job(fake_model, book_id)
+    # Another model, another wording: the same text again would add no version
+    fake_model.translator = ScriptedTranslator(translate=hanzi_translation)
 
     outcome, _ = run_job(fake_model, book_id, chapters=[2], retranslate=True)
 
     assert outcome.ok
     assert outcome.paragraphs_total == 10
     second = library.whole_book(book_id).chapters[1].work_paragraphs[0]
-    assert len(library.versions(book_id, second.id)) == 2
+    assert [v.text for v in library.versions(book_id, second.id)] == [
+        pseudo_translation(second.text),
+        hanzi_translation(second.text),
+    ]
     first = library.whole_book(book_id).chapters[0].work_paragraphs[0]
     assert len(library.versions(book_id, first.id)) == 1
 
