@@ -350,7 +350,10 @@ class Library:
             if new:
                 _insert_versions(session, pks, new, kind=kind, model=model, job_id=job_id)
             if flags:
-                add_flags(session, {pks[pid]: found for pid, found in flags.items() if pid in new})
+                add_flags(
+                    session,
+                    {pks[pid]: found for pid, found in flags.items() if found and pid in new},
+                )
             return set(new)
 
     def add_manual_version(self, book_id: str, paragraph_id: str, text: str) -> list[Version]:
