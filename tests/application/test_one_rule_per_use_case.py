@@ -13,6 +13,7 @@ from honyaku.agent import Broker, ToolRegistry
 from honyaku.application import Honyaku
 from honyaku.assistant import ASSISTANT_TOOLS
 from honyaku.assistant.tools import ChatContext
+from honyaku.domain import TranslationKind
 from honyaku.llm.messages import ToolCall
 from honyaku.llm.models import ModelChoice
 from honyaku.store import Library
@@ -20,6 +21,8 @@ from honyaku.testing import FakeLLMServer
 
 from ..cli.conftest import honyaku as command
 from ..web.conftest import served_here
+
+T = TranslationKind.TRANSLATION
 
 
 def assistant_calls(honyaku: Honyaku, book_id: str, tool: str, **arguments: object) -> dict:
@@ -103,6 +106,38 @@ def test_a_manual_version_obeys_one_rule_from_the_web_and_from_the_assistant(
     assert not assistant_two_lines["success"]
     assert assistant_two_lines["error"] == web_two_lines.json()["detail"]
     assert "line break" in assistant_two_lines["error"]
+
+
+def test_a_manual_version_equal_to_an_earlier_one_selects_it_from_the_web_and_the_assistant(
+    honyaku: Honyaku, library: Library, book_id: str
+):
+    [first, second] = library.whole_book(book_id).chapters[0].work_paragraphs[:2]
+    for text in ("他走了。", "他离开了。"):
+        library.add_translations(book_id, dict.fromkeys((first.id, second.id), text), kind=T)
+    with served_here(honyaku) as (url, _):
+        versions = f"{url}/api/books/{book_id}/paragraphs"
+
+        # When the first translation is written again by hand, from the web and the assistant
+        web = httpx2.post(f"{versions}/{first.id}/versions", json={"text": " 他走了。"})
+        assistant = assistant_calls(
+            honyaku, book_id, "write_version", paragraph_id=second.id, text="他走了。"
+        )
+
+    # Then both selected the version that holds it, and wrote none
+    assert web.status_code == 201
+    assert [(v["text"], v["selected"]) for v in web.json()] == [
+        ("他走了。", True),
+        ("他离开了。", False),
+    ]
+    earlier = library.versions(book_id, second.id)[0]
+    assert assistant["message"] == (
+        f"paragraph {second.id} now uses this text: version {earlier.id}, selected"
+    )
+    for pid in (first.id, second.id):
+        assert [(v.text, v.kind, v.selected) for v in library.versions(book_id, pid)] == [
+            ("他走了。", T, True),
+            ("他离开了。", T, False),
+        ]
 
 
 def test_a_half_priced_model_profile_is_refused_by_the_web_as_by_the_terminal(

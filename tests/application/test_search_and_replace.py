@@ -1,5 +1,6 @@
 """Search across a book's source and translations; replace in translations, previewed first,
-each replacement a new version that selecting the previous one undoes."""
+each replacement a new version that selecting the previous one undoes (or, back to a text
+the paragraph held, that version selected again)."""
 
 from __future__ import annotations
 
@@ -91,6 +92,29 @@ def test_a_replacement_is_previewed_then_applied_as_new_versions_and_undone_by_s
     # and selecting the previous version undoes it
     asyncio.run(honyaku.versions.select(translated, chosen[0], versions[0].id))
     assert library.paragraphs(translated, [chosen[0]])[chosen[0]].translation == "他走了。"
+
+
+def test_a_replacement_back_to_an_earlier_text_selects_that_version_again(
+    honyaku: Honyaku, library: Library, translated: str
+):
+    paragraph = library.whole_book(translated).chapters[0].work_paragraphs[0]
+    asyncio.run(
+        honyaku.search.replace(
+            translated, TextQuery("他"), "那人", paragraphs=[paragraph.id], apply=True
+        )
+    )
+
+    asyncio.run(
+        honyaku.search.replace(
+            translated, TextQuery("那人"), "他", paragraphs=[paragraph.id], apply=True
+        )
+    )
+
+    versions = library.versions(translated, paragraph.id)
+    assert [(v.text, v.kind, v.selected) for v in versions] == [
+        ("他走了。", TranslationKind.TRANSLATION, True),
+        ("那人走了。", TranslationKind.MANUAL, False),
+    ]
 
 
 def test_a_regex_replacement_uses_groups(honyaku: Honyaku, translated: str):

@@ -54,6 +54,7 @@ def test_each_result_is_short_and_names_the_next_call():
         'with the 2 paragraph(s) left, then update_task_status("review")',
     }
     assert workflow.accept(["1a2b3c4d", "2b3c4d5e"]) == {
+        "accepted": 2,
         "remaining": 0,
         "title_missing": "c0ffee00",
         "next": 'update_chapter_title with chapter_id "c0ffee00", then '
@@ -62,12 +63,14 @@ def test_each_result_is_short_and_names_the_next_call():
     workflow.accepted.clear()
     workflow.title_done = True
     assert workflow.accept(["1a2b3c4d"]) == {
+        "accepted": 1,
         "remaining": 1,
         "remaining_ids": ["2b3c4d5e"],
         "next": "add_translation_batch with the 1 paragraph(s) left, then "
         'update_task_status("review")',
     }
     assert workflow.accept(["2b3c4d5e"]) == {
+        "accepted": 1,
         "remaining": 0,
         "next": 'update_task_status("review")',
     }
@@ -88,6 +91,41 @@ def test_a_result_names_where_to_go_on_not_every_paragraph_left():
 
     assert result["remaining"] == 9
     assert result["remaining_ids"] == ids[3:8]
+
+
+def test_a_batch_sent_again_with_the_texts_it_saved_is_already_saved_not_accepted():
+    ids = [f"{n:08x}" for n in range(12)]
+    given = {pid: Paragraph(pid, n, f"段落{n}") for n, pid in enumerate(ids)}
+    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, "c0ffee00", needs_title=False)
+    workflow.move("working")
+    workflow.accept(ids[:8], stored=set(ids[:8]))
+
+    again = workflow.accept(ids[:8], stored=set())
+
+    assert again == {
+        "accepted": 0,
+        "already_saved": 8,
+        "already_saved_ids": ids[:5],
+        "remaining": 4,
+        "remaining_ids": ids[8:],
+        "next": "add_translation_batch with the 4 paragraph(s) left, then "
+        'update_task_status("review")',
+    }
+
+
+def test_a_new_text_or_a_first_submission_is_accepted_even_when_no_version_is_added():
+    ids = ["1a2b3c4d", "2b3c4d5e", "3c4d5e6f"]
+    given = {pid: Paragraph(pid, n, f"段落{n}") for n, pid in enumerate(ids)}
+    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, "c0ffee00", needs_title=False)
+    workflow.move("working")
+    workflow.accept(ids[:2], stored=set(ids[:2]))
+
+    # A revision of the first is a new version; the third held its text already (an earlier
+    # job's version), but this task had not accepted it yet.
+    result = workflow.accept(ids[::2], stored={ids[0]})
+
+    assert (result["accepted"], "already_saved" in result) == (2, False)
+    assert result["remaining"] == 0
 
 
 def test_a_revision_is_told_to_submit_its_changes_then_end():

@@ -16,6 +16,7 @@ from sqlalchemy import update
 from honyaku.agent.loop import LoopLimits
 from honyaku.domain import CHUNK_CHARS, JobKind
 from honyaku.jobs import JobRequest, ParagraphsBusy
+from honyaku.jobs.events import RoundStarted
 from honyaku.jobs.planning import plan_chunks, split_book
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
 from honyaku.store import ActionKind, JobScope, JobStore, Stores
@@ -24,6 +25,8 @@ from honyaku.testing import (
     Fault,
     FaultKind,
     Mistake,
+    ScriptedTranslator,
+    hanzi_translation,
     proofreading_changes,
     pseudo_revision,
     pseudo_translation,
@@ -106,13 +109,18 @@ def test_retranslate_redoes_chosen_chapters_as_new_versions(
     run_job, library, jobs, fake_model, book_id
 ):
     run_job(fake_model, book_id)
+    # Another model, another wording: the same text again would add no version
+    fake_model.translator = ScriptedTranslator(translate=hanzi_translation)
 
     outcome, _ = run_job(fake_model, book_id, chapters=[2], retranslate=True)
 
     assert outcome.ok
     assert outcome.paragraphs_total == 10
     second = library.whole_book(book_id).chapters[1].work_paragraphs[0]
-    assert len(library.versions(book_id, second.id)) == 2
+    assert [v.text for v in library.versions(book_id, second.id)] == [
+        pseudo_translation(second.text),
+        hanzi_translation(second.text),
+    ]
     first = library.whole_book(book_id).chapters[0].work_paragraphs[0]
     assert len(library.versions(book_id, first.id)) == 1
 
@@ -267,12 +275,15 @@ def test_a_model_that_never_finishes_fails_its_chunks_visibly_after_bounded_nudg
 ):
     fake_model.mistakes.add(Mistake.NEVER_FINISH)
 
-    outcome, _events = run_job(fake_model, book_id, limits=LoopLimits(max_nudges=2))
+    outcome, events = run_job(fake_model, book_id, limits=LoopLimits(max_nudges=2))
 
+    # Each chapter's part, then its halves, then its quarters: two split rounds that got
+    # nothing done, and the model is given up on.
+    assert sorted(e.round for e in events if isinstance(e, RoundStarted)) == [2, 2, 2, 3, 3, 3]
     assert not outcome.ok
-    assert len(outcome.failures) == 3
-    assert "stopped 3 times without finishing" in outcome.failures[0].reason
-    assert len(fake_model.requests) == 3 * 3
+    assert len(outcome.failures) == 3 * 4
+    assert all("stopped 3 times without finishing" in f.reason for f in outcome.failures)
+    assert len(fake_model.requests) == 3 * (1 + 2 + 4) * 3
     assert outcome.job.status == "failed"
     assert all(
         p.translation is None for c in library.whole_book(book_id).chapters for p in c.paragraphs

@@ -1,5 +1,6 @@
-"""Several OS processes writing to one database at once: versions, a batch cut off by a kill,
-a claim taken over, a stop, and processes starting together on a fresh database.
+"""Several OS processes writing to one database at once: versions (each text once), a batch
+cut off by a kill, a claim taken over, a stop, and processes starting together on a fresh
+database.
 
 Each process is real (``writer_process.py``, or the ``honyaku`` command), so that nothing is
 shared but the database: no lock of this process, no connection pool, no GIL.
@@ -104,6 +105,23 @@ def test_writers_of_versions_of_the_same_paragraphs_never_both_select_one(librar
     for pid in ids:
         versions = library.versions(book_id, pid)
         assert len(versions) == WRITERS * ROUNDS
+        assert sum(v.selected for v in versions) == 1
+
+
+def test_writers_of_the_same_texts_at_once_add_each_text_once(library, book_id):
+    ids = first_chapter(library, book_id)
+
+    with writers(*(("same_texts", book_id, str(ROUNDS)) for _ in range(WRITERS))) as all_:
+        for writer in all_:
+            writer.ready()
+        for writer in all_:
+            writer.go()
+        results = [writer.read() for writer in all_]
+
+    assert results == [{"done": True}] * WRITERS
+    for pid in ids:
+        versions = library.versions(book_id, pid)
+        assert sorted(v.text for v in versions) == sorted(f"第{n}稿" for n in range(ROUNDS))
         assert sum(v.selected for v in versions) == 1
 
 

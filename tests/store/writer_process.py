@@ -44,6 +44,18 @@ def versions(library: Library, book_id: str, rounds: str, seed: str) -> None:
     _say(done=True)
 
 
+def same_texts(library: Library, book_id: str, rounds: str) -> None:
+    """Write the same texts as every sibling, round after round, into every paragraph of the
+    first chapter."""
+    ids = _first_chapter(library, book_id)
+    _start()
+    for n in range(int(rounds)):
+        library.add_translations(
+            book_id, dict.fromkeys(ids, f"第{n}稿"), kind=TranslationKind.MANUAL
+        )
+    _say(done=True)
+
+
 def killed_batch(library: Library, book_id: str) -> None:
     """Write a batch of the first chapter, and stop dead once its versions are inserted but
     not yet committed: the test kills this process there."""
@@ -127,6 +139,7 @@ def _say(**what: object) -> None:
 
 SCENARIOS: dict[str, Callable[..., None]] = {
     "versions": versions,
+    "same_texts": same_texts,
     "killed_batch": killed_batch,
     "holder": holder,
     "taker": taker,

@@ -3,8 +3,9 @@
 A search reads the book in batches and returns its first hits with where each match is,
 and how many paragraphs match in all. A replacement is previewed first: each paragraph's
 selected translation and what it would become. Applied, each becomes a new version written
-by hand (the one rule of ``domain.book.manual_version_text``), selected; the previous
-version stays, so selecting it again undoes the replacement.
+by hand (the one rule of ``domain.book.manual_version_text``), selected, or the paragraph's
+version that already holds that text, selected; the previous version stays, so selecting it
+again undoes the replacement.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ class Versions:
 
     async def write(self, book_id: str, paragraph_id: str, text: str) -> list[Version]:
         """A version written by hand (``domain.book.manual_version_text`` says what may be);
-        it is selected, the others kept. Every version after."""
+        it is selected, the others kept. A text the paragraph already holds selects that
+        version instead of adding it again. Every version after."""
         return await asyncio.to_thread(
             self._library.add_manual_version, book_id, paragraph_id, text
         )

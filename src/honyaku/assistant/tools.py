@@ -176,8 +176,12 @@ async def write_version(
     book_id: BookId = None,
 ) -> Result:
     """Write a new translation of a paragraph, as a manual version; nothing is overwritten."""
-    await context.app.versions.write(await context.book_meant(book_id), paragraph_id, text)
-    return _done(f"paragraph {paragraph_id} has a new manual version, now selected")
+    versions = await context.app.versions.write(
+        await context.book_meant(book_id), paragraph_id, text
+    )
+    # A text the paragraph already held is not written again: that version is selected.
+    selected = next(v for v in versions if v.selected)
+    return _done(f"paragraph {paragraph_id} now uses this text: version {selected.id}, selected")
 
 
 def _paragraph(paragraph: Paragraph) -> dict[str, Any]:

@@ -172,11 +172,27 @@ class ChunkWorkflow:
                 ],
             )
 
-    def accept(self, paragraph_ids: Iterable[str]) -> dict[str, Any]:
-        self.accepted.update(paragraph_ids)
+    def accept(
+        self, paragraph_ids: Iterable[str], *, stored: Container[str] | None = None
+    ) -> dict[str, Any]:
+        """Take a saved batch; ``stored``: those of its paragraphs given a new version (by
+        default all). The batch's result: how many paragraphs it ``accepted`` anew, those
+        ``already_saved`` (accepted before and sent again with a text they hold, as by a
+        model that lost track: nothing changed, no progress), what is left and what next."""
+        ids = list(paragraph_ids)
+        already = [
+            pid for pid in ids if pid in self.accepted and stored is not None and pid not in stored
+        ]
+        self.accepted.update(ids)
+        result: dict[str, Any] = {"accepted": len(ids) - len(already)}
+        if already:
+            result |= {
+                "already_saved": len(already),
+                "already_saved_ids": already[:MAX_IDS_IN_RESULT],
+            }
         missing = self.missing_ids
         shown = {"remaining_ids": missing[:MAX_IDS_IN_RESULT]} if missing else {}
-        return {"remaining": len(missing), **shown, **self.next_step()}
+        return {**result, "remaining": len(missing), **shown, **self.next_step()}
 
     def check_title(self, chapter_id: str, translated_title: str) -> str:
         """The title to write, one clean line; raises if the call cannot be accepted."""

@@ -111,14 +111,17 @@ def add_translation_batch(
 ) -> dict[str, Any]:
     """Submit paragraphs' new text (in working). Checked whole: one wrong item saves nothing,
     and the error names it."""
+    # A text a paragraph already holds is not saved again (``Library.add_translations``): the
+    # workflow tells the model which of its paragraphs were already saved.
     workflow = context.workflow
     workflow.check_batch(paragraphs, _in_book(context, paragraphs))
     texts = _new_texts(workflow, paragraphs)
     warnings = batch_warnings(
         context.book, workflow.assigned, texts, context.book_glossary().matcher()
     )
+    stored: set[str] = set()
     if texts:
-        context.library.add_translations(
+        stored = context.library.add_translations(
             context.book.id,
             texts,
             kind=VERSION_KINDS[workflow.kind],
@@ -128,8 +131,7 @@ def add_translation_batch(
             claim=context.claim,
         )
     return {
-        "accepted": len(paragraphs),
-        **workflow.accept(item.paragraph_id for item in paragraphs),
+        **workflow.accept((item.paragraph_id for item in paragraphs), stored=stored),
         **warnings_result(warnings),
     }
 

@@ -21,7 +21,14 @@ from honyaku.domain.chunking import describe_failed_parts
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
-from honyaku.store.chunks import ENDED, PlannedChunk, add_chunks, failure_of_row, reopen_chunks
+from honyaku.store.chunks import (
+    ENDED,
+    ChunkStatus,
+    PlannedChunk,
+    add_chunks,
+    failure_of_row,
+    reopen_chunks,
+)
 from honyaku.store.database import Database
 from honyaku.store.ids import fresh_id
 from honyaku.store.leases import Lease, this_process
@@ -442,7 +449,10 @@ class JobStore:
         )
 
     def paragraphs_done(self, job_id: str, among: Collection[str] | None = None) -> set[str]:
-        """Ids of the paragraphs (``among`` these, if given) this job wrote a version of."""
+        """Ids of the paragraphs (``among`` these, if given) this job is done with: those it
+        wrote a version of, and every paragraph of its finished chunks. A text a paragraph
+        already held writes no version (``Library.add_translations``), and a revision leaves
+        right paragraphs alone: their chunk's end says they are done all the same."""
         query = (
             select(ParagraphRow.id)
             .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
@@ -450,8 +460,13 @@ class JobStore:
         )
         if among is not None:
             query = query.where(ParagraphRow.id.in_(list(among)))
+        finished = select(ChunkRow.paragraph_ids).where(
+            ChunkRow.job_id == job_id, ChunkRow.status == ChunkStatus.DONE.value
+        )
         with self.database.transaction() as session:
-            return set(session.scalars(query))
+            done = set(session.scalars(query))
+            done.update(pid for ids in session.scalars(finished) for pid in ids)
+        return done if among is None else done & set(among)
 
 
 def _resumable(session: Session, scope: JobScope) -> JobRow | None:

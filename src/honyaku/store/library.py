@@ -315,43 +315,51 @@ class Library:
         job_id: str | None = None,
         flags: Mapping[str, Sequence[QualityWarning]] | None = None,
         claim: ClaimToken | None = None,
-    ) -> None:
-        """Add one new selected version per paragraph id, all in one transaction, with the
-        quality checks' ``flags`` on the new versions, by paragraph id; made under ``claim``,
-        only while that claim stands."""
-        with self.database.transaction() as session:
+    ) -> set[str]:
+        """Make each text its paragraph's selected version, all in one transaction; made under
+        ``claim``, only while that claim stands. A paragraph never holds the same text twice:
+        a text it already holds selects that version, which keeps its quality flags and, if a
+        new edition had made it stale, is fresh again (written now for the paragraph's text).
+        Any other text is a new version, with the quality checks' ``flags`` (by paragraph id).
+        The ids of the paragraphs given a new version."""
+        # Exclusive: on SQLite, no other writer may add a version between the look for the
+        # texts held and the write that relies on it (PostgreSQL locks the paragraphs' rows).
+        with self.database.transaction(exclusive=True) as session:
             if claim is not None:
                 hold(session, claim)
             pks = _locked_paragraphs(session, book_id, texts)
             if missing := set(texts) - set(pks):
                 raise _no_paragraphs(missing, book_id)
+            held = _versions_holding(session, {pks[pid]: text for pid, text in texts.items()})
+            new = {pid: text for pid, text in texts.items() if pks[pid] not in held}
             session.execute(
                 update(TranslationRow)
-                .where(TranslationRow.paragraph_pk.in_(list(pks.values())), TranslationRow.selected)
+                .where(
+                    TranslationRow.paragraph_pk.in_(list(pks.values())),
+                    TranslationRow.selected,
+                    TranslationRow.pk.not_in(list(held.values())),
+                )
                 .values(selected=False)
             )
-            now = utc_now()
-            session.execute(
-                insert(table_of(TranslationRow)),
-                [
-                    {
-                        "paragraph_pk": pks[pid],
-                        "text": text,
-                        "kind": kind.value,
-                        "model": model,
-                        "job_id": job_id,
-                        "created_at": now,
-                        "selected": True,
-                    }
-                    for pid, text in texts.items()
-                ],
-            )
+            if held:
+                session.execute(
+                    update(TranslationRow)
+                    .where(TranslationRow.pk.in_(list(held.values())))
+                    .values(selected=True, translated_from=None)
+                )
+            if new:
+                _insert_versions(session, pks, new, kind=kind, model=model, job_id=job_id)
             if flags:
-                add_flags(session, {pks[pid]: found for pid, found in flags.items() if found})
+                add_flags(
+                    session,
+                    {pks[pid]: found for pid, found in flags.items() if found and pid in new},
+                )
+            return set(new)
 
     def add_manual_version(self, book_id: str, paragraph_id: str, text: str) -> list[Version]:
         """Write a version by hand (``manual_version_text`` says what may be written); it is
-        selected and the others are kept. Every version of the paragraph, after."""
+        selected and the others are kept, or, if the paragraph already holds that text, that
+        version is selected. Every version of the paragraph, after."""
         cleaned = manual_version_text(text)
         self.add_translations(book_id, {paragraph_id: cleaned}, kind=TranslationKind.MANUAL)
         return self.versions(book_id, paragraph_id)
@@ -534,6 +542,49 @@ def _locked_paragraphs(session: Session, book_id: str, ids: Collection[str]) -> 
         .with_for_update()
     )
     return {pid: pk for pid, pk in found}
+
+
+def _versions_holding(session: Session, texts: Mapping[int, str]) -> dict[int, int]:
+    """Of these paragraphs (by pk), those already holding their text as a version: that
+    version's pk. Where a paragraph holds it twice (written before versions were kept
+    unique), the selected one, else the latest."""
+    rows = session.execute(
+        select(TranslationRow.paragraph_pk, TranslationRow.pk, TranslationRow.text)
+        .where(
+            TranslationRow.paragraph_pk.in_(list(texts)),
+            TranslationRow.text.in_(set(texts.values())),
+        )
+        .order_by(TranslationRow.selected, TranslationRow.pk)
+    )
+    return {paragraph_pk: pk for paragraph_pk, pk, text in rows if texts[paragraph_pk] == text}
+
+
+def _insert_versions(
+    session: Session,
+    pks: Mapping[str, int],
+    texts: Mapping[str, str],
+    *,
+    kind: TranslationKind,
+    model: str | None,
+    job_id: str | None,
+) -> None:
+    """New versions of these paragraphs (by id), selected."""
+    now = utc_now()
+    session.execute(
+        insert(table_of(TranslationRow)),
+        [
+            {
+                "paragraph_pk": pks[pid],
+                "text": text,
+                "kind": kind.value,
+                "model": model,
+                "job_id": job_id,
+                "created_at": now,
+                "selected": True,
+            }
+            for pid, text in texts.items()
+        ],
+    )
 
 
 def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:

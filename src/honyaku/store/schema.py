@@ -126,7 +126,8 @@ class ChapterTitleSourceRow(Base):
 
 
 class TranslationRow(Base):
-    """One version of a paragraph's target text. Rows are only ever added; one is selected."""
+    """One version of a paragraph's target text. Rows are only ever added, never with a text
+    the paragraph already holds (``Library.add_translations``); one is selected."""
 
     __tablename__ = "translations"
     __table_args__ = (Index("ix_translations_paragraph", "paragraph_pk"),)

@@ -61,6 +61,10 @@ class Mistake(StrEnum):
     RAMBLE = "ramble"
     """Every reply is text without calls, the chunk written out again, until the model's limit
     cuts it: a small local model talking where it should call tools."""
+    RESEND_BATCH = "resend_batch"
+    """The first batch saved is sent again word for word, alone, in the next reply (a model
+    that lost track of what it saved), if the task is still in working; then the work goes
+    on. Only a model that takes more than one reply shows it (``stepwise``, ``batch_size``)."""
     SLOPPY_DRAFT = "sloppy_draft"
     """The first batch is a careless draft the quality checks catch (``sloppy_drafts``); the
     reply stops in review, and the next one fixes what the warnings name."""
@@ -130,6 +134,9 @@ class ScriptedTranslator(DemoTranslator):
     gives_up_over: int | None = None
     """Paragraphs a chunk may have before the model gives up on it, answering in text only
     (a model lost in a long part); ``None``: it never does."""
+    revises: bool = True
+    """Polish and proofreading change each paragraph they send; ``False``: they send its
+    translation back as it is (a model that finds nothing to improve)."""
 
     @classmethod
     def stepwise(cls, **more: Any) -> ScriptedTranslator:
@@ -161,6 +168,9 @@ class ScriptedTranslator(DemoTranslator):
         first = state.replies == (1 if self.asks else 0)
         if first and (mistaken := self._first_reply_mistake(chunk)):
             return mistaken
+        if self._resends(state):
+            saved = [line for line in chunk.lines if line.paragraph_id in state.saved_batches[0]]
+            return Reply("", (self._texts_of(saved, chunk),))
         calls = next_calls(
             chunk,
             state,
@@ -196,11 +206,25 @@ class ScriptedTranslator(DemoTranslator):
             draft = sloppy_draft(texts, chunk.glossary) if self._drafting(chunk, state) else None
             return texts_batch(missing, draft or _clean(missing, chunk.glossary))
         if missing:
-            return batch_call(missing[: self._batch_size(chunk, state)], chunk.kind, self.translate)
+            return self._texts_of(missing[: self._batch_size(chunk, state)], chunk)
         warned = [line for line in chunk.lines if line.paragraph_id in state.warned]
         if sloppy and self.fixes_warnings and warned:
             return texts_batch(warned, _clean(warned, chunk.glossary))
         return None
+
+    def _texts_of(self, lines: list[WorkLine], chunk: Chunk) -> FakeCall:
+        """A batch of ``lines``, translated or revised (or sent back as they are)."""
+        if chunk.kind != "translation" and not self.revises:
+            return texts_batch(lines, {line.paragraph_id: line.translation or "" for line in lines})
+        return batch_call(lines, chunk.kind, self.translate)
+
+    def _resends(self, state: TaskState) -> bool:
+        """Whether this reply sends the first batch saved again (``RESEND_BATCH``)."""
+        return (
+            Mistake.RESEND_BATCH in self.mistakes
+            and len(state.saved_batches) == 1
+            and state.status == "working"
+        )
 
     def _drafting(self, chunk: Chunk, state: TaskState) -> bool:
         """Whether this reply is the careless first draft of a translation."""

@@ -96,6 +96,8 @@ class TaskState:
     """A result said the chapter title is still missing."""
     batched: bool = False
     """A batch was sent, whatever became of it."""
+    saved_batches: list[set[str]] = field(default_factory=list)
+    """The paragraphs of each batch that succeeded, in order."""
     warned: set[str] = field(default_factory=set)
     """Paragraphs whose last submission got a quality warning."""
     answers: dict[str, str] = field(default_factory=dict)
@@ -197,6 +199,7 @@ def _apply(state: TaskState, call: FakeCall, result: dict[str, Any], chunk: Chun
     elif call.name == "add_translation_batch":
         submitted = _submitted(call.arguments["paragraphs"], chunk)
         state.accepted |= submitted
+        state.saved_batches.append(submitted)
         state.warned = (state.warned - submitted) | {
             w["paragraph_id"] for w in result.get("warnings", ())
         }
