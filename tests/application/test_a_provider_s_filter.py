@@ -57,14 +57,12 @@ def book_id(library: Library) -> str:
 
 
 @contextmanager
-def filtering(api: str, blocked: Blocked) -> Iterator[tuple[FakeLLMServer | FakeGeminiServer, str]]:
+def filtering(api: str, blocked: Blocked) -> Iterator[FakeLLMServer | FakeGeminiServer]:
+    """The fake server of ``api`` (a provider kind's name), refusing any request with WORD."""
     rule = ContentFilter(words={WORD}, blocked=blocked)
-    if api == "gemini":
-        with FakeGeminiServer(filter=rule) as gemini:
-            yield gemini, "gemini"
-    else:
-        with FakeLLMServer(filter=rule) as server:
-            yield server, "openai"
+    server = FakeGeminiServer(filter=rule) if api == "gemini" else FakeLLMServer(filter=rule)
+    with server:
+        yield server
 
 
 @pytest.mark.parametrize(
@@ -78,8 +76,8 @@ def test_a_chapter_the_filter_refuses_fails_for_that_reason_without_a_retry_or_a
     protocol: ToolProtocol,
     blocked: Blocked,
 ):
-    with filtering(api, blocked) as (server, provider):
-        model = ModelChoice("fake-model", server.url, protocol=protocol, provider=provider)
+    with filtering(api, blocked) as server:
+        model = ModelChoice("fake-model", server.url, protocol=protocol, provider=api)
         request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION)
 
         async def run() -> JobFinished:

@@ -4,9 +4,8 @@ Rate limits and server errors are worth retrying; a refused key, a forbidden mod
 unknown one are not, and each gets a message that says what to check. A connection that no
 server takes (refused, or a host that does not resolve) is not worth retrying either, nor a
 request a provider's filter refused (``content_filtered``): sent again, it meets the same
-filter. Servers
-now and then echo the key in an error: the provider's ``Redactor`` takes it out of every error
-it raises, so the messages built here need not.
+filter. Servers now and then echo the key in an error: the provider's ``Redactor`` takes it
+out of every error it raises, so the messages built here need not.
 """
 
 from __future__ import annotations

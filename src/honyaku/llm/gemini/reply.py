@@ -56,8 +56,6 @@ FILTER_FINISH_REASONS = frozenset(
 """The finish reasons Gemini gives a reply one of its checks stopped."""
 _FILTER_WORDS = ("SAFETY", "PROHIBITED", "BLOCK", "RECITATION", "ARMOR", "JAILBREAK", "SPII")
 """A finish reason the SDK does not know yet is a filter's if it holds one of these."""
-
-
 _KNOWN_FINISH_REASONS = frozenset(reason.value for reason in types.FinishReason)
 
 
