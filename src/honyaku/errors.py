@@ -12,11 +12,12 @@
     │   │   ├── CutStreamError       the stream ended before a finish reason
     │   │   └── DegenerateReplyError the reply repeated itself over and over: cut, asked again
     │   ├── UnreachableError         nothing listens at the address, or its host is unknown
+    │   ├── ContentFilteredError     the provider's filter refused the request or cut its reply:
+    │   │                            not retried, and fails only the part that was sent
     │   └── FatalProviderError       retrying cannot help: 401, 403, 404, 400
     │       ├── AuthError            the server refused the key
     │       ├── ContextOverflowError the request does not fit the model's context window
-    │       ├── ModelUnavailableError the local server has not that model, or is still loading
-    │       └── ContentFilteredError the provider's filter refused the request or the reply
+    │       └── ModelUnavailableError the local server has not that model, or is still loading
     ├── StoreError               the database refused a write
     ├── ClaimLost                another process took over a chunk this one claimed (its
     │                            heartbeat had stalled): this one's writes are refused, and
@@ -37,6 +38,8 @@ zip and XML errors in ``formats/``, SQLAlchemy errors in ``store/``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 class HonyakuError(Exception):
@@ -121,6 +124,44 @@ class DegenerateReplyError(TransientProviderError):
         super().__init__(message, retry_after_s=0.0)
 
 
+class ContentFilteredError(ProviderError):
+    """The provider's filter refused the request, or stopped the reply midway: the prompt
+    blocked (Gemini's ``promptFeedback``, Azure's 400 ``content_filter``), the reply cut
+    (``finish_reason: "content_filter"``, Gemini's ``SAFETY``, ``PROHIBITED_CONTENT``…), or a
+    ``refusal`` in place of the answer.
+
+    Whatever the reply held before the cut is discarded with it: none of its text is an
+    answer and none of its calls runs. Sent again, the same text meets the same filter, so
+    it is not retried; and it says nothing of the next request, which holds other text, so
+    it fails only the part that was sent, never the whole job.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        categories: Sequence[str] = (),
+        said: str | None = None,
+        prompt: bool = False,
+        status_code: int | None = None,
+    ) -> None:
+        detail = f"{reason}: {', '.join(categories)}" if categories else reason
+        HonyakuError.__init__(self, "refused by the provider's filter ({detail})", detail=detail)
+        self.status_code = status_code
+        self.reason = reason
+        """The provider's own word: a finish reason (``content_filter``, ``SAFETY``), a block
+        reason (``PROHIBITED_CONTENT``, ``MODEL_ARMOR``), an error code (``content_filter``,
+        ``data_inspection_failed``), or ``refusal``."""
+        self.categories = tuple(categories)
+        """The harm categories the provider named, in its words (``hate``, ``violence``,
+        ``HARM_CATEGORY_HARASSMENT``); empty where it named none."""
+        self.said = said
+        """What the provider said in words, where it did: the model's refusal, Gemini's
+        ``blockReasonMessage``, the error's message."""
+        self.prompt = prompt
+        """The request itself was refused, before any reply; else the reply was cut."""
+
+
 class FatalProviderError(ProviderError):
     pass
 
@@ -151,11 +192,6 @@ class ContextOverflowError(FatalProviderError):
 class ModelUnavailableError(FatalProviderError):
     """The server said, before anything was sent, that the model cannot answer: a name Ollama
     never pulled, one vLLM does not serve, a llama.cpp still loading."""
-
-
-class ContentFilteredError(FatalProviderError):
-    """The provider's filter refused the request, or cut the reply: the same text sent again
-    meets the same filter, so only a smaller part, or another model, can get past it."""
 
 
 class StoreError(HonyakuError):

@@ -23,6 +23,7 @@ from starlette.routing import Route
 from honyaku.agent.registry import inline_schema
 from honyaku.errors import (
     ConfigError,
+    ContentFilteredError,
     CutStreamError,
     FatalProviderError,
     ProviderError,
@@ -365,20 +366,24 @@ async def test_an_overloaded_server_is_worth_a_retry(refusing):
 
 
 @pytest.mark.anyio
-async def test_a_blocked_prompt_finishes_without_content_instead_of_retrying():
+async def test_a_blocked_prompt_is_refused_by_the_filter_instead_of_retried():
     chunk = {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": {}}
+    sent = []
 
-    async def blocked(_request: Request) -> Response:
+    async def blocked(request: Request) -> Response:
+        sent.append(await request.json())
         return Response(f"data: {json.dumps(chunk)}\n\n", media_type="text/event-stream")
 
     route = Route("/v1beta/models/{target}", blocked, methods=["POST"])
     with BackgroundServer(Starlette(routes=[route])) as server:
-        provider = provider_for(server.origin)
-        _, reply = await reply_to(provider, [SYSTEM, CHUNK])
+        provider = RetryingProvider(provider_for(server.origin), RetryPolicy(base_s=0))
+        with pytest.raises(ContentFilteredError) as refused:
+            await reply_to(provider, [SYSTEM, CHUNK])
         await provider.aclose()
 
-    assert reply.finish_reason == "PROHIBITED_CONTENT"
-    assert reply.message.tool_calls == ()
+    assert str(refused.value) == "refused by the provider's filter (PROHIBITED_CONTENT)"
+    assert refused.value.prompt is True
+    assert len(sent) == 1
 
 
 def test_without_a_key_or_a_local_server_the_provider_is_not_made():

@@ -71,6 +71,8 @@ class Failure:
     """What the model or its server said, in its own words."""
 
     def __str__(self) -> str:
+        if self.detail.startswith(self.kind.words):  # an error that names its class itself
+            return self.detail
         return f"{self.kind.words}: {self.detail}" if self.detail else self.kind.words
 
 

@@ -13,7 +13,7 @@ wrappers every request goes through.
     openai_compat.py  Chat Completions with native tools, for any OpenAI-compatible server
     openai_stream.py  a streamed Chat Completions reply assembled from its chunks
     openai_wire.py    neutral messages and tools in the Chat Completions wire format
-    http_errors.py    what a server's HTTP refusal means: worth a retry, or why not
+    http_errors.py    what a server's HTTP refusal means: worth a retry, or why not (a filter's)
     redaction.py      secrets masked in every text that comes from a model server
     timeouts.py       how long a server is waited for: first byte, idle, the whole request
     pace.py           a model's pace on a server, learned reply by reply, and its bounds

@@ -1,7 +1,8 @@
 """One model served at several endpoints (several GPU servers, several keys of one provider),
 seen as one provider: each request goes to the endpoint ``domain.endpoints`` chooses, waiting
 while every endpoint awake is full; a request an endpoint fails before its first byte goes at
-once to another that is awake. What each failure means for its endpoint is
+once to another that is awake, unless a content filter refused it (its text would meet the
+filter anywhere). What each failure means for its endpoint is
 ``EndpointHealth``'s rule; the retries after that stay with ``RetryingProvider``.
 """
 
@@ -16,6 +17,7 @@ from time import monotonic
 from honyaku.domain.endpoints import EndpointHealth, choose_endpoint
 from honyaku.errors import (
     AuthError,
+    ContentFilteredError,
     ProviderError,
     RateLimitedError,
     TransientProviderError,
@@ -55,7 +57,9 @@ class EndpointPool:
             except ProviderError as exc:
                 self._settle(n, self._after(n, exc))
                 tried.add(n)
-                if began or not self._another_awake(tried):
+                # A filter's refusal is the text's, not the endpoint's: it is not sent again.
+                filtered = isinstance(exc, ContentFilteredError)
+                if began or filtered or not self._another_awake(tried):
                     raise
                 continue
             except BaseException:

@@ -2,9 +2,10 @@
 
 Rate limits and server errors are worth retrying; a refused key, a forbidden model or an
 unknown one are not, and each gets a message that says what to check. A connection that no
-server takes (refused, or a host that does not resolve) is not worth retrying either. Servers
-now and then echo the key in an error: the provider's ``Redactor`` takes it out of every error
-it raises, so the messages built here need not.
+server takes (refused, or a host that does not resolve) is not worth retrying either, nor a
+request a provider's filter refused (``content_filtered``): sent again, it meets the same
+filter. Servers now and then echo the key in an error: the provider's ``Redactor`` takes it
+out of every error it raises, so the messages built here need not.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from honyaku.errors import (
     AuthError,
+    ContentFilteredError,
     ContextOverflowError,
     FatalProviderError,
     ProviderError,
@@ -39,6 +41,8 @@ def error_for_status(
 ) -> ProviderError:
     """The error for an HTTP ``status`` whose server said ``detail`` (in ``body``, its error
     object as sent, where there is one)."""
+    if filtered := content_filtered(status, detail, body):
+        return filtered
     # Before the status: llama.cpp has answered a request too long for it with a 500.
     if overflow := context_overflow(status, detail, body):
         return overflow
@@ -58,6 +62,64 @@ def error_for_status(
     }
     message = messages.get(status, f"the server rejected the request ({status}): {detail}")
     return FatalProviderError(message, status_code=status)
+
+
+_FILTER_CODES = frozenset(
+    {
+        "content_filter",  # Azure OpenAI (its ``code``), Moonshot (its ``type``)
+        "ResponsibleAIPolicyViolation",  # Azure OpenAI, the ``innererror``'s code
+        "data_inspection_failed",  # Alibaba's DashScope (Qwen)
+        "1301",  # Zhipu's GLM
+    }
+)
+_FILTER_WORDS = re.compile(
+    r"content management policy"  # Azure OpenAI
+    r"|Content Exists Risk"  # DeepSeek, whose code says only invalid_request_error
+    r"|DataInspectionFailed"  # DashScope's native wording
+    r"|flagged as potentially violating our usage policy",  # OpenAI's ``invalid_prompt``
+    re.IGNORECASE,
+)
+
+
+def content_filtered(
+    status: int, detail: str, body: Any = None, *, prompt: bool = True
+) -> ContentFilteredError | None:
+    """The error for a request a provider's filter refused, if that is what the server said
+    (``prompt``: before any of the reply came; else in an error event midway).
+
+    Only the codes and wordings providers are known to use count: a 400 for anything else
+    (a bad parameter, a missing field) is not mistaken for a refusal.
+    """
+    if not 400 <= status < 500:
+        return None
+    error = body.get("error", body) if isinstance(body, dict) else {}
+    error = error if isinstance(error, dict) else {}
+    inner = error.get("innererror")
+    inner = inner if isinstance(inner, dict) else {}
+    codes = [str(c) for c in (error.get("code"), error.get("type"), inner.get("code")) if c]
+    found = next((c for c in codes if c in _FILTER_CODES), None)
+    if found is None and (said := _FILTER_WORDS.search(detail)):
+        found = said[0]
+    if found is None:
+        return None
+    return ContentFilteredError(
+        found,
+        categories=filtered_categories(inner.get("content_filter_result")),
+        said=detail,
+        prompt=prompt,
+        status_code=status if prompt else None,
+    )
+
+
+def filtered_categories(results: Any) -> list[str]:
+    """The categories Azure marks ``filtered: true`` in its ``content_filter_result(s)``."""
+    if not isinstance(results, dict):
+        return []
+    return [
+        name
+        for name, verdict in results.items()
+        if isinstance(verdict, dict) and verdict.get("filtered") is True
+    ]
 
 
 _OVERFLOW_WORDS = re.compile(

@@ -31,7 +31,12 @@ from honyaku.errors import (
     TransientProviderError,
 )
 from honyaku.llm.events import Response, StreamEvent, Usage, Waiting
-from honyaku.llm.http_errors import context_overflow, error_for_status, unreachable_error
+from honyaku.llm.http_errors import (
+    content_filtered,
+    context_overflow,
+    error_for_status,
+    unreachable_error,
+)
 from honyaku.llm.messages import (
     AssistantMessage,
     ChatRequest,
@@ -132,6 +137,8 @@ class OpenAICompatibleProvider:
             self._note_stream_failure()
             raise CutStreamError("the reply was cut off before it finished")
         self._stream_failures = 0
+        if filtered := assembler.filtered():
+            raise filtered  # before the Response: no text of it is an answer, no call runs
         for delta in assembler.finish():
             yield delta
         message = assembler.message(request.turn)
@@ -224,6 +231,8 @@ def _chunk(data: str) -> Any:
     chunk = _json(data)
     if isinstance(error := field_of(chunk, "error"), dict):
         message = str(error.get("message", error))
+        if filtered := content_filtered(400, message, error, prompt=False):
+            raise filtered
         if overflow := context_overflow(400, message, error):
             raise overflow
         raise TransientProviderError(f"the server failed mid-reply: {message}")

@@ -14,6 +14,12 @@ reads the thinking too streams the calls drafted there as real ones: a call that
 draft and is dropped. (A reply that is not streamed carries no such order: its calls all
 count.) The field's reasoning is kept in ``replay`` exactly as it came, for the servers that
 want it back.
+
+A provider's filter speaks in the reply itself: ``finish_reason: "content_filter"`` (OpenAI,
+Azure, and gateways mapping others' filters to it) or ``"sensitive"`` (Zhipu's GLM), Azure's
+``content_filter_results`` marked ``filtered: true`` on a choice or in the
+``prompt_filter_results`` of the first chunk, and a ``refusal`` field in place of the content
+(OpenAI's structured outputs). ``ReplyAssembler.filtered`` reads them as one error.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from honyaku.errors import ContentFilteredError
 from honyaku.llm.events import ArgumentsDelta, CallStreaming, ReasoningDelta, TextDelta
+from honyaku.llm.http_errors import filtered_categories
 from honyaku.llm.messages import CUT_BY_OUTPUT_LIMIT, AssistantMessage, ToolCall, ToolCallError
 from honyaku.llm.reasoning import (
     BeganInReasoning,
@@ -37,6 +45,8 @@ AssemblerEvent = TextDelta | ReasoningDelta | CallStreaming | ArgumentsDelta
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 DONE = "[DONE]"
+FILTER_FINISH_REASONS = frozenset({"content_filter", "sensitive"})
+"""Finish reasons that say a provider's filter stopped the reply."""
 
 
 async def sse_data(lines: AsyncIterable[str]) -> AsyncIterator[str]:
@@ -97,6 +107,12 @@ class ReplyAssembler:
     chunks: int = 0
     heard: bool = False
     """Some of the reply's content (text, reasoning, a call) has come, not only its role."""
+    refusal: list[str] = field(default_factory=list)
+    """The ``refusal`` field's text: the model declined instead of answering."""
+    filtered_reply: list[str] = field(default_factory=list)
+    """The categories a provider's filter marked ``filtered`` in the reply."""
+    filtered_prompt: list[str] = field(default_factory=list)
+    """The categories it marked ``filtered`` in the prompt."""
     _calls: dict[Any, _PartialCall] = field(default_factory=dict)
     _last_key: Any = None
     _split: ReplySplit | None = None
@@ -111,10 +127,13 @@ class ReplyAssembler:
         self.chunks += 1
         if (usage := field_of(chunk, "usage")) is not None:
             self.usage = usage
+        for prompt in field_of(chunk, "prompt_filter_results") or ():
+            self.filtered_prompt += filtered_categories(field_of(prompt, "content_filter_results"))
         events: list[AssemblerEvent] = []
         for choice in field_of(chunk, "choices") or ():
             if (reason := field_of(choice, "finish_reason")) is not None:
                 self.finish_reason = reason
+            self.filtered_reply += filtered_categories(field_of(choice, "content_filter_results"))
             delta = field_of(choice, "delta") or field_of(choice, "message")
             if delta is not None:
                 events.extend(self._add_delta(delta))
@@ -128,9 +147,11 @@ class ReplyAssembler:
             self.reasoning_fields.setdefault(name, []).append(piece)
         if pieces:  # servers in transition send the same text in both fields
             events.append(self._add_reasoning(pieces[0][1]))
+        if isinstance(refusal := field_of(delta, "refusal"), str):
+            self.refusal.append(refusal)
         content = field_of(delta, "content")
         calls = field_of(delta, "tool_calls") or ()
-        self.heard = self.heard or bool(pieces or content or calls)
+        self.heard = self.heard or bool(pieces or content or calls or refusal)
         if isinstance(content, str) and content:
             events.extend(self._add_content(content))
         elif isinstance(content, list):
@@ -223,6 +244,21 @@ class ReplyAssembler:
         if unseen or self._last_key is None:
             return ("arrival", len(self._calls))
         return self._last_key
+
+    def filtered(self) -> ContentFilteredError | None:
+        """The error for a reply a provider's filter refused or cut, if one did."""
+        refusal = "".join(self.refusal).strip() or None
+        categories = list(dict.fromkeys(self.filtered_prompt + self.filtered_reply))
+        if self.finish_reason in FILTER_FINISH_REASONS:
+            reason = self.finish_reason
+        elif categories:
+            reason = "content_filter"
+        elif refusal is not None:
+            reason = "refusal"
+        else:
+            return None
+        prompt = bool(self.filtered_prompt) and not self.filtered_reply
+        return ContentFilteredError(reason, categories=categories, said=refusal, prompt=prompt)
 
     def message(self, turn: int) -> AssistantMessage:
         """The finished reply. ``turn`` makes synthesized call ids stable."""

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from honyaku.errors import ProviderError
+from honyaku.errors import ContentFilteredError, ProviderError
 from honyaku.llm.events import closed_after
 
 T = TypeVar("T")
@@ -68,6 +68,8 @@ class Redactor:
         """``exc`` itself, its message passed through ``text``, and cut from the exceptions
         it was raised from if any of them holds a secret (a traceback would show it)."""
         exc.args = (self.text(exc),)
+        if isinstance(exc, ContentFilteredError) and exc.said is not None:
+            exc.said = self.text(exc.said)
         causes = exception_chain(exc.__cause__ or exc.__context__)
         if any(self._holds_secret(str(cause)) for cause in causes):
             exc.__cause__ = None

@@ -5,6 +5,7 @@ nothing beyond honyaku's own dependencies (``python -m honyaku.testing`` runs on
 
 fake_llm.py         FakeLLMServer: an OpenAI-compatible server, faults, thinking, rate limits
 fake_gemini.py      FakeGeminiServer: the Gemini API, as strict as Gemini 3
+content_filter.py   ContentFilter: the requests a provider's filter refuses, and where
 silent_server.py    SilentServer: a server that goes quiet at the TCP level
 context_limit.py    a context window, refused and cut as local servers do, and said or not
 billing.py          what a request is billed, with a provider's prompt cache
@@ -22,6 +23,7 @@ from honyaku.llm.demo import (
     pseudo_revision,
     pseudo_translation,
 )
+from honyaku.testing.content_filter import Blocked, ContentFilter
 from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
 from honyaku.testing.fake_gemini import FakeGeminiServer
 from honyaku.testing.fake_llm import (
@@ -46,6 +48,8 @@ from honyaku.testing.silent_server import Silence, SilentServer
 __all__ = [
     "DRAFT_MARK",
     "MODEL_NAME",
+    "Blocked",
+    "ContentFilter",
     "ContextLimit",
     "FakeCall",
     "FakeGeminiServer",

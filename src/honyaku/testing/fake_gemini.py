@@ -11,12 +11,19 @@ It is as strict as Gemini 3 where honyaku could go wrong:
 - a model turn's calls must be answered by as many ``functionResponse`` parts, same names,
   same order (and the same ids, where it gave ids);
 - a function declaration must use Gemini's schema subset (known keywords, one upper-case
-  type), or the request is refused with 400 as Gemini refuses it.
+  type), or the request is refused with 400 as Gemini refuses it;
+- a safety setting must name a category the Gemini API adjusts and a known threshold (and
+  not ``OFF`` for civic integrity), or the request is refused with 400.
 
 Options make it answer as other Gemini models do: ``call_ids`` gives calls ids (which must come
 back on the responses), ``stream_arguments`` streams arguments as Vertex ``partialArgs``. It
 answers with ``functionCall`` parts whether or not the request declares tools: it does not
 speak the XML protocol.
+
+Given a ``ContentFilter``, it filters as Gemini does: a request whose text it refuses gets
+``promptFeedback.blockReason: SAFETY`` and no candidate (its prompt blocked), or the first half
+of its reply and then ``finishReason: SAFETY`` (its reply stopped), with the safety rating
+that blocked it; each counted in ``filtered``.
 
 Faults are the ones ``FakeLLMServer`` knows (``Fault``/``FaultKind``), each spoiling one
 request: 429 with ``Retry-After`` (and Gemini's ``RetryInfo``), 500, a stream cut before its
@@ -42,6 +49,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from honyaku.llm.demo import FakeCall, Reply, Turn
+from honyaku.testing.content_filter import Blocked, ContentFilter
 from honyaku.testing.fake_llm import DELTA_CHARS, Fault, FaultKind
 from honyaku.testing.scripted_models import Mistake, ScriptedTranslator
 from honyaku.testing.server import BackgroundServer, Served
@@ -57,6 +65,24 @@ _FORMATS = {
     "INTEGER": {"int32", "int64"},
     "NUMBER": {"float", "double"},
 }
+_HARM_CATEGORIES = (
+    "HARM_CATEGORY_HATE_SPEECH",
+    "HARM_CATEGORY_SEXUALLY_EXPLICIT",
+    "HARM_CATEGORY_DANGEROUS_CONTENT",
+    "HARM_CATEGORY_HARASSMENT",
+    "HARM_CATEGORY_CIVIC_INTEGRITY",
+)
+"""The categories the Gemini API lets a request adjust, in the order its error names them."""
+_THRESHOLDS = {
+    "HARM_BLOCK_THRESHOLD_UNSPECIFIED",
+    "BLOCK_LOW_AND_ABOVE",
+    "BLOCK_MEDIUM_AND_ABOVE",
+    "BLOCK_ONLY_HIGH",
+    "BLOCK_NONE",
+    "OFF",
+}
+BLOCKING_CATEGORY = "HARM_CATEGORY_DANGEROUS_CONTENT"
+"""The category the fake's filter says it blocked for."""
 _SCHEMA_KEYS = {
     "type",
     "format",
@@ -95,6 +121,10 @@ class FakeGeminiServer(Served):
     """Stream call arguments as Vertex does: ``partialArgs`` by JSON path, then ``{}``."""
     api_key: str | None = None
     """When set, any other key is refused with Gemini's 400 ``API_KEY_INVALID``."""
+    filter: ContentFilter | None = None
+    """A provider's content filter: the requests it refuses, answered as Gemini does."""
+    filtered: int = 0
+    """Requests its filter refused, at their prompt or in their reply."""
     host: str = "127.0.0.1"
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
@@ -123,14 +153,24 @@ class FakeGeminiServer(Served):
         fault = self.faults.popleft() if self.faults else None
         if refusal := self._refusal(request, body, method, fault):
             return refusal
+        streamed = method != "generateContent" and not (
+            fault and fault.kind is FaultKind.NO_STREAMING
+        )
+        if (filtered := self._filters(body)) is Blocked.PROMPT:
+            return _prompt_blocked(model, body, streamed=streamed)
         reply = self.translator.reply(*_conversation(body), _offered(body))
         parts = self._parts(reply, body)
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:
             first_byte_at += fault.seconds
-        if method == "generateContent" or (fault and fault.kind is FaultKind.NO_STREAMING):
+        usage = _usage(body, reply)
+        if filtered is Blocked.REPLY:
+            chunks = _stopped_by_filter(parts, model, usage)
+        else:
+            chunks = _chunks(parts, model, usage)
+        if not streamed:
             await asyncio.sleep(first_byte_at - time.monotonic())
-            return JSONResponse(_response(parts, model, _usage(body, reply), finished=True))
-        chunks = _chunks(parts, model, _usage(body, reply))
+            whole = _merged(chunks) if filtered else _response(parts, model, usage, finished=True)
+            return JSONResponse(whole)
         return StreamingResponse(
             self._sse(chunks, fault, first_byte_at), media_type="text/event-stream"
         )
@@ -148,6 +188,13 @@ class FakeGeminiServer(Served):
         if problem := _request_problem(body):
             return _error(400, problem, "INVALID_ARGUMENT")
         return None
+
+    def _filters(self, body: dict[str, Any]) -> Blocked | None:
+        """Where its filter refuses this request, if it does (counted in ``filtered``)."""
+        if self.filter is None or not self.filter.blocks(_request_text(body)):
+            return None
+        self.filtered += 1
+        return self.filter.blocked
 
     def _parts(self, reply: Reply, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The reply as streamed parts: text in small pieces, then the calls."""
@@ -212,6 +259,8 @@ def _fault_refusal(fault: Fault) -> Response | None:
 
 def _request_problem(body: dict[str, Any]) -> str | None:
     """What Gemini would refuse in this request, in its own words; ``None`` if nothing."""
+    if problem := _safety_problem(body.get("safetySettings") or []):
+        return problem
     for tool in body.get("tools") or ():
         for declaration in tool.get("functionDeclarations") or ():
             where = f"function_declarations[{declaration.get('name')}].parameters"
@@ -227,6 +276,22 @@ def _request_problem(body: dict[str, Any]) -> str | None:
         following = contents[n + 1] if n + 1 < len(contents) else None
         if following is not None and (problem := _responses_problem(calls, following)):
             return problem
+    return None
+
+
+def _safety_problem(settings: list[dict[str, Any]]) -> str | None:
+    allowed = ", ".join(f"HarmCategory.{category}" for category in _HARM_CATEGORIES)
+    for n, setting in enumerate(settings):
+        category, threshold = setting.get("category"), setting.get("threshold")
+        if category not in _HARM_CATEGORIES:
+            return (
+                f"* GenerateContentRequest.safety_settings[{n}]: element predicate failed: "
+                f"$.category in ({allowed})"
+            )
+        if threshold not in _THRESHOLDS:
+            return f'Invalid value at "safety_settings[{n}].threshold", {json.dumps(threshold)}'
+        if category == "HARM_CATEGORY_CIVIC_INTEGRITY" and threshold == "OFF":
+            return "HARM_CATEGORY_CIVIC_INTEGRITY threshold cannot be 5"
     return None
 
 
@@ -297,6 +362,17 @@ def _responses_problem(calls: list[dict[str, Any]], following: dict[str, Any]) -
 
 
 # -- reading a request -----------------------------------------------------------------------
+
+
+def _request_text(body: dict[str, Any]) -> str:
+    """What a filter reads of a request: the system instruction and every turn's parts."""
+    contents = [body.get("systemInstruction") or {}, *(body.get("contents") or [])]
+    return "\n".join(
+        part.get("text")
+        or json.dumps(part.get("functionCall") or part.get("functionResponse") or "")
+        for content in contents
+        for part in content.get("parts") or []
+    )
 
 
 def _offered(body: dict[str, Any]) -> tuple[str, ...]:
@@ -419,6 +495,54 @@ def _response(
         "modelVersion": model,
         "responseId": "fake-gemini-response",
     }
+
+
+def _merged(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """A streamed reply as one body: its chunks' parts in one candidate, as Gemini answers
+    ``generateContent``."""
+    last = chunks[-1]
+    parts = [
+        part
+        for chunk in chunks
+        for candidate in chunk["candidates"]
+        for part in (candidate.get("content") or {}).get("parts", [])
+    ]
+    candidate = {**last["candidates"][0], "content": {"role": "model", "parts": parts}}
+    return {**last, "candidates": [candidate]}
+
+
+def _prompt_blocked(model: str, body: dict[str, Any], *, streamed: bool) -> Response:
+    """Gemini's answer to a prompt its filter refuses: feedback, and no candidate."""
+    prompt = len(json.dumps(body.get("contents", []), ensure_ascii=False)) // CHARS_PER_TOKEN
+    answer = {
+        "promptFeedback": {"blockReason": "SAFETY", "safetyRatings": _ratings()},
+        "usageMetadata": {"promptTokenCount": prompt, "totalTokenCount": prompt},
+        "modelVersion": model,
+        "responseId": "fake-gemini-response",
+    }
+    if not streamed:
+        return JSONResponse(answer)
+    event = f"data: {json.dumps(answer)}\r\n\r\n"
+    return Response(event, media_type="text/event-stream")
+
+
+def _stopped_by_filter(
+    parts: list[dict[str, Any]], model: str, usage: dict[str, int]
+) -> list[dict[str, Any]]:
+    """The reply's first half, one part a chunk, then a chunk that stops it for ``SAFETY``."""
+    chunks = [_response([part], model, usage, finished=False) for part in parts[: len(parts) // 2]]
+    stop = {"finishReason": "SAFETY", "index": 0, "safetyRatings": _ratings()}
+    chunks.append({**_response([], model, usage, finished=False), "candidates": [stop]})
+    return chunks
+
+
+def _ratings() -> list[dict[str, Any]]:
+    return [
+        {"category": category, "probability": "HIGH", "blocked": True}
+        if category == BLOCKING_CATEGORY
+        else {"category": category, "probability": "NEGLIGIBLE"}
+        for category in _HARM_CATEGORIES[:4]
+    ]
 
 
 def _chunks(parts: list[dict[str, Any]], model: str, usage: dict[str, int]) -> list[dict]:

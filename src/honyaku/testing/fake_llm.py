@@ -17,6 +17,11 @@ Given a ``ContextLimit``, it has a context window as local servers do: a prompt 
 refused in llama.cpp's words or OpenAI's, a reply that runs past the window is cut with
 ``length``, and the window may be said at llama.cpp's, Ollama's or vLLM's endpoints.
 
+Given a ``ContentFilter``, it filters as Azure OpenAI does: a request whose messages it
+refuses gets a 400 with code ``content_filter`` (its prompt blocked), or the first half of its
+reply and then ``finish_reason: "content_filter"`` (its reply cut); either way with Azure's
+``content_filter_results``, and counted in ``filtered``.
+
 Faults are queued and each spoils one request: 429 with ``Retry-After``, 500, a stream cut
 before its finish reason, a dropped connection, a slow first byte, a reply that thinks and
 never stops, a reply that loops. Every request body is kept in ``requests`` for tests and
@@ -66,6 +71,7 @@ from honyaku.testing.billing import (
     request_parts,
     request_text,
 )
+from honyaku.testing.content_filter import Blocked, ContentFilter
 from honyaku.testing.context_limit import ContextLimit, Introspection
 from honyaku.testing.scripted_models import Mistake, ScriptedTranslator, drafted_calls
 from honyaku.testing.server import BackgroundServer, Served
@@ -74,6 +80,17 @@ MODEL_NAME = "fake-translator"
 LOOP_SENTENCE = "そして彼はまた同じことを言った。"
 LOOP_REPEATS = 20_000
 DELTA_CHARS = 24
+AZURE_VERDICT = {
+    "hate": {"filtered": False, "severity": "safe"},
+    "self_harm": {"filtered": False, "severity": "safe"},
+    "sexual": {"filtered": False, "severity": "safe"},
+    "violence": {"filtered": True, "severity": "high"},
+}
+"""Azure's ``content_filter_results`` for whatever the fake's filter refuses."""
+AZURE_PROMPT_REFUSED = (
+    "The response was filtered due to the prompt triggering Azure OpenAI's content management "
+    "policy. Please modify your prompt and retry."
+)
 
 
 class ToolSupport(StrEnum):
@@ -150,6 +167,10 @@ class FakeLLMServer(Served):
     """A provider's limit: past it in the last minute, 429 with ``Retry-After``."""
     rate_limited: int = 0
     """Requests refused for ``requests_per_minute``."""
+    filter: ContentFilter | None = None
+    """A provider's content filter: the requests it refuses, answered as Azure does."""
+    filtered: int = 0
+    """Requests its filter refused, at their prompt or in their reply."""
     host: str = "127.0.0.1"
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
@@ -245,6 +266,8 @@ class FakeLLMServer(Served):
         fault = self.faults.popleft() if self.faults else None
         if fault is not None and (refusal := _refusal(fault)):
             return refusal
+        if (filtered := self._filters(body)) is Blocked.PROMPT:
+            return _prompt_filtered()
         if self.tool_support is ToolSupport.IGNORED:
             body = {key: value for key, value in body.items() if key != "tools"}
         prompt_tokens = 0
@@ -265,7 +288,11 @@ class FakeLLMServer(Served):
         self.exchanges.append(exchange)
         self.bills.append(bill)
         chunks = _chunks(written, body, bill.usage(), delta_chars=self.delta_chars)
-        if self.context is not None:
+        if filtered is Blocked.REPLY:
+            chunks, output = _cut_by_filter(chunks, body)
+            bill = self._billed_again(bill, output)
+            chunks[-1] = {**chunks[-1], "usage": bill.usage()}
+        elif self.context is not None:
             room, fails = self.context.room(prompt_tokens, body.get("max_tokens"))
             if cut := self.context.cut(chunks, self.tokens, room):
                 if fails:
@@ -273,22 +300,36 @@ class FakeLLMServer(Served):
                     self.exchanges.pop()
                     return self.context.fail_full()
                 chunks, output = cut
-                output_tokens = round(self.tokens.count(output))
-                bill = replace(bill, output_chars=len(output), output_tokens=output_tokens)
-                self.bills[-1] = bill
-                self.exchanges[-1] = replace(exchange, output=output)
+                bill = self._billed_again(bill, output)
                 chunks[-1] = {**chunks[-1], "usage": bill.usage()}
         if fault and fault.kind is FaultKind.SLOW_FIRST_BYTE:
             first_byte_at += fault.seconds
         if not body.get("stream") or (fault and fault.kind is FaultKind.NO_STREAMING):
             await asyncio.sleep(first_byte_at - time.monotonic())
             usage = bill.usage() if self.reports_usage else None
+            if filtered is Blocked.REPLY:
+                return JSONResponse(_filtered_completion(chunks, body, usage))
             return JSONResponse(_completion(written, body, usage))
         with_usage = self.reports_usage and body.get("stream_options", {}).get("include_usage")
         return StreamingResponse(
             self._sse(request, chunks, fault, with_usage, first_byte_at),
             media_type="text/event-stream",
         )
+
+    def _filters(self, body: dict[str, Any]) -> Blocked | None:
+        """Where its filter refuses this request, if it does (counted in ``filtered``)."""
+        if self.filter is None or not self.filter.blocks(_messages_text(body)):
+            return None
+        self.filtered += 1
+        return self.filter.blocked
+
+    def _billed_again(self, bill: Bill, output: str) -> Bill:
+        """The last request's bill, for a reply cut short to ``output``."""
+        output_tokens = round(self.tokens.count(output))
+        bill = replace(bill, output_chars=len(output), output_tokens=output_tokens)
+        self.bills[-1] = bill
+        self.exchanges[-1] = replace(self.exchanges[-1], output=output)
+        return bill
 
     def _refusal(self, body: dict[str, Any], authorization: str) -> Response | None:
         if self.api_key is not None and authorization != f"Bearer {self.api_key}":
@@ -373,6 +414,78 @@ def _refusal(fault: Fault) -> Response | None:
 
 def _error(status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> Response:
     return JSONResponse({"error": {"message": message, "type": kind}}, status, headers)
+
+
+# -- a content filter ------------------------------------------------------------------------
+
+
+def _messages_text(body: dict[str, Any]) -> str:
+    """What a filter reads of a request: its messages, not its tool schemas."""
+    return request_text({key: value for key, value in body.items() if key != "tools"})
+
+
+def _prompt_filtered() -> Response:
+    """Azure's 400 for a prompt its filter refuses."""
+    error = {
+        "message": AZURE_PROMPT_REFUSED,
+        "type": None,
+        "param": "prompt",
+        "code": "content_filter",
+        "status": 400,
+        "innererror": {
+            "code": "ResponsibleAIPolicyViolation",
+            "content_filter_result": AZURE_VERDICT,
+        },
+    }
+    return JSONResponse({"error": error}, 400)
+
+
+def _cut_by_filter(
+    chunks: list[dict[str, Any]], body: dict[str, Any]
+) -> tuple[list[dict[str, Any]], str]:
+    """The reply's first half, then the filter's finish reason, then its usage; and what the
+    model wrote of it, as billed."""
+    begun = chunks[:-2]  # without the finish and the usage
+    kept = begun[: max(1, len(begun) // 2)]
+    output = "".join(_written_in(chunk) for chunk in kept)
+    finish = {
+        "index": 0,
+        "delta": {},
+        "finish_reason": "content_filter",
+        "content_filter_results": AZURE_VERDICT,
+    }
+    return [*kept, _chunk(body, [finish]), chunks[-1]], output
+
+
+def _written_in(chunk: dict[str, Any]) -> str:
+    delta = chunk["choices"][0]["delta"]
+    calls = "".join(
+        call["function"].get("name", "") + call["function"].get("arguments", "")
+        for call in delta.get("tool_calls") or ()
+    )
+    return (delta.get("reasoning_content") or "") + (delta.get("content") or "") + calls
+
+
+def _filtered_completion(
+    chunks: list[dict[str, Any]], body: dict[str, Any], usage: dict[str, Any] | None
+) -> dict[str, Any]:
+    """A reply cut by the filter in one body: the text it had, no call."""
+    deltas = [choice["delta"] for chunk in chunks for choice in chunk["choices"]]
+    content = "".join(delta.get("content") or "" for delta in deltas)
+    choice = {
+        "index": 0,
+        "message": {"role": "assistant", "content": content or None},
+        "finish_reason": "content_filter",
+        "content_filter_results": AZURE_VERDICT,
+    }
+    completion = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", MODEL_NAME),
+        "choices": [choice],
+    }
+    return completion | ({"usage": usage} if usage else {})
 
 
 # -- writing a reply -------------------------------------------------------------------------
@@ -541,6 +654,13 @@ def main() -> None:
         "few paragraphs a batch",
     )
     parser.add_argument("--context-window", type=int, help="tokens its context holds")
+    parser.add_argument(
+        "--filter",
+        action="append",
+        default=[],
+        metavar="WORD",
+        help="refuse, as a provider's content filter does, any request holding WORD",
+    )
     args = parser.parse_args()
     mistakes = {Mistake(m) for m in args.mistake}
     make: dict[str, Callable[..., ScriptedTranslator]] = {
@@ -557,6 +677,7 @@ def main() -> None:
         delta_chars=args.delta_chars,
         port=args.port,
         context=ContextLimit(args.context_window) if args.context_window else None,
+        filter=ContentFilter(words=args.filter) if args.filter else None,
     )
     with server:
         print(f"fake model {MODEL_NAME!r} at {server.url}  (Ctrl-C stops)", flush=True)

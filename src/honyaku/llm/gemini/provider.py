@@ -17,6 +17,11 @@ Gemini differs from Chat Completions in ways the rest of honyaku must not see:
 Thought parts (``thought: true``, sent when thought summaries are on) are the reply's
 reasoning: shown as ``ReasoningDelta`` and kept apart from the reader's text.
 
+A prompt Gemini's checks blocked, or a reply they stopped (``reply.py`` reads which), raises
+``ContentFilteredError`` in place of the ``Response``: the text streamed before the stop is
+not an answer, and none of the calls that came with it runs. Every request carries the
+loosest safety settings the model takes (``request.safety_settings``).
+
 As for Chat Completions, the reply runs under its first-byte and idle bounds (``timeouts``),
 and every error leaves through one exit that masks the key, the extra headers and the URL's
 secrets (``redaction``).
@@ -42,7 +47,7 @@ from honyaku.errors import (
 )
 from honyaku.llm.events import Response, StreamEvent
 from honyaku.llm.gemini.reply import GeminiReplyAssembler, gemini_usage
-from honyaku.llm.gemini.request import function_declaration, gemini_contents
+from honyaku.llm.gemini.request import function_declaration, gemini_contents, safety_settings
 from honyaku.llm.http_errors import error_for_status, unreachable_error
 from honyaku.llm.messages import (
     ChatRequest,
@@ -139,6 +144,8 @@ class GeminiProvider:
             if unreachable := unreachable_error(exc, self._url):
                 raise unreachable from exc
             raise TransientProviderError(f"connection to the model failed: {exc}") from exc
+        if filtered := assembler.filtered():
+            raise filtered  # before the Response: no text of it is an answer, no call runs
         if assembler.finish_reason is None:
             raise CutStreamError("the reply was cut off before it finished")
         message = assembler.message()
@@ -153,7 +160,9 @@ class GeminiProvider:
         clock = ReplyClock(self.first_byte_timeout_s, self.idle_timeout_s)
         stream = await clock.wait(
             self._client.aio.models.generate_content_stream(
-                model=self.model, contents=contents, config=_config(system, request.tools)
+                model=self.model,
+                contents=contents,
+                config=_config(self.model, system, request.tools),
             )
         )
         # Closed explicitly, so that a reader who stops early releases the connection now. The
@@ -170,9 +179,10 @@ class GeminiProvider:
         self._client.close()
 
 
-def _config(system: str, tools: Sequence[ToolSpec]) -> types.GenerateContentConfig:
+def _config(model: str, system: str, tools: Sequence[ToolSpec]) -> types.GenerateContentConfig:
     return types.GenerateContentConfig(
         system_instruction=system or None,
+        safety_settings=safety_settings(model),
         tools=[types.Tool(function_declarations=[function_declaration(t) for t in tools])]
         if tools
         else None,

@@ -1,4 +1,10 @@
-"""Reading a streamed Gemini reply: text, thoughts, calls (whole or as ``partialArgs``), usage."""
+"""Reading a streamed Gemini reply: text, thoughts, calls (whole or as ``partialArgs``), usage.
+
+Gemini's filters speak in the reply: ``promptFeedback.blockReason`` when the prompt was
+refused (no candidate follows), a finish reason such as ``SAFETY`` or ``PROHIBITED_CONTENT``
+when the reply was stopped, and ``blocked: true`` on a safety rating. The assembler notes
+them; ``GeminiReplyAssembler.filtered`` reads them as one error.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from typing import Any
 
 from google.genai import types
 
+from honyaku.errors import ContentFilteredError
 from honyaku.llm.events import ReasoningDelta, TextDelta, Usage
 from honyaku.llm.messages import (
     CUT_BY_OUTPUT_LIMIT,
@@ -32,6 +39,32 @@ _PATH_STEP = re.compile(
     r"\.([^.\[\]]+)|\[(\d+)\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*\"((?:[^\"\\]|\\.)*)\"\s*\]"
 )
 MAX_TOKENS = "MAX_TOKENS"
+FILTER_FINISH_REASONS = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "LANGUAGE",  # the reply's language is one its checks do not support
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+        "MODEL_ARMOR",
+    }
+)
+"""The finish reasons Gemini gives a reply one of its checks stopped."""
+_FILTER_WORDS = ("SAFETY", "PROHIBITED", "BLOCK", "RECITATION", "ARMOR", "JAILBREAK", "SPII")
+"""A finish reason the SDK does not know yet is a filter's if it holds one of these."""
+_KNOWN_FINISH_REASONS = frozenset(reason.value for reason in types.FinishReason)
+
+
+def stopped_by_filter(finish_reason: str) -> bool:
+    """Whether Gemini's finish reason says one of its checks stopped the reply; ``OTHER``
+    and ``MALFORMED_FUNCTION_CALL`` do not, and are the model's to mend."""
+    if finish_reason in _KNOWN_FINISH_REASONS:
+        return finish_reason in FILTER_FINISH_REASONS
+    return any(word in finish_reason for word in _FILTER_WORDS)
 
 
 def json_path_steps(path: str) -> list[str | int] | None:
@@ -144,6 +177,13 @@ class GeminiReplyAssembler:
     finish_reason: str | None = None
     usage: types.GenerateContentResponseUsageMetadata | None = None
     chunks: int = 0
+    block_reason: str | None = None
+    """Why Gemini refused the prompt, where it did (``promptFeedback.blockReason``)."""
+    block_message: str | None = None
+    """What it said of it, in words (``blockReasonMessage``, or a candidate's
+    ``finishMessage``)."""
+    blocked_categories: list[str] = field(default_factory=list)
+    """The harm categories whose safety rating says ``blocked``."""
     _parts: list[types.Part | _Call] = field(default_factory=list)
     _run: _TextRun | None = None
     _call: _Call | None = None
@@ -152,17 +192,40 @@ class GeminiReplyAssembler:
         self.chunks += 1
         self.usage = chunk.usage_metadata or self.usage
         feedback = chunk.prompt_feedback
-        if feedback is not None and feedback.block_reason is not None:
-            # A refused prompt is a finished reply without content: the loop nudges, then
-            # fails this chunk, rather than the job retrying what will be refused again.
-            self.finish_reason = _raw(feedback.block_reason)
+        if feedback is not None:
+            if feedback.block_reason is not None:
+                self.block_reason = _raw(feedback.block_reason)
+                self.block_message = feedback.block_reason_message or self.block_message
+            self._note_blocked(feedback.safety_ratings)
         events: list[TextDelta | ReasoningDelta] = []
         for candidate in (chunk.candidates or ())[:1]:
             if candidate.finish_reason is not None:
                 self.finish_reason = _raw(candidate.finish_reason)
+                self.block_message = candidate.finish_message or self.block_message
+            self._note_blocked(candidate.safety_ratings)
             for part in (candidate.content.parts if candidate.content else None) or ():
                 events.extend(self._add_part(part))
         return events
+
+    def _note_blocked(self, ratings: list[types.SafetyRating] | None) -> None:
+        for rating in ratings or ():
+            category = _raw(rating.category or types.HarmCategory.HARM_CATEGORY_UNSPECIFIED)
+            if rating.blocked and category not in self.blocked_categories:
+                self.blocked_categories.append(category)
+
+    def filtered(self) -> ContentFilteredError | None:
+        """The error for a prompt or a reply one of Gemini's checks refused, if one did."""
+        categories = self.blocked_categories
+        if self.block_reason is not None:
+            return ContentFilteredError(
+                self.block_reason, categories=categories, said=self.block_message, prompt=True
+            )
+        reason = self.finish_reason
+        if (reason is not None and stopped_by_filter(reason)) or categories:
+            return ContentFilteredError(
+                reason or "SAFETY", categories=categories, said=self.block_message
+            )
+        return None
 
     def _add_part(self, part: types.Part) -> list[TextDelta | ReasoningDelta]:
         if part.function_call is not None:

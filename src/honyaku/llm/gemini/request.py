@@ -1,9 +1,19 @@
-"""What Gemini is sent: function declarations in its Schema subset, and the history as contents."""
+"""What Gemini is sent: function declarations in its Schema subset, the history as contents,
+and the loosest safety settings the model takes.
+
+Books are full of fights, crimes and love scenes, which Gemini's adjustable filters block at
+their default thresholds; a translation needs them all. So every request turns each adjustable
+filter off (``OFF``), or to ``BLOCK_NONE`` where the model refuses ``OFF``: Gemini 1.x, 2.0 and
+the early experimental models, and the civic integrity category on every model. Gemini's
+built-in protections (``PROHIBITED_CONTENT``, ``SPII``…) cannot be turned off; what they
+refuse arrives as ``ContentFilteredError``.
+"""
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +32,33 @@ from honyaku.llm.messages import (
 
 FOREIGN_SIGNATURE = base64.urlsafe_b64decode("skip_thought_signature_validator")
 """Gemini's documented signature for calls it did not write (history from another model)."""
+
+ADJUSTABLE_HARMS = (
+    types.HarmCategory.HARM_CATEGORY_HARASSMENT,
+    types.HarmCategory.HARM_CATEGORY_HATE_SPEECH,
+    types.HarmCategory.HARM_CATEGORY_SEXUALLY_EXPLICIT,
+    types.HarmCategory.HARM_CATEGORY_DANGEROUS_CONTENT,
+)
+"""The categories whose filter a request may turn off. The image ones are refused by text
+models, and the jailbreak one by the Gemini API (it is Vertex's)."""
+_REFUSES_OFF = re.compile(r"gemini-(1\.|2\.0|exp)|gemini-pro$|learnlm")
+"""Models that answer ``OFF`` with a 400 and take ``BLOCK_NONE`` instead."""
+
+
+def safety_settings(model: str) -> list[types.SafetySetting]:
+    """The loosest safety settings ``model`` accepts, one for each adjustable category."""
+    loosest = (
+        types.HarmBlockThreshold.BLOCK_NONE
+        if _REFUSES_OFF.search(model)
+        else types.HarmBlockThreshold.OFF
+    )
+    settings = [types.SafetySetting(category=c, threshold=loosest) for c in ADJUSTABLE_HARMS]
+    # Civic integrity refuses OFF ("threshold cannot be 5") where it is not already the default.
+    civic = types.HarmCategory.HARM_CATEGORY_CIVIC_INTEGRITY
+    settings.append(
+        types.SafetySetting(category=civic, threshold=types.HarmBlockThreshold.BLOCK_NONE)
+    )
+    return settings
 
 
 def function_declaration(tool: ToolSpec) -> types.FunctionDeclaration:
