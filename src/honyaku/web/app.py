@@ -41,7 +41,7 @@ from honyaku.web import (
     questions,
     search,
 )
-from honyaku.web.guard import BodyLimit, Guard
+from honyaku.web.guard import BodyLimit, Guard, SecurityHeaders
 from honyaku.web.i18n import Language, _, language_of, message_of, speak
 from honyaku.web.templating import error_page
 from honyaku.web.words import N_
@@ -82,6 +82,7 @@ def create_app(
     app.add_middleware(Guard, hosts=hosts, token=token)
     app.add_middleware(_HeadAsGet)
     app.add_middleware(Language)
+    app.add_middleware(SecurityHeaders)
     return app
 
 
@@ -162,4 +163,11 @@ async def _http_error(request: Request, error: Exception) -> Response:
 
 async def _unexpected(request: Request, error: Exception) -> Response:
     log.exception("unexpected error on %s", request.url.path)
-    return _answer(request, 500, N_("something went wrong in honyaku; the log has the details"))
+    # The server drops the connection after an unexpected error: say so, so that the client
+    # opens a new one for its next request instead of failing it.
+    return _answer(
+        request,
+        500,
+        N_("something went wrong in honyaku; the log has the details"),
+        {"Connection": "close"},
+    )

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from honyaku.application import (
+    TOOL_NAMES,
     BookSummary,
     ChapterProgress,
     JobProgress,
@@ -24,6 +26,17 @@ __all__ = ["BookSettings", "ModelProfile"]
 MAX_NUMBER = 2**31 - 1
 """The largest chapter number, position or version id a path or query may name: beyond it
 nothing exists, and the database could not even be asked."""
+
+
+def _in_utc(moment: Any) -> Any:
+    # SQLite keeps no time zone: the moments it gives back were written in UTC.
+    if isinstance(moment, datetime) and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
+Timestamp = Annotated[AwareDatetime, BeforeValidator(_in_utc)]
+"""A moment as the API gives it: always with its time zone."""
 
 
 class Problem(BaseModel):
@@ -89,7 +102,7 @@ class VersionOut(BaseModel):
     kind: str
     model: str | None
     job_id: str | None
-    created_at: datetime
+    created_at: Timestamp
     selected: bool
 
     @classmethod
@@ -127,14 +140,32 @@ class DiffPartOut(BaseModel):
     text: str
 
 
+_TOOL_NAMES: dict[str, Any] = {"type": "string", "enum": list(TOOL_NAMES)}
+
+
 class SettingsPatch(BaseModel):
-    chunk_chars: int | None = None
-    skip_ask_user: bool | None = None
-    approve_tools: list[str] | None = None
-    always_allow: list[str] | None = None
+    """The settings to change: one left out stays as it is. Only ``max_cost`` takes null (no
+    cap); the schema shows no null for the others, and a null there is refused."""
+
+    chunk_chars: Annotated[int, Field(ge=200, le=200_000)] | SkipJsonSchema[None] = None
+    skip_ask_user: bool | SkipJsonSchema[None] = None
+    approve_tools: list[str] | SkipJsonSchema[None] = Field(
+        default=None, json_schema_extra={"items": _TOOL_NAMES}
+    )
+    always_allow: list[str] | SkipJsonSchema[None] = Field(
+        default=None, json_schema_extra={"items": _TOOL_NAMES}
+    )
     max_cost: float | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="null clears the book's cap."
     )
+
+    @field_validator("chunk_chars", "skip_ask_user", "approve_tools", "always_allow")
+    @classmethod
+    def _given(cls, value: Any) -> Any:
+        # Called only for a value given: a null given is a mistake, not "leave it".
+        if value is None:
+            raise ValueError("leave it out to keep it as it is; null is no setting")
+        return value
 
 
 class ManualVersion(BaseModel):
@@ -207,7 +238,7 @@ class JobOut(BaseModel):
 
 
 class LogLineOut(BaseModel):
-    created_at: datetime
+    created_at: Timestamp
     job_id: str
     where: str
     text: str
@@ -226,8 +257,8 @@ class ParkedQuestionOut(BaseModel):
     asker: str
     batch: bool
     questions: list[dict[str, Any]]
-    asked_at: datetime
-    deadline_at: datetime
+    asked_at: Timestamp
+    deadline_at: Timestamp
 
     @classmethod
     def of(cls, question: StoredQuestion) -> ParkedQuestionOut:
