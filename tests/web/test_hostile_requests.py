@@ -8,12 +8,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx2
 import pytest
+from playwright.sync_api import Page, expect
 
 from honyaku.application import TOOL_NAMES, Honyaku
 from honyaku.testing.server import BackgroundServer
@@ -264,3 +269,48 @@ def test_an_unexpected_failure_closes_its_connection_and_the_next_request_is_ans
     assert failed.headers["connection"] == "close"
     assert "Traceback" not in failed.text
     assert after.status_code == 200
+
+
+@contextmanager
+def page_elsewhere(html: str) -> Iterator[str]:
+    """A page served on another port of this machine: its address."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = html.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_a_page_on_another_port_cannot_frame_the_workbench(workbench: Workbench, page: Page):
+    # Given a book, and a page elsewhere that frames the book's page (its Start button
+    # under a decoy) in a browser that holds the workbench's token
+    book = workbench.add_book("彼は歩いた。")
+    frame_html = f'<!doctype html><title>decoy</title><iframe src="{workbench.url}books/{book}">'
+    page.goto(workbench.url)
+    expect(page.locator("#import-form")).to_be_visible()
+
+    # When the browser opens that page
+    with page_elsewhere(frame_html) as elsewhere:
+        page.goto(elsewhere)
+        page.wait_for_load_state("load")
+        framed = page.frames[1]
+
+        # Then the frame holds nothing of the workbench: no button to click
+        assert framed.locator("button, form, nav").count() == 0

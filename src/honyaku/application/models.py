@@ -3,6 +3,9 @@ page makes (a saved profile, flags that override it, or a model by its own name)
 
 A profile is checked once, where it is made (``ModelProfile``: prices all or none, an address
 without secrets, a key variable's name), and again against what honyaku can connect to.
+Made or checked where a person did not declare it at the terminal (the web), its keys go only
+where ``check_key_destination`` lets them: the servers they were saved for, from variables
+that say they hold keys.
 The demo model needs no profile: it is free, so a spending cap never stops it.
 """
 
@@ -12,7 +15,7 @@ import asyncio
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 
-from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.model_profile import ModelProfile, check_key_destination, key_destinations
 from honyaku.domain.pricing import Prices
 from honyaku.errors import NotFoundError
 from honyaku.llm.model_check import ModelCheck, check_model
@@ -53,17 +56,33 @@ class Models:
     async def all(self) -> list[ModelProfile]:
         return await asyncio.to_thread(self._profiles.all)
 
-    async def save(self, profile: ModelProfile) -> ModelProfile:
+    async def save(self, profile: ModelProfile, *, declared: bool = False) -> ModelProfile:
         """Add the profile, or replace the one of the same name; its server, protocol and
-        key variable, never a key."""
+        key variable, never a key. ``declared``: a person typed it in a terminal, so its key
+        variable may be any, and go to any server."""
         ModelChoice.from_profile(profile).check()
+        if not declared:
+            await self._check_keys(profile)
         await asyncio.to_thread(self._profiles.save, profile)
         return profile
 
     async def check(self, profile: ModelProfile) -> ModelCheck:
         """Ask the profile's model once (saved or not): is its server there, does it take
         the key, does it call tools natively? An ``auto`` profile's answer is kept for jobs."""
+        await self._check_keys(profile)
         return await check_model(ModelChoice.from_profile(profile), self._protocols)
+
+    async def _check_keys(self, profile: ModelProfile) -> None:
+        """Refuse a key that would go where it was not saved for, or come from a variable
+        that holds no key."""
+        saved = key_destinations(
+            (endpoint.key_variable, endpoint.endpoint)
+            for known in await self.all()
+            for endpoint in ModelChoice.from_profile(known).each_endpoint()
+        )
+        for endpoint in ModelChoice.from_profile(profile).each_endpoint():
+            if endpoint.key_variable and (endpoint.api_key_env or endpoint.api_key):
+                check_key_destination(endpoint.key_variable, endpoint.endpoint, saved)
 
     async def remove(self, name: str) -> None:
         await asyncio.to_thread(self._profiles.remove, name)

@@ -217,7 +217,7 @@ def add_model(
         )
     except ValidationError as exc:
         raise ConfigError(_problem(exc)) from None
-    run(open_honyaku(home).models.save(profile))
+    run(open_honyaku(home).models.save(profile, declared=True))
     out.print(f"Saved model profile [bold]{escape(name)}[/]: use it with --model {escape(name)}")
 
 
