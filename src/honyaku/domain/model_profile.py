@@ -12,13 +12,37 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from honyaku.domain.addresses import check_base_url, printable_url, same_server
 from honyaku.domain.pricing import Prices, RateLimits
 from honyaku.errors import ConfigError
+
+
+def whole_number(value: Any) -> Any:
+    """``value`` as an integer where JSON wrote one (3.0 too); a string or a boolean refused."""
+    if isinstance(value, bool | str):
+        raise ValueError("a whole number, written as one")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# Integers as JSON writes them (3, or 3.0): never "3" or true, which pydantic would take.
+_PerMinute = Annotated[int, Field(ge=1), BeforeValidator(whole_number)]
+_ContextTokens = Annotated[int, Field(ge=512), BeforeValidator(whole_number)]
 
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -79,7 +103,9 @@ class Endpoint(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     base_url: str | None = None
-    api_key_env: str | None = None
+    api_key_env: str | None = Field(
+        default=None, json_schema_extra={"pattern": f"^{ENV_NAME.pattern}$"}
+    )
 
     @model_validator(mode="after")
     def _something(self) -> Endpoint:
@@ -110,7 +136,10 @@ class ModelProfile(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(description="What the profile is called, e.g. deepseek or local-qwen.")
+    name: str = Field(
+        description="What the profile is called, e.g. deepseek or local-qwen.",
+        json_schema_extra={"pattern": f"^{PROFILE_NAME.pattern}$"},
+    )
     model: str = Field(min_length=1, description="The model's name as its server knows it.")
     provider: str | None = Field(
         default=None, description="openai (Chat Completions), gemini or demo; None to infer."
@@ -118,22 +147,24 @@ class ModelProfile(BaseModel):
     base_url: str | None = Field(default=None, description="The server's endpoint.")
     protocol: str = Field(default="auto", description="native, xml or auto.")
     api_key_env: str | None = Field(
-        default=None, description="The environment variable that holds the key."
+        default=None,
+        description="The environment variable that holds the key.",
+        json_schema_extra={"pattern": f"^{ENV_NAME.pattern}$"},
     )
-    replay_reasoning: bool = False
-    input_price: float | None = Field(default=None, ge=0, description="Per million tokens.")
-    cached_input_price: float | None = Field(
+    # Numbers and booleans strict: "3" or 0 in their place is a mistake, not a value to guess.
+    replay_reasoning: StrictBool = False
+    input_price: StrictFloat | None = Field(default=None, ge=0, description="Per million tokens.")
+    cached_input_price: StrictFloat | None = Field(
         default=None, ge=0, description="Per million cached input tokens; default: input_price."
     )
-    output_price: float | None = Field(default=None, ge=0, description="Per million tokens.")
+    output_price: StrictFloat | None = Field(default=None, ge=0, description="Per million tokens.")
     service_tier: str | None = Field(
         default=None, description="OpenAI's service_tier, sent with each request, e.g. flex."
     )
-    requests_per_minute: int | None = Field(default=None, ge=1)
-    tokens_per_minute: int | None = Field(default=None, ge=1)
-    context_window: int | None = Field(
+    requests_per_minute: _PerMinute | None = None
+    tokens_per_minute: _PerMinute | None = None
+    context_window: _ContextTokens | None = Field(
         default=None,
-        ge=512,
         description="Tokens the model's context holds; learned from the server where it says.",
     )
     more_endpoints: tuple[Endpoint, ...] = Field(

@@ -26,11 +26,6 @@ MAX_PATTERN_CHARS = 500
 PATTERN_MEMORY_BYTES = 8 * 2**20
 """What RE2 may spend on one compiled pattern; a larger one is refused as too large."""
 
-LINEAR_TIME_ONLY = (
-    "backreferences (\\1) and lookaround ((?=…), (?<=…)) are not supported: a search runs "
-    "in time proportional to the text, whatever the pattern"
-)
-
 _SPACES = r"\s\p{Z}\x{0b}\x{1c}-\x{1f}\x{85}"
 _PYTHON_CLASSES = {
     "d": (r"\p{Nd}", r"\p{Nd}"),
@@ -145,7 +140,10 @@ def _refusal(error: Exception, pattern: str) -> UserError:
     lookaround = any(op in problem for op in ("(?=", "(?!", "(?<=", "(?<!")) or "(?P=" in pattern
     backreference = "invalid escape sequence: \\" in problem and problem[-1:].isdigit()
     if lookaround or backreference:
-        return UserError(LINEAR_TIME_ONLY)
+        return UserError(
+            "backreferences (\\1) and lookaround ((?=…), (?<=…)) are not supported: a search "
+            "runs in time proportional to the text, whatever the pattern"
+        )
     if "pattern too large" in problem:
         return UserError("the regular expression is too large: make it simpler")
     return UserError("the regular expression does not work: {problem}", problem=problem)

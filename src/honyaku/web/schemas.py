@@ -6,7 +6,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, Field, field_validator
+from fastapi import Query
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    field_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
 
 from honyaku.application import (
@@ -18,10 +27,21 @@ from honyaku.application import (
     Version,
 )
 from honyaku.domain.book import BookSettings
-from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.model_profile import ModelProfile, whole_number
 from honyaku.domain.workflow import JobKind
 
 __all__ = ["BookSettings", "ModelProfile"]
+
+CHAPTERS_PATTERN = r"^ *([0-9]+ *(- *[0-9]+ *)?(, *[0-9]+ *(- *[0-9]+ *)?)*)?$"
+"""Chapters as a person writes them: ``1-3,7``; empty for all."""
+ChaptersQuery = Annotated[
+    str | None, Query(pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; empty for all.')
+]
+ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")]
+"""A saved model profile's name, as ``ModelProfile`` allows it."""
+
+# The bodies' numbers and booleans are strict: JSON says true or 3, and "3" or 0 in their place
+# is a mistake to refuse, not to guess at.
 
 MAX_NUMBER = 2**31 - 1
 """The largest chapter number, position or version id a path or query may name: beyond it
@@ -147,15 +167,18 @@ class SettingsPatch(BaseModel):
     """The settings to change: one left out stays as it is. Only ``max_cost`` takes null (no
     cap); the schema shows no null for the others, and a null there is refused."""
 
-    chunk_chars: Annotated[int, Field(ge=200, le=200_000)] | SkipJsonSchema[None] = None
-    skip_ask_user: bool | SkipJsonSchema[None] = None
+    chunk_chars: (
+        Annotated[int, Field(ge=200, le=200_000), BeforeValidator(whole_number)]
+        | SkipJsonSchema[None]
+    ) = None
+    skip_ask_user: StrictBool | SkipJsonSchema[None] = None
     approve_tools: list[str] | SkipJsonSchema[None] = Field(
         default=None, json_schema_extra={"items": _TOOL_NAMES}
     )
     always_allow: list[str] | SkipJsonSchema[None] = Field(
         default=None, json_schema_extra={"items": _TOOL_NAMES}
     )
-    max_cost: float | None = Field(
+    max_cost: StrictFloat | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="null clears the book's cap."
     )
 
@@ -174,13 +197,15 @@ class ManualVersion(BaseModel):
 
 class JobStart(BaseModel):
     kind: JobKind
-    chapters: str | None = Field(default=None, description='e.g. "1-3,7"; null for all.')
-    model: str = Field(description="The name of a saved model profile.")
-    retranslate: bool = False
+    chapters: str | None = Field(
+        default=None, pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; null for all.'
+    )
+    model: ProfileName = Field(description="The name of a saved model profile.")
+    retranslate: StrictBool = False
     paragraphs: list[str] | None = Field(
         default=None, description="Only these paragraphs, by id (e.g. those flagged)."
     )
-    max_cost: float | None = Field(
+    max_cost: StrictFloat | None = Field(
         default=None,
         gt=0,
         allow_inf_nan=False,
@@ -290,9 +315,9 @@ class AnswerIn(BaseModel):
     ``always``)."""
 
     answers: list[dict[str, Any]] = Field(default_factory=list)
-    cancelled: bool = False
-    allowed: bool = False
-    always: bool = False
+    cancelled: StrictBool = False
+    allowed: StrictBool = False
+    always: StrictBool = False
 
 
 ExportFormatName = Literal["epub", "md", "txt", "json"]
