@@ -2,7 +2,9 @@
 
 One workbench process serves a whole test module (each test makes its own books and model
 profiles); each test gets a fresh browser page and its own fake model server. A page that
-throws a script error fails its test.
+throws a script error fails its test. The server asks for its token, as it does for anyone:
+the test client sends it as a bearer, a browser holds it in the cookie the printed address
+sets (``browse``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from honyaku.application import Honyaku
 from honyaku.testing import FakeLLMServer
@@ -50,15 +52,28 @@ GRACE_S = "1"
 
 @dataclass
 class Workbench:
-    """The served workbench: its address and home, and a client for setting tests up."""
+    """The served workbench: its address (without the token), its token and home, and a
+    client for setting tests up that carries the token."""
 
     url: str
+    token: str
     home: Path
     process: subprocess.Popen[str]
     client: httpx2.Client = field(init=False)
 
     def __post_init__(self) -> None:
-        self.client = httpx2.Client(base_url=self.url, timeout=30)
+        self.client = httpx2.Client(
+            base_url=self.url, timeout=30, headers={"Authorization": f"Bearer {self.token}"}
+        )
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rstrip("/").rsplit(":", 1)[1])
+
+    @property
+    def cookie(self) -> dict[str, str]:
+        """The cookie a browser keeps once it opened the printed address."""
+        return {f"honyaku_token_{self.port}": self.token}
 
     def api(self, method: str, path: str, **options: Any) -> Any:
         response = self.client.request(method, path, **options)
@@ -134,6 +149,12 @@ def serve(
     return process, found[0]
 
 
+def served_at(printed: str) -> tuple[str, str]:
+    """The address ``honyaku serve`` printed, as its base URL and its token."""
+    base, _, token = printed.partition("?token=")
+    return base.rstrip("/") + "/", token
+
+
 def stop(process: subprocess.Popen[str]) -> str:
     """Stop the server as Ctrl-C would; what it wrote on standard error."""
     process.send_signal(signal.SIGINT)
@@ -155,8 +176,8 @@ def workbench(
         if backend == "postgresql":
             cluster = request.getfixturevalue("postgresql_cluster")
             database_url = stack.enter_context(cluster.database())
-        process, url = serve(home, database_url=database_url)
-        served = Workbench(url.rstrip("/") + "/", home, process)
+        process, printed = serve(home, database_url=database_url)
+        served = Workbench(*served_at(printed), home, process)
         yield served
         served.client.close()
         errors = stop(process)
@@ -187,12 +208,21 @@ def chinese_page(browser: Browser, workbench: Workbench) -> Iterator[Page]:
         yield opened
 
 
-@contextmanager
-def _page(browser: Browser, workbench: Workbench, locale: str) -> Iterator[Page]:
+def browse(browser: Browser, workbench: Workbench, locale: str = "en-US") -> BrowserContext:
+    """A browser context that opened the workbench's printed address once: it holds the
+    token's cookie."""
     context = browser.new_context(
         base_url=workbench.url, locale=locale, viewport={"width": 1280, "height": 860}
     )
     context.set_default_timeout(BROWSER_WAIT_MS)
+    [(name, token)] = workbench.cookie.items()
+    context.add_cookies([{"name": name, "value": token, "url": workbench.url}])
+    return context
+
+
+@contextmanager
+def _page(browser: Browser, workbench: Workbench, locale: str) -> Iterator[Page]:
+    context = browse(browser, workbench, locale)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))

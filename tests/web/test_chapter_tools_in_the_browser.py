@@ -132,3 +132,18 @@ def test_in_chinese_a_search_and_a_replacement_preview_speak_chinese(
     page.get_by_role("button", name="预览替换").click()
     expect(page.locator(".search-form [data-status]")).to_have_text("将有 2 条译文改变。")
     screenshot(page, "chapter-tools-zh")
+
+
+def test_a_regex_only_a_backtracking_engine_runs_is_refused_next_to_the_search_box(
+    chinese_page: Page, workbench: Workbench
+) -> None:
+    page = chinese_page
+    book = workbench.add_book(*PARAGRAPHS)
+    page.goto(f"books/{book}/chapters/1")
+
+    page.get_by_text("搜索与替换").click()
+    page.get_by_label("查找").fill("(下人)は\\1")
+    page.get_by_label("正则表达式").check()
+    page.get_by_role("button", name="搜索", exact=True).click()
+
+    expect(page.locator(".search-form [data-error]")).to_contain_text("不支持反向引用")

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from honyaku.formats import read_book
 from honyaku.testing import FakeLLMServer, Mistake, Reply, ScriptedAssistant, ScriptedTranslator
 
-from .conftest import BROWSER_WAIT_MS, Workbench, screenshot
+from .conftest import Workbench, browse, screenshot
 
 SAMPLE = Path(__file__).parents[2] / "src/honyaku/samples/rashomon.html"
 PARAGRAPHS = ("ある日の暮方の事である。", "一人の下人が、羅生門の下で雨やみを待っていた。")
@@ -30,11 +30,7 @@ _axe = Axe()
 
 def in_language(browser: Browser, workbench: Workbench, language: str) -> BrowserContext:
     """A browser whose person reads ``language`` first, as its Accept-Language says."""
-    context = browser.new_context(
-        base_url=workbench.url, locale=LANGUAGES[language], viewport={"width": 1280, "height": 860}
-    )
-    context.set_default_timeout(BROWSER_WAIT_MS)
-    return context
+    return browse(browser, workbench, LANGUAGES[language])
 
 
 @pytest.fixture

@@ -3,8 +3,11 @@ page makes (a saved profile, flags that override it, or a model by its own name)
 
 A profile is checked once, where it is made (``ModelProfile``: prices all or none, an address
 without secrets, a key's or a key variable's name), and again against what honyaku can connect
-to. A profile whose owner typed no prices is priced from genai-prices' list where it knows the
-model at its server (``llm.price_list``); estimates, caps and spend use those.
+to. Made or checked where a person did not declare it at the terminal (the web), its keys go
+only where ``check_key_destination`` lets them: the servers they were saved for, from
+variables that say they hold keys. A profile whose owner typed no prices is priced from
+genai-prices' list where it knows the model at its server (``llm.price_list``); estimates,
+caps and spend use those.
 The demo model needs no profile: it is free, so a spending cap never stops it.
 """
 
@@ -15,7 +18,7 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 
-from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.model_profile import ModelProfile, check_key_destination, key_destinations
 from honyaku.domain.pricing import Prices
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.llm.model_check import ModelCheck, check_model
@@ -80,16 +83,20 @@ class Models:
             raise NotFoundError("no saved model called {name!r}", name=name)
         return profile
 
-    async def save(self, profile: ModelProfile) -> ModelProfile:
+    async def save(self, profile: ModelProfile, *, declared: bool = False) -> ModelProfile:
         """Add the profile, or replace the one of the same name; its server, protocol and
-        key's name or variable, never a key."""
+        key's name or variable, never a key. ``declared``: a person typed it in a terminal, so
+        its key variable may be any, and go to any server."""
         (await self.choice_of(profile)).check()
+        if not declared:
+            await self._check_keys(profile)
         await asyncio.to_thread(self._profiles.save, profile)
         return profile
 
     async def check(self, profile: ModelProfile) -> ModelCheck:
         """Ask the profile's model once (saved or not): is its server there, does it take
         the key, does it call tools natively? An ``auto`` profile's answer is kept for jobs."""
+        await self._check_keys(profile)
         return await check_model(await self.choice_of(profile), self._learned)
 
     async def choice_of(self, profile: ModelProfile) -> ModelChoice:
@@ -134,6 +141,18 @@ class Models:
         saved. ``None`` for a model or a server the list does not know."""
         choice = ModelChoice(model, base_url, provider=provider, service_tier=service_tier)
         return await asyncio.to_thread(choice.listed_prices)
+
+    async def _check_keys(self, profile: ModelProfile) -> None:
+        """Refuse a key that would go where it was not saved for, or come from a variable
+        that holds no key."""
+        saved = key_destinations(
+            (endpoint.key_variable, endpoint.endpoint)
+            for known in await self.all()
+            for endpoint in ModelChoice.from_profile(known).each_endpoint()
+        )
+        for endpoint in ModelChoice.from_profile(profile).each_endpoint():
+            if endpoint.key_variable and (endpoint.api_key_env or endpoint.api_key):
+                check_key_destination(endpoint.key_variable, endpoint.endpoint, saved)
 
     async def remove(self, name: str) -> None:
         await asyncio.to_thread(self._profiles.remove, name)

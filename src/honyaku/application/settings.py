@@ -32,7 +32,7 @@ class Settings:
         """The book's settings after ``changes`` (``max_cost=None`` clears the cap); unknown
         tool names are refused in one line."""
         for name in ("approve_tools", "always_allow"):
-            if unknown := [tool for tool in changes.get(name, ()) if tool not in TOOL_NAMES]:
+            if unknown := [tool for tool in changes.get(name) or () if tool not in TOOL_NAMES]:
                 raise ConfigError(
                     f"unknown tool {', '.join(unknown)}; tools are: {', '.join(TOOL_NAMES)}"
                 )

@@ -261,7 +261,7 @@ def add_model(
     except ValidationError as exc:
         raise ConfigError(_problem(exc)) from None
     honyaku = open_honyaku(home)
-    run(honyaku.models.save(profile))
+    run(honyaku.models.save(profile, declared=True))
     out.print(f"Saved model profile [bold]{escape(name)}[/]: use it with --model {escape(name)}")
     if (prices := run(honyaku.models.prices(profile))) and not prices.typed:
         out.print(f"Prices per million tokens: {_prices(prices)}, {escape(_source(prices))}")

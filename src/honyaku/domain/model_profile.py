@@ -1,21 +1,100 @@
 """A model a person saved under a name: where it is served, how it calls tools, the name of its
 key or the environment variable holding it (never the key), what it costs and how fast it may
-be asked (``domain.pricing``), and how many tokens its context holds."""
+be asked (``domain.pricing``), and how many tokens its context holds.
+
+Where a key may go: a key is read from a variable whose name says it holds one (``…_KEY``,
+``…_TOKEN``, ``…_SECRET``) or that a person declared at the terminal (``honyaku models add
+--api-key-env``), never from ``HOME`` or ``PATH``; and once a profile is saved with it, it
+goes only to that profile's servers (``check_key_destination``).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable, Mapping
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
-from honyaku.domain.addresses import check_base_url
+from honyaku.domain.addresses import check_base_url, printable_url, same_server
 from honyaku.domain.keys import check_key_name
 from honyaku.domain.pricing import Prices, RateLimits
 from honyaku.errors import ConfigError
 
+
+def whole_number(value: Any) -> Any:
+    """``value`` as an integer where JSON wrote one (3.0 too); a string or a boolean refused."""
+    if isinstance(value, bool | str):
+        raise ValueError("a whole number, written as one")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# Integers as JSON writes them (3, or 3.0): never "3" or true, which pydantic would take.
+_PerMinute = Annotated[int, Field(ge=1), BeforeValidator(whole_number)]
+_ContextTokens = Annotated[int, Field(ge=512), BeforeValidator(whole_number)]
+
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+KEY_VARIABLE_ENDINGS = ("_KEY", "_TOKEN", "_SECRET")
+
+
+def looks_like_key_variable(name: str) -> bool:
+    """Whether a variable's name says it holds a key: ``DEEPSEEK_API_KEY``, ``HF_TOKEN``,
+    ``AZURE_CLIENT_SECRET``; not ``HOME``, ``PATH`` or ``HONYAKU_HOME``."""
+    return name.upper().endswith(KEY_VARIABLE_ENDINGS)
+
+
+def key_destinations(
+    saved: Iterable[tuple[str | None, str | None]],
+) -> dict[str, set[str | None]]:
+    """The servers each key variable was saved for, from the saved profiles' endpoints as
+    (key variable, base URL) pairs (``None``: the provider's own server)."""
+    found: dict[str, set[str | None]] = {}
+    for variable, url in saved:
+        if variable:
+            found.setdefault(variable, set()).add(url)
+    return found
+
+
+def check_key_destination(
+    variable: str, url: str | None, saved: Mapping[str, Collection[str | None]]
+) -> None:
+    """Refuse in one line to send the key in ``variable`` to ``url`` (``None``: the
+    provider's own server) when a profile saved it for other servers, or when its name does
+    not say it holds a key and no profile declared it."""
+    destinations = saved.get(variable)
+    if destinations is None:
+        if not looks_like_key_variable(variable):
+            raise ConfigError(
+                "${variable} does not look like a key variable (a name ending in _KEY, _TOKEN "
+                "or _SECRET): declare it in a terminal with honyaku models add --api-key-env",
+                variable=variable,
+            )
+        return
+    if not any(same_server(url, known) for known in destinations):
+        servers = ", ".join(
+            sorted(
+                printable_url(known) if known else "the provider's own" for known in destinations
+            )
+        )
+        raise ConfigError(
+            "the key in ${variable} is saved for {servers}, and goes to no other server: "
+            "send it elsewhere by saving a profile in a terminal with honyaku models add",
+            variable=variable,
+            servers=servers,
+        )
 
 
 class Endpoint(BaseModel):
@@ -25,7 +104,9 @@ class Endpoint(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     base_url: str | None = None
-    api_key_env: str | None = None
+    api_key_env: str | None = Field(
+        default=None, json_schema_extra={"pattern": f"^{ENV_NAME.pattern}$"}
+    )
 
     @model_validator(mode="after")
     def _something(self) -> Endpoint:
@@ -56,7 +137,10 @@ class ModelProfile(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(description="What the profile is called, e.g. deepseek or local-qwen.")
+    name: str = Field(
+        description="What the profile is called, e.g. deepseek or local-qwen.",
+        json_schema_extra={"pattern": f"^{PROFILE_NAME.pattern}$"},
+    )
     model: str = Field(min_length=1, description="The model's name as its server knows it.")
     provider: str | None = Field(
         default=None, description="openai (Chat Completions), gemini or demo; None to infer."
@@ -64,27 +148,29 @@ class ModelProfile(BaseModel):
     base_url: str | None = Field(default=None, description="The server's endpoint.")
     protocol: str = Field(default="auto", description="native, xml or auto.")
     api_key_env: str | None = Field(
-        default=None, description="The environment variable that holds the key."
+        default=None,
+        description="The environment variable that holds the key.",
+        json_schema_extra={"pattern": f"^{ENV_NAME.pattern}$"},
     )
     key_name: str | None = Field(
         default=None,
         description="The name of its key, e.g. DEEPSEEK_API_KEY: the environment variable of "
         "that name, else the key store's entry; never the key. api_key_env wins where given.",
     )
-    replay_reasoning: bool = False
-    input_price: float | None = Field(default=None, ge=0, description="Per million tokens.")
-    cached_input_price: float | None = Field(
+    # Numbers and booleans strict: "3" or 0 in their place is a mistake, not a value to guess.
+    replay_reasoning: StrictBool = False
+    input_price: StrictFloat | None = Field(default=None, ge=0, description="Per million tokens.")
+    cached_input_price: StrictFloat | None = Field(
         default=None, ge=0, description="Per million cached input tokens; default: input_price."
     )
-    output_price: float | None = Field(default=None, ge=0, description="Per million tokens.")
+    output_price: StrictFloat | None = Field(default=None, ge=0, description="Per million tokens.")
     service_tier: str | None = Field(
         default=None, description="OpenAI's service_tier, sent with each request, e.g. flex."
     )
-    requests_per_minute: int | None = Field(default=None, ge=1)
-    tokens_per_minute: int | None = Field(default=None, ge=1)
-    context_window: int | None = Field(
+    requests_per_minute: _PerMinute | None = None
+    tokens_per_minute: _PerMinute | None = None
+    context_window: _ContextTokens | None = Field(
         default=None,
-        ge=512,
         description="Tokens the model's context holds; learned from the server where it says.",
     )
     more_endpoints: tuple[Endpoint, ...] = Field(

@@ -94,7 +94,8 @@ def estimate_job(
         # Never seen: between a model that submits whole chunks and a careful one.
         sizing.fixed = WHOLE_CHUNKS
         whole = paper.bill(chunk_chars or sizing.chunk_chars(), WHOLE_CHUNKS).bill
-        spread = math.sqrt(careful.bill.billed(weights) / whole.billed(weights))
+        whole_billed = whole.billed(weights)  # nothing: a book with nothing left to do
+        spread = math.sqrt(careful.bill.billed(weights) / whole_billed) if whole_billed else 1.0
         total = _between(careful.bill, whole, spread)
     uncached = total.input - total.cached
     return Estimate(

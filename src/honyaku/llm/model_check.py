@@ -2,10 +2,16 @@
 
 The request is the one ``auto`` asks with (``tool_support``): a trivial tool offered, and
 the model asked to call it. Its answer tells whether the server is reachable, whether it
-took the key, and whether the model calls tools natively (else honyaku speaks the XML
-protocol with it). Nothing is retried: a check says how things stand now, quickly. A local
-server is asked first whether the model is there at all (``server_info``): one it has not,
-or one still loading, is said in one line without a request.
+took the key, and whether the model calls tools natively. A model that does not is asked
+again with the tool in the XML protocol: a model works only once a request with tools was
+answered, so a server that refuses every request never "works". Nothing is retried: a check
+says how things stand now, quickly. A local server is asked first whether the model is
+there at all (``server_info``): one it has not, or one still loading, is said in one line
+without a request.
+
+Whatever kept the request from being answered (a refused connection, an unknown host, a
+timeout, something that does not speak HTTP) is said in one neutral line: the check tells
+no more of another machine's ports than whether a model server answered.
 """
 
 from __future__ import annotations
@@ -14,11 +20,17 @@ import asyncio
 import os
 from dataclasses import dataclass
 
-from honyaku.errors import AuthError, ConfigError, ProviderError, UnreachableError
+from honyaku.errors import (
+    AuthError,
+    ConfigError,
+    ProviderError,
+    TransientProviderError,
+    UnreachableError,
+)
 from honyaku.llm.models import ModelChoice, ModelMemory, ToolProtocol, model_status
 from honyaku.llm.pace import ServerPace
 from honyaku.llm.timeouts import Timeouts
-from honyaku.llm.tool_support import calls_tools_natively
+from honyaku.llm.tool_support import answers_tools_in_xml, calls_tools_natively
 
 CHECK_TIMEOUT_S = 30.0
 
@@ -68,8 +80,12 @@ async def check_model(choice: ModelChoice, memory: ModelMemory | None = None) ->
     server = await asyncio.to_thread(kind.connect, choice, pace, None)
     try:
         native = await calls_tools_natively(server)
-    except UnreachableError as exc:
-        return ModelCheck(False, None, None, variable, str(exc))
+        if not native:
+            await answers_tools_in_xml(server)
+    except (UnreachableError, TransientProviderError) as exc:
+        if isinstance(exc, UnreachableError) or exc.status_code is None:
+            return ModelCheck(False, None, None, variable, unanswered(choice))
+        return ModelCheck(True, None, None, variable, str(exc))
     except AuthError as exc:
         return ModelCheck(True, False, None, variable, str(exc))
     except ProviderError as exc:
@@ -81,3 +97,11 @@ async def check_model(choice: ModelChoice, memory: ModelMemory | None = None) ->
         verdict = ToolProtocol.NATIVE if native else ToolProtocol.XML
         await asyncio.to_thread(memory.remember_protocol, url, server.model, verdict.value)
     return ModelCheck(True, True, native, variable if found else None, key_source=source)
+
+
+def unanswered(choice: ModelChoice) -> str:
+    """One line for every way a request can go unanswered, the same for each."""
+    return (
+        f"no model server answered at {choice.printable_endpoint}: is it running, and is the "
+        "address right?"
+    )

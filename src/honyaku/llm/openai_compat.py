@@ -110,6 +110,8 @@ class OpenAICompatibleProvider:
             default_headers=dict(headers or {}),
             max_retries=0,
             timeout=_backstop(self.pace.floor.first_byte_s, self.pace.floor.idle_s),
+            # A redirect could carry the key to another host: none is followed.
+            http_client=openai.DefaultAsyncHttpxClient(follow_redirects=False),
         )
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

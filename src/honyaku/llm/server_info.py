@@ -78,7 +78,12 @@ async def ask_server(
     """What the server at ``base_url`` (an OpenAI-compatible ``…/v1``) says about ``model``."""
     root = re.sub(r"/v1/?$", "", base_url.rstrip("/"))
     # A client loads its TLS certificates as it is made: off the event loop.
-    client = partial(httpx2.AsyncClient, timeout=ASK_TIMEOUT_S, headers=dict(headers or {}))
+    client = partial(
+        httpx2.AsyncClient,
+        timeout=ASK_TIMEOUT_S,
+        headers=dict(headers or {}),
+        follow_redirects=False,  # a redirect could carry the key to another host
+    )
     async with await asyncio.to_thread(client) as http:
         for ask in (_llama_cpp, _ollama, _models_list):
             with contextlib.suppress(httpx2.HTTPError, ValueError, TypeError, asyncio.TimeoutError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from honyaku.errors import AuthError, FatalProviderError
 from honyaku.llm.events import ChatProvider, Response
 from honyaku.llm.messages import ChatRequest, SystemMessage, ToolSpec, UserMessage
+from honyaku.llm.xml.protocol import XmlToolProtocol
 
 PROBE_TOOL = ToolSpec(
     "report_ready",
@@ -37,3 +38,11 @@ async def calls_tools_natively(provider: ChatProvider) -> bool:
             return False
         raise
     return False
+
+
+async def answers_tools_in_xml(provider: ChatProvider) -> None:
+    """Return once the model answered the same request with its tool described in the XML
+    protocol (no native tools sent); a server that refuses that too raises."""
+    async for event in XmlToolProtocol(provider).stream(_PROBE):
+        if isinstance(event, Response):
+            return

@@ -28,7 +28,8 @@ What they share, and the server around them:
     markdown.py     the assistant's Markdown as HTML that is safe to show
     workbench.py    what one server process holds: the application, the dialogs
     front_end.py    the browser as a front end of the broker
-    guard.py        Host, Origin and token checks; the request size limit
+    guard.py        Host, Origin and token checks; the headers that keep a page from being
+                    framed; the request size limit
     serving.py      running it with uvicorn
     i18n.py         the interface's language (Chinese, English, Japanese), its catalogs, and
                     the language switch (``/language/{code}``)

@@ -10,13 +10,14 @@ answer JSON, pages answer a page.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -41,7 +42,7 @@ from honyaku.web import (
     questions,
     search,
 )
-from honyaku.web.guard import BodyLimit, Guard
+from honyaku.web.guard import BodyLimit, Guard, SecurityHeaders
 from honyaku.web.i18n import Language, _, language_of, message_of, speak
 from honyaku.web.templating import error_page
 from honyaku.web.words import N_
@@ -82,6 +83,7 @@ def create_app(
     app.add_middleware(Guard, hosts=hosts, token=token)
     app.add_middleware(_HeadAsGet)
     app.add_middleware(Language)
+    app.add_middleware(SecurityHeaders)
     return app
 
 
@@ -143,11 +145,16 @@ async def _honyaku_error(request: Request, error: Exception) -> Response:
 async def _invalid_request(request: Request, error: Exception) -> Response:
     assert isinstance(error, RequestValidationError)
     problems = "; ".join(
-        f"{'.'.join(str(part) for part in problem['loc'][1:]) or 'body'}: "
+        f"{'.'.join(_field_path(problem['loc'][1:])) or 'body'}: "
         + str(problem["msg"]).removeprefix("Value error, ")
         for problem in error.errors()
     )
     return _answer(request, 422, problems or N_("the request is not valid"))
+
+
+def _field_path(location: Sequence[int | str]) -> list[str]:
+    # Pydantic names its own validators in a location ("function-before[…]"): not a field.
+    return [str(part) for part in location if not str(part).endswith("]")]
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
@@ -157,9 +164,31 @@ async def _http_error(request: Request, error: Exception) -> Response:
         405: N_("that method is not allowed here"),
     }
     message = messages.get(error.status_code, str(error.detail))
-    return _answer(request, error.status_code, message, error.headers)
+    headers = dict(error.headers or {})
+    if error.status_code == 405:
+        headers["Allow"] = ", ".join(_allowed_methods(request))
+    return _answer(request, error.status_code, message, headers)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route takes at the request's path: one path may be served by
+    several routes (``GET`` and ``POST /api/books``), each knowing only its own."""
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if isinstance(route, APIRoute) and route.path_regex.match(request.url.path):
+            methods |= route.methods or set()
+    if "GET" in methods:
+        methods.add("HEAD")  # as _HeadAsGet answers it
+    return sorted(methods)
 
 
 async def _unexpected(request: Request, error: Exception) -> Response:
     log.exception("unexpected error on %s", request.url.path)
-    return _answer(request, 500, N_("something went wrong in honyaku; the log has the details"))
+    # The server drops the connection after an unexpected error: say so, so that the client
+    # opens a new one for its next request instead of failing it.
+    return _answer(
+        request,
+        500,
+        N_("something went wrong in honyaku; the log has the details"),
+        {"Connection": "close"},
+    )

@@ -35,7 +35,7 @@ from honyaku.assistant import (
 from honyaku.errors import HonyakuError
 from honyaku.web.events import HEARTBEAT_S
 from honyaku.web.markdown import render_markdown
-from honyaku.web.schemas import ERROR_RESPONSES
+from honyaku.web.schemas import ERROR_RESPONSES, Timestamp
 from honyaku.web.templating import page
 from honyaku.web.workbench import App
 
@@ -55,7 +55,7 @@ class SessionOut(BaseModel):
     id: str
     book_id: str | None
     title: str
-    updated_at: str
+    updated_at: Timestamp
 
     @classmethod
     def of(cls, session: ChatSession) -> SessionOut:
@@ -63,7 +63,7 @@ class SessionOut(BaseModel):
             id=session.id,
             book_id=session.book_id,
             title=session.title,
-            updated_at=session.updated_at.isoformat(timespec="seconds"),
+            updated_at=session.updated_at,
         )
 
 

@@ -23,7 +23,7 @@ from honyaku.agent.broker import (
     PersonRequest,
 )
 from honyaku.agent.replies import checked_reply, request_record
-from honyaku.errors import NoFrontEndError, UserError
+from honyaku.errors import NoFrontEndError, NotFoundError
 
 GRACE_S = 10.0
 NOBODY = (
@@ -68,7 +68,9 @@ class WebFrontEnd:
         """The person's answer, from any page; checked against what was asked."""
         shown = self._shown
         if shown is None or shown.id != request_id or shown.reply.done():
-            raise UserError(f"nothing with id {request_id!r} is waiting for an answer")
+            raise NotFoundError(
+                "nothing with id {request_id!r} is waiting for an answer", request_id=request_id
+            )
         shown.reply.set_result(checked_reply(shown.request, reply))
 
     async def watch(self) -> AsyncIterator[dict[str, Any]]:

@@ -9,7 +9,6 @@ the extraction job is started like any job (``POST /api/books/{id}/jobs``).
 from __future__ import annotations
 
 import tempfile
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -21,7 +20,7 @@ from starlette.background import BackgroundTask
 from honyaku.application import Honyaku, StoredEntry
 from honyaku.domain.glossary import CHARACTER, DEFAULT_KIND, EntryStatus, GlossaryEntry
 from honyaku.errors import UserError
-from honyaku.web.schemas import ERROR_RESPONSES
+from honyaku.web.schemas import ERROR_RESPONSES, Timestamp
 from honyaku.web.templating import page
 from honyaku.web.workbench import App
 
@@ -79,7 +78,7 @@ class EntryOut(EntryIn):
     status: str
     glossary: str = Field(description='"book", or the shared glossary\'s name.')
     origin: str
-    created_at: datetime
+    created_at: Timestamp
     removed: bool = False
 
     @classmethod

@@ -1,13 +1,18 @@
-"""What keeps a local web app local: Host, Origin and, beyond loopback, a token.
+"""What keeps a local web app local: Host, Origin and a token.
 
 - **Host**: only the names the server was started for are answered, so a page of another
   site whose name was made to resolve to 127.0.0.1 (DNS rebinding) gets nothing.
 - **Origin**: a request that changes something must come from a page of the workbench
   itself; a browser marks a cross-site request with ``Origin`` or ``Sec-Fetch-Site``, so a
   form on another site (CSRF) is refused. Scripts without either header are let through.
-- **Token**: served beyond loopback, every request needs the token printed at start, as a
-  ``?token=`` once (it is then kept in a cookie named for the port, so two workbenches on
-  one host do not log each other out), or ``Authorization: Bearer``.
+- **Token**: every request needs the token printed at start, on loopback too (any process or
+  user of the machine reaches 127.0.0.1), as a ``?token=`` once (it is then kept in a cookie
+  named for the port, so two workbenches on one host do not log each other out), or
+  ``Authorization: Bearer``. ``honyaku serve --no-token`` leaves it out, on loopback only.
+- **Headers**: every answer tells the browser to keep it to itself: no page of another site
+  may frame it (``frame-ancestors 'none'``, ``X-Frame-Options``), so a click inside a frame
+  cannot start a job; scripts, styles and everything else come from the workbench only (the
+  pages hold no inline script, handler or style); no type is guessed; no address is sent on.
 - **Size**: a request body larger than the upload cap is refused as soon as its
   ``Content-Length`` says so, or, without one, once that much has arrived: nothing that
   large is ever written to disk.
@@ -108,6 +113,46 @@ def token_cookie(scope: Scope) -> str:
     """The cookie that keeps the token: one per port, since cookies do not tell ports apart."""
     server = scope.get("server") or ("", 0)
     return f"{TOKEN_COOKIE}_{server[1]}"
+
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+SECURITY_HEADERS = (
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
+
+
+class SecurityHeaders:
+    """Adds ``SECURITY_HEADERS`` to every answer, refusals included."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                named = {name.lower() for name, _ in message.get("headers", [])}
+                added = [(n, v) for n, v in SECURITY_HEADERS if n not in named]
+                message = {**message, "headers": [*message.get("headers", []), *added]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 class BodyLimit:

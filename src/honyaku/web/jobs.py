@@ -13,7 +13,7 @@ from sse_starlette import EventSourceResponse
 
 from honyaku.application import Honyaku, JobRequest, ModelChoice
 from honyaku.domain.workflow import JobKind
-from honyaku.errors import UserError
+from honyaku.errors import NotFoundError
 from honyaku.web.events import HEARTBEAT_S, event
 from honyaku.web.i18n import _, message_of
 from honyaku.web.schemas import ERROR_RESPONSES, Created, JobOut, JobResume, JobStart, LogLineOut
@@ -71,8 +71,8 @@ async def job_request(
 async def _model(honyaku: Honyaku, name: str) -> ModelChoice:
     try:
         return await honyaku.models.saved(name)
-    except UserError as exc:
-        raise UserError(
+    except NotFoundError as exc:
+        raise NotFoundError(
             _("{reason}: add one on the Models page").format(reason=message_of(exc))
         ) from None
 

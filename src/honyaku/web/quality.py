@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from honyaku.application import FlaggedParagraph, Honyaku
-from honyaku.web.schemas import ERROR_RESPONSES
+from honyaku.web.schemas import ERROR_RESPONSES, ChaptersQuery
 from honyaku.web.templating import page
 from honyaku.web.workbench import App
 
@@ -81,11 +81,11 @@ async def quality_page(
 
 @router.get("/api/books/{book_id}/flagged")
 async def list_flagged(
-    honyaku: App, book_id: str, chapters: str = "", kind: str = ""
+    honyaku: App, book_id: str, chapters: ChaptersQuery = "", kind: str = ""
 ) -> list[FlaggedOut]:
     """Paragraphs whose selected translation has warnings (of ``kind``, if given), in book
     order; only in ``chapters`` (e.g. ``1-3,7``) if given."""
-    return (await _flagged(honyaku, book_id, chapters, kind))[:PAGE_PARAGRAPHS]
+    return (await _flagged(honyaku, book_id, chapters or "", kind))[:PAGE_PARAGRAPHS]
 
 
 async def _flagged(honyaku: Honyaku, book_id: str, chapters: str, kind: str) -> list[FlaggedOut]:

@@ -3,12 +3,23 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from fastapi import Query
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    field_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
 
 from honyaku.application import (
+    TOOL_NAMES,
     BookSummary,
     ChapterProgress,
     JobProgress,
@@ -16,14 +27,36 @@ from honyaku.application import (
     Version,
 )
 from honyaku.domain.book import BookSettings
-from honyaku.domain.model_profile import ModelProfile
+from honyaku.domain.model_profile import ModelProfile, whole_number
 from honyaku.domain.workflow import JobKind
 
 __all__ = ["BookSettings", "ModelProfile"]
 
+CHAPTERS_PATTERN = r"^ *([0-9]+ *(- *[0-9]+ *)?(, *[0-9]+ *(- *[0-9]+ *)?)*)?$"
+"""Chapters as a person writes them: ``1-3,7``; empty for all."""
+ChaptersQuery = Annotated[
+    str | None, Query(pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; empty for all.')
+]
+ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")]
+"""A saved model profile's name, as ``ModelProfile`` allows it."""
+
+# The bodies' numbers and booleans are strict: JSON says true or 3, and "3" or 0 in their place
+# is a mistake to refuse, not to guess at.
+
 MAX_NUMBER = 2**31 - 1
 """The largest chapter number, position or version id a path or query may name: beyond it
 nothing exists, and the database could not even be asked."""
+
+
+def _in_utc(moment: Any) -> Any:
+    # SQLite keeps no time zone: the moments it gives back were written in UTC.
+    if isinstance(moment, datetime) and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
+Timestamp = Annotated[AwareDatetime, BeforeValidator(_in_utc)]
+"""A moment as the API gives it: always with its time zone."""
 
 
 class Problem(BaseModel):
@@ -89,7 +122,7 @@ class VersionOut(BaseModel):
     kind: str
     model: str | None
     job_id: str | None
-    created_at: datetime
+    created_at: Timestamp
     selected: bool
 
     @classmethod
@@ -127,14 +160,35 @@ class DiffPartOut(BaseModel):
     text: str
 
 
+_TOOL_NAMES: dict[str, Any] = {"type": "string", "enum": list(TOOL_NAMES)}
+
+
 class SettingsPatch(BaseModel):
-    chunk_chars: int | None = None
-    skip_ask_user: bool | None = None
-    approve_tools: list[str] | None = None
-    always_allow: list[str] | None = None
-    max_cost: float | None = Field(
+    """The settings to change: one left out stays as it is. Only ``max_cost`` takes null (no
+    cap); the schema shows no null for the others, and a null there is refused."""
+
+    chunk_chars: (
+        Annotated[int, Field(ge=200, le=200_000), BeforeValidator(whole_number)]
+        | SkipJsonSchema[None]
+    ) = None
+    skip_ask_user: StrictBool | SkipJsonSchema[None] = None
+    approve_tools: list[str] | SkipJsonSchema[None] = Field(
+        default=None, json_schema_extra={"items": _TOOL_NAMES}
+    )
+    always_allow: list[str] | SkipJsonSchema[None] = Field(
+        default=None, json_schema_extra={"items": _TOOL_NAMES}
+    )
+    max_cost: StrictFloat | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="null clears the book's cap."
     )
+
+    @field_validator("chunk_chars", "skip_ask_user", "approve_tools", "always_allow")
+    @classmethod
+    def _given(cls, value: Any) -> Any:
+        # Called only for a value given: a null given is a mistake, not "leave it".
+        if value is None:
+            raise ValueError("leave it out to keep it as it is; null is no setting")
+        return value
 
 
 class ManualVersion(BaseModel):
@@ -143,13 +197,15 @@ class ManualVersion(BaseModel):
 
 class JobStart(BaseModel):
     kind: JobKind
-    chapters: str | None = Field(default=None, description='e.g. "1-3,7"; null for all.')
-    model: str = Field(description="The name of a saved model profile.")
-    retranslate: bool = False
+    chapters: str | None = Field(
+        default=None, pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; null for all.'
+    )
+    model: ProfileName = Field(description="The name of a saved model profile.")
+    retranslate: StrictBool = False
     paragraphs: list[str] | None = Field(
         default=None, description="Only these paragraphs, by id (e.g. those flagged)."
     )
-    max_cost: float | None = Field(
+    max_cost: StrictFloat | None = Field(
         default=None,
         gt=0,
         allow_inf_nan=False,
@@ -228,7 +284,7 @@ class JobOut(BaseModel):
 
 
 class LogLineOut(BaseModel):
-    created_at: datetime
+    created_at: Timestamp
     job_id: str
     where: str
     text: str
@@ -247,8 +303,8 @@ class ParkedQuestionOut(BaseModel):
     asker: str
     batch: bool
     questions: list[dict[str, Any]]
-    asked_at: datetime
-    deadline_at: datetime
+    asked_at: Timestamp
+    deadline_at: Timestamp
 
     @classmethod
     def of(cls, question: StoredQuestion) -> ParkedQuestionOut:
@@ -280,9 +336,9 @@ class AnswerIn(BaseModel):
     ``always``)."""
 
     answers: list[dict[str, Any]] = Field(default_factory=list)
-    cancelled: bool = False
-    allowed: bool = False
-    always: bool = False
+    cancelled: StrictBool = False
+    allowed: StrictBool = False
+    always: StrictBool = False
 
 
 ExportFormatName = Literal["epub", "md", "txt", "json"]

@@ -3,12 +3,14 @@ API over ``honyaku.search``."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field, StrictBool
 
 from honyaku.application import Replacement, SearchHit
 from honyaku.domain.text_search import MAX_PATTERN_CHARS, TextQuery
-from honyaku.web.schemas import ERROR_RESPONSES
+from honyaku.web.schemas import CHAPTERS_PATTERN, ERROR_RESPONSES, ChaptersQuery
 from honyaku.web.workbench import App
 
 router = APIRouter(prefix="/api", responses=ERROR_RESPONSES)
@@ -43,15 +45,17 @@ class SearchOut(BaseModel):
 
 
 class ReplaceIn(BaseModel):
-    q: str = Field(max_length=MAX_PATTERN_CHARS)
+    q: str = Field(min_length=1, max_length=MAX_PATTERN_CHARS)
     replacement: str = Field(max_length=10_000)
-    regex: bool = False
-    case_sensitive: bool = False
-    chapters: str | None = Field(default=None, description='e.g. "1-3,7"; null for all.')
+    regex: StrictBool = False
+    case_sensitive: StrictBool = False
+    chapters: str | None = Field(
+        default=None, pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; null for all.'
+    )
     paragraphs: list[str] | None = Field(
         default=None, description="Only in these paragraphs (those chosen in a preview)."
     )
-    apply: bool = Field(default=False, description="False: a preview, nothing written.")
+    apply: StrictBool = Field(default=False, description="False: a preview, nothing written.")
 
 
 class ReplacementOut(BaseModel):
@@ -77,12 +81,12 @@ class ReplacementOut(BaseModel):
 async def search_book(
     honyaku: App,
     book_id: str,
-    q: str,
+    q: Annotated[str, Query(min_length=1, max_length=MAX_PATTERN_CHARS)],
     regex: bool = False,
     case_sensitive: bool = False,
     source: bool = True,
     translation: bool = True,
-    chapters: str | None = None,
+    chapters: ChaptersQuery = None,
 ) -> SearchOut:
     """Paragraphs whose source or selected translation holds ``q`` (plain or a regular
     expression)."""

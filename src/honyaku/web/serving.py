@@ -69,10 +69,16 @@ def serve(
     port: int,
     open_browser: bool,
     announce: Callable[[str], None],
+    with_token: bool = True,
 ) -> None:
-    """Serve until interrupted. Beyond loopback every request needs a token, made now and
-    shown in the address ``announce`` is given."""
-    token = None if is_loopback(host) else secrets.token_urlsafe(18)
+    """Serve until interrupted. Every request needs a token, made now and shown in the
+    address ``announce`` is given: any process or person on the machine can reach loopback.
+    Without it (``with_token=False``) only on loopback, where Host and Origin still guard."""
+    if not with_token and not is_loopback(host):
+        raise ConfigError(
+            "a workbench served beyond loopback always needs its token: leave out --no-token"
+        )
+    token = secrets.token_urlsafe(18) if with_token else None
     hosts: set[str] = set()
     wildcard = allowed_hosts(host, port) is None
     grace_s = _seconds(os.environ.get(GRACE_VARIABLE))

@@ -124,6 +124,9 @@ class GeminiProvider:
                 # A backstop only: the reply's clock enforces its bounds.
                 timeout=round(backstop_s * 1000),
                 # No retry_options: the SDK then makes one attempt, and RetryingProvider decides.
+                # A redirect could carry the key to another host: none is followed.
+                client_args={"follow_redirects": False},
+                async_client_args={"follow_redirects": False},
             ),
         )
 
