@@ -313,8 +313,8 @@ def test_a_stop_asked_for_is_shown_as_a_stop_and_the_job_page_settles_at_once(
 @pytest.mark.parametrize(
     ("language", "summary", "part"),
     [
-        ("zh", "部分文本未能完成", "第 1 章第 1 部分："),
-        ("en", "Some parts of the text failed", "Chapter 1, part 1: "),
+        ("zh", "部分文本未能完成", "第 1 章第 3 部分：模型没能走完工作流程"),
+        ("en", "Some parts of the text failed", "Chapter 1, part 3: the model could not finish"),
     ],
 )
 def test_a_failed_job_is_told_part_by_part_in_the_persons_words(

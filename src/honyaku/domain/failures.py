@@ -70,6 +70,14 @@ class Failure:
     detail: str
     """What the model or its server said, in its own words."""
 
+    @property
+    def said(self) -> str:
+        """What only this failure says: its detail without its class's words, which a front
+        end shows in the reader's language."""
+        if not self.detail.startswith(self.kind.words):
+            return self.detail
+        return self.detail.removeprefix(self.kind.words).strip(" :()")
+
     def __str__(self) -> str:
         if self.detail.startswith(self.kind.words):  # an error that names its class itself
             return self.detail

@@ -210,6 +210,7 @@ class JobProgress:
                 "chapter": f.where.chapter,
                 "part": f.where.chunk,
                 "failure": f.failure.kind.value,
+                "said": f.failure.said,
                 "reason": f.reason,
             }
             for f in self.failures
@@ -248,6 +249,7 @@ class JobProgress:
                     "position": item.position,
                     "id": item.id,
                     "failure": item.failure.kind.value if item.failure else None,
+                    "said": item.failure.said if item.failure else "",
                     "reason": item.reason,
                 }
                 for item in self.left

@@ -223,6 +223,7 @@ class FailureOut(BaseModel):
     chapter: int = Field(description="1-based chapter number.")
     part: int = Field(description="1-based among the chapter's parts in the job's plan.")
     failure: str = Field(description="Why, as a failure class: filtered, refused, workflow…")
+    said: str = Field(description="What the model or its server said, beyond its class.")
     reason: str
 
 
@@ -233,6 +234,7 @@ class LeftOut(BaseModel):
     position: int | None = Field(description="1-based in the chapter; null for its title.")
     id: str = Field(description="The paragraph's id, or the chapter's for its title.")
     failure: str | None = Field(description="Why, as a failure class; null if none failed.")
+    said: str = Field(description="What the model or its server said, beyond its class.")
     reason: str
 
 

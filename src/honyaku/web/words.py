@@ -60,6 +60,20 @@ PROVIDER_WORDS = {
     "demo": N_("the built-in demo model, inside honyaku"),
 }
 
+FAILURE_WORDS = {
+    "filtered": N_("refused by the provider's filter"),
+    "refused": N_("refused by the model in words"),
+    "workflow": N_("the model could not finish the workflow"),
+    "context": N_("too long for the model's context window"),
+    "pace": N_("the server did not keep pace"),
+    "loop": N_("the model's reply went round in a loop"),
+    "key": N_("the API key was refused"),
+    "model": N_("the model is not there"),
+    "cap": N_("the spending cap was reached"),
+    "server": N_("the model's server refused the work"),
+}
+"""``domain.failures.FAILURE_WORDS`` by each class's value, for the catalog."""
+
 
 def word(name: str) -> str:
     """The engine's ``name`` (a status, a kind) in the reader's language."""
@@ -75,3 +89,12 @@ def provider_word(name: str, summary: str) -> str:
     """What the kind of model server ``name`` is, in the reader's language; a kind registered
     later keeps its own ``summary``."""
     return _(PROVIDER_WORDS[name]) if name in PROVIDER_WORDS else summary
+
+
+def failure_word(failure: str | None, said: str, reason: str) -> str:
+    """Why a part failed or a paragraph was left, its class in the reader's language and
+    what the model said in its own; ``reason`` where it has no class."""
+    if failure not in FAILURE_WORDS:
+        return reason
+    why = _(FAILURE_WORDS[failure])
+    return f"{why}: {said}" if said else why

@@ -12,6 +12,24 @@ const STATUS = {
   failed: t("failed"),
   interrupted: t("stopped"),
 };
+// Why a part failed, by its class (honyaku.domain.failures); the model's own words follow.
+const FAILURE = {
+  filtered: t("refused by the provider's filter"),
+  refused: t("refused by the model in words"),
+  workflow: t("the model could not finish the workflow"),
+  context: t("too long for the model's context window"),
+  pace: t("the server did not keep pace"),
+  loop: t("the model's reply went round in a loop"),
+  key: t("the API key was refused"),
+  model: t("the model is not there"),
+  cap: t("the spending cap was reached"),
+  server: t("the model's server refused the work"),
+};
+const why = (failure) => {
+  const words = FAILURE[failure.failure];
+  if (!words) return failure.reason;
+  return failure.said ? `${words}: ${failure.said}` : words;
+};
 // A job run here, or by workers anywhere (honyaku worker): followed until it ends.
 const ACTIVE = ["queued", "running", "waiting"];
 
@@ -72,7 +90,7 @@ function draw(progress) {
   for (const name of ["requests", "tokens", "retries"]) field(name).textContent = progress[name];
   field("failures").textContent = progress.failures.length;
   drawSpending(progress);
-  field("failure-list").replaceChildren(...progress.failures.map((failure) => element("li", {}, t("Chapter {chapter}, part {part}: {reason}", failure))));
+  field("failure-list").replaceChildren(...progress.failures.map((failure) => element("li", {}, t("Chapter {chapter}, part {part}: {reason}", { ...failure, reason: why(failure) }))));
   const interrupted = progress.status === "interrupted";
   field("error").textContent = errorText(progress);
   field("error").hidden = !progress.error || interrupted;
