@@ -433,3 +433,11 @@ Rules:
 - Work lines look like "[n] [ID: 1a2b3c4d] text". Read them; you submit no paragraphs.
 - get_glossary looks up what the glossary already holds.\
 """)
+
+
+@pytest.mark.parametrize(
+    ("target", "named"),
+    [("zh", "简体中文"), ("zh-SG", "简体中文"), ("zh-TW", "繁体中文"), ("zh-HK", "繁体中文")],
+)
+def test_every_chinese_target_is_named_with_the_script_it_is_checked_against(target, named):
+    assert f"翻译成{named}" in system_prompt(JobKind.TRANSLATION, "ja", target, questions=True)

@@ -1,13 +1,15 @@
-"""The flagged paragraphs in the browser: by kind, linked to their place, dismissed, and
-retranslated as a job over exactly those paragraphs."""
+"""The flagged paragraphs in the browser: by kind (in the page's language), linked to their
+place, dismissed, and retranslated as a job over exactly those paragraphs."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from honyaku.testing import FakeLLMServer
+from honyaku.testing import FakeLLMServer, ScriptedTranslator, hanzi_translation
 
 from .conftest import Workbench, screenshot
 
@@ -19,8 +21,10 @@ PARAGRAPHS = (
 )
 
 
-def translated(workbench: Workbench, model_server: FakeLLMServer) -> tuple[str, str]:
-    book = workbench.add_book(*PARAGRAPHS)
+def translated(
+    workbench: Workbench, model_server: FakeLLMServer, paragraphs: Iterable[str] = PARAGRAPHS
+) -> tuple[str, str]:
+    book = workbench.add_book(*paragraphs)
     model = workbench.add_model(f"q-{model_server.port}", model_server)
     workbench.wait_for(workbench.start(book, model))
     return book, model
@@ -52,6 +56,7 @@ def test_the_chosen_flagged_paragraphs_are_retranslated_as_one_job_over_them_alo
     page: Page, workbench: Workbench, fake_model: FakeLLMServer
 ) -> None:
     book, model = translated(workbench, fake_model)
+    fake_model.translator = ScriptedTranslator(translate=hanzi_translation)  # without kana now
     page.goto(f"books/{book}/quality")
     page.locator(".flagged-paragraph").nth(1).get_by_role("checkbox").uncheck()
 
@@ -86,3 +91,36 @@ def test_in_chinese_flagged_paragraphs_are_named_by_kind_and_dismissed(
     screenshot(page, "quality-flagged-zh")
     first.get_by_role("button", name="不是错误").click()
     expect(page.locator(".flagged-paragraph")).to_have_count(2)
+
+
+# A translation of these in Traditional characters, for a book whose target is zh-CN.
+IN_TRADITIONAL = {
+    "ある日の暮方の事である。一人の下人が、羅生門の下で雨やみを待っていた。": (
+        "某日傍晚，有一個僕人在羅生門下等雨停。"
+    ),
+    "広い門の下には、この男のほかに誰もいない。": "寬廣的門下，除了這個男人以外，再沒有別人。",
+}
+
+
+@pytest.mark.parametrize(
+    ("language", "kind"),
+    [
+        ("en", "Wrong Chinese script (2)"),
+        ("zh", "简繁体用反 (2)"),
+        ("ja", "簡体字と繁体字の取り違え (2)"),
+    ],
+)
+def test_paragraphs_in_the_other_chinese_script_are_flagged_under_that_kind(
+    page: Page, workbench: Workbench, fake_model: FakeLLMServer, language: str, kind: str
+) -> None:
+    fake_model.translator = ScriptedTranslator(
+        translate=lambda text: IN_TRADITIONAL.get(text, "第一章")
+    )
+    book, _ = translated(workbench, fake_model, IN_TRADITIONAL)
+    page.goto(f"/language/{language}?next=/books/{book}/quality")
+
+    expect(page.locator("select[name=kind]")).to_contain_text(kind)
+    first = page.locator(".flagged-paragraph").first
+    expect(first.locator("[data-code=WRONG_SCRIPT]")).to_contain_text("個→个 僕→仆 羅→罗 門→门")
+    expect(first.locator(".translation")).to_have_text("某日傍晚，有一個僕人在羅生門下等雨停。")
+    screenshot(page, f"quality-wrong-script-{language}")

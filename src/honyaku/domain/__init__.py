@@ -14,6 +14,7 @@ tokens.py         how many tokens a text costs: the token counter, the estimate 
 workflow.py       the workflow table of each job kind, and one chunk's way through it
 batch.py          an ``add_translation_batch`` call checked before anything is written
 quality.py        the quality checks on a paragraph's translation, and their warnings
+chinese_scripts.py  Simplified and Traditional characters told apart, with OpenCC's data
 glossary.py       glossary entries, their matching in text, and contradicting proposals
 text_search.py    words found in a book's text and replaced, as plain text or a regex
 selection.py      the chapters a job covers, as a person writes them (``1-3,7``)

@@ -1,10 +1,12 @@
-"""Language tags: guessing a text's language where a book declares none, and their spelling."""
+"""Language tags: guessing a text's language where a book declares none, their spelling, and
+the scripts a language is written in."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from collections import Counter
+from functools import cache
 
 from honyaku.errors import UserError
 
@@ -17,7 +19,7 @@ def guess_language(text: str) -> str | None:
     """``ja`` if kana appear, ``ko`` for Hangul, ``zh`` for other Han text, ``en`` for Latin
     letters; ``None`` for a text with no letters at all."""
     sample = text[:SAMPLE_CHARS]
-    scripts = Counter(_script(ch) for ch in sample if not ch.isspace())
+    scripts = Counter(script_of(ch) for ch in sample if not ch.isspace())
     letters = sum(n for script, n in scripts.items() if script != "other")
     if not letters:
         return None
@@ -63,7 +65,11 @@ def is_chinese(language: str) -> bool:
     return language.lower().startswith("zh")
 
 
-def _script(ch: str) -> str:
+@cache
+def script_of(ch: str) -> str:
+    """The script a character belongs to: ``kana``, ``hangul``, ``han``, ``latin`` or
+    ``other`` (digits, punctuation, and the scripts honyaku does not tell apart). Kept once
+    known: a book has a few thousand characters, met over and over."""
     name = unicodedata.name(ch, "")
     for script, marker in (
         ("kana", "HIRAGANA"),
@@ -75,3 +81,25 @@ def _script(ch: str) -> str:
         if name.startswith(marker):
             return script
     return "other"
+
+
+_LATIN_LANGUAGES = frozenset(
+    {"ca", "cs", "da", "de", "en", "es", "et", "fi", "fr", "hr", "hu", "id", "it", "lt", "lv"}
+    | {"ms", "nb", "nl", "nn", "no", "pl", "pt", "ro", "sk", "sl", "sv", "tl", "tr", "vi"}
+)
+
+
+def scripts_written(language: str) -> frozenset[str]:
+    """The scripts (as ``script_of`` names them) a language's text is written in: Han for
+    Chinese, Han and kana for Japanese, Hangul and Han for Korean, Latin letters for the
+    languages written in them; empty for a language honyaku does not know the script of."""
+    base = language.lower().replace("_", "-").split("-")[0]
+    if base == "zh":
+        return frozenset({"han"})
+    if base == "ja":
+        return frozenset({"han", "kana"})
+    if base == "ko":
+        return frozenset({"hangul", "han"})
+    if base in _LATIN_LANGUAGES:
+        return frozenset({"latin"})
+    return frozenset()

@@ -6,9 +6,17 @@ languages, the accepted glossary entries found in the source); each problem it f
 refuse anything: a batch with warnings is accepted, the warnings go back to the model with
 the result (to fix in review) and are kept with the version they describe.
 
+A text not in its target language gets one warning for one cause: leftover kana and a copied
+source (together when both hold), else the other Chinese script, else a third language.
+
 - ``UNTRANSLATED_KANA``: a Chinese translation that still holds a run of kana.
-- ``SAME_AS_SOURCE``: a translation identical to its source (a source of Han characters only
-  may stay as it is in Chinese: a name, a title).
+- ``SAME_AS_SOURCE``: a translation that copies its source: the same text, or nearly all of
+  it (``NEARLY_COPIED_SIMILARITY``); a source of Han characters only may stay as it is in
+  Chinese (a name, a title).
+- ``WRONG_SCRIPT``: a Chinese translation written in the other script, Traditional characters
+  for a Simplified target or the reverse (``chinese_scripts``, ``WRONG_SCRIPT_SHARE``).
+- ``WRONG_LANGUAGE``: a translation mostly in letters its target language is not written in
+  and its source is not either: a third language (English or Korean for a Chinese target).
 - ``LENGTH_OUT_OF_BAND``: a translation much shorter or longer than its source usually is for
   that pair of languages (``LENGTH_BANDS``); short sources are not judged.
 - ``UNBALANCED_BRACKETS``: 「」『』“”（）() opened and closed a different number of times in
@@ -22,11 +30,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rapidfuzz.distance import Indel
+
+from honyaku.domain.chinese_scripts import chinese_script, tally_scripts, written_in_script
 from honyaku.domain.glossary import GlossaryEntry, match_key
-from honyaku.domain.languages import is_chinese
+from honyaku.domain.languages import is_chinese, script_of, scripts_written
 
 MIN_CHARS_FOR_LENGTH = 20
 """Sources shorter than this (in letters) are not judged on length: a short exclamation may
@@ -43,6 +55,35 @@ LENGTH_BANDS: dict[tuple[str, str], tuple[float, float]] = {
 }
 """Translation letters per source letter, lowest and highest, by (source, target) language."""
 DEFAULT_LENGTH_BAND = (0.3, 3.5)
+
+NEARLY_COPIED_SIMILARITY = 0.9
+"""A translation at least this similar to its source (indel similarity, after whitespace and
+full-width forms are normalised) copies it: a word or two changed is no translation."""
+MIN_CHARS_FOR_NEARLY_COPIED = 20
+"""Sources shorter than this (in letters) are judged only on an exact copy: a short line may
+rightly stay nearly as it is (a name, a number, a sound)."""
+WRONG_SCRIPT_SHARE = 0.5
+"""A Chinese translation is in the other script when more than this share of its Han
+characters that the two scripts write differently are written the other script's way. A
+paragraph in the other script has them all so; a sentence in the target's script quoting a
+name or a shop sign in the other one has a quarter or a third."""
+MIN_WRONG_SCRIPT_CHARS = 3
+"""...and at least this many of them: one ambiguous character, or a two-character name in a
+short line, never warns."""
+FOREIGN_LETTERS_SHARE = 0.8
+"""A translation is in a third language when more than this share of its letters are in one
+or more scripts its target language is not written in (digits and punctuation are no
+letters). A Chinese sentence naming a program or a book in Latin letters stays below it, as
+its Latin words are several letters each."""
+MIN_LETTERS_FOR_LANGUAGE = 10
+"""Translations with fewer letters are not judged on their language: an "OK!" or a brand name
+may rightly stay in Latin letters."""
+SCRIPT_NAMES = {
+    "latin": "Latin letters",
+    "hangul": "Hangul",
+    "kana": "kana",
+    "han": "Han characters",
+}
 
 _KANA_RUN = re.compile(r"[ぁ-ゖァ-ヺ][ぁ-ゖァ-ヺー]+")
 """Two kana or more: Chinese quotes a single の now and then, never a run."""
@@ -79,19 +120,91 @@ def check_translation(
 
 
 def untranslated(source: str, translation: str, *, target_lang: str) -> list[QualityWarning]:
-    problems = []
-    if is_chinese(target_lang) and (run := _KANA_RUN.search(translation)):
-        problems.append(
-            QualityWarning(
-                "UNTRANSLATED_KANA",
-                f"the translation still holds Japanese kana ({run.group()!r}): translate it",
-            )
+    """What says the translation is not in its target language yet, one cause at a time:
+    kana left in Chinese and a copied source (together when both hold), else the other
+    Chinese script, else a third language."""
+    if left := [
+        *leftover_kana(translation, target_lang=target_lang),
+        *copied_source(source, translation, target_lang=target_lang),
+    ]:
+        return left
+    return wrong_script(translation, target_lang=target_lang) or wrong_language(
+        source, translation, target_lang=target_lang
+    )
+
+
+def leftover_kana(translation: str, *, target_lang: str) -> list[QualityWarning]:
+    if not is_chinese(target_lang) or not (run := _KANA_RUN.search(translation)):
+        return []
+    return [
+        QualityWarning(
+            "UNTRANSLATED_KANA",
+            f"the translation still holds Japanese kana ({run.group()!r}): translate it",
         )
-    if _same(source, translation) and _letters(source) and not _only_han(source, target_lang):
-        problems.append(
+    ]
+
+
+def copied_source(source: str, translation: str, *, target_lang: str) -> list[QualityWarning]:
+    letters = _letters(source)
+    if not letters or _only_han(letters, target_lang):
+        return []
+    original, copy = _squeezed(source), _squeezed(translation)
+    if original == copy:
+        return [
             QualityWarning("SAME_AS_SOURCE", "the translation is the source text, untranslated")
+        ]
+    if len(letters) < MIN_CHARS_FOR_NEARLY_COPIED:
+        return []
+    similarity = Indel.normalized_similarity(original, copy)
+    if similarity < NEARLY_COPIED_SIMILARITY:
+        return []
+    return [
+        QualityWarning(
+            "SAME_AS_SOURCE",
+            f"the translation is nearly all the source text ({similarity:.0%} the same), "
+            "untranslated: translate it",
         )
-    return problems
+    ]
+
+
+def wrong_script(translation: str, *, target_lang: str) -> list[QualityWarning]:
+    script = chinese_script(target_lang)
+    if script is None or written_in_script(translation, target_lang) == translation:
+        return []  # nothing the conversion into the target changes: the usual case, and cheap
+    tally = tally_scripts(translation, target_lang)
+    if tally.in_other < MIN_WRONG_SCRIPT_CHARS or tally.other_share <= WRONG_SCRIPT_SHARE:
+        return []
+    told = tally.in_target + tally.in_other
+    return [
+        QualityWarning(
+            "WRONG_SCRIPT",
+            f"the translation is written in {script.other} characters ({tally.in_other} of its "
+            f"{told} characters that differ between the scripts, such as {' '.join(tally.fixes)}); "
+            f"{target_lang} is written in {script}: rewrite it in {script} characters",
+        )
+    ]
+
+
+def wrong_language(source: str, translation: str, *, target_lang: str) -> list[QualityWarning]:
+    written = scripts_written(target_lang)
+    letters = _letters_by_script(translation)
+    total = sum(letters.values())
+    if not written or total < MIN_LETTERS_FOR_LANGUAGE:
+        return []
+    foreign = Counter({s: n for s, n in letters.items() if s not in written})
+    if foreign.total() <= FOREIGN_LETTERS_SHARE * total:
+        return []
+    [(script, count)] = foreign.most_common(1)
+    source_scripts = _letters_by_script(source).most_common(1)
+    if source_scripts and source_scripts[0][0] == script:
+        return []  # the source's own letters kept: a copy or a quotation, judged as such
+    return [
+        QualityWarning(
+            "WRONG_LANGUAGE",
+            f"the translation is mostly {SCRIPT_NAMES[script]} ({count} of its {total} "
+            f"letters), not {target_lang}: translate it into {target_lang}",
+        )
+    ]
 
 
 def length_out_of_band(
@@ -159,10 +272,6 @@ def _base(language: str) -> str:
     return language.lower().split("-")[0]
 
 
-def _same(source: str, translation: str) -> bool:
-    return _squeezed(source) == _squeezed(translation)
-
-
 def _squeezed(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).split())
 
@@ -171,8 +280,13 @@ def _letters(text: str) -> str:
     return "".join(ch for ch in text if ch.isalnum())
 
 
-def _only_han(source: str, target_lang: str) -> bool:
-    letters = _letters(source)
+def _letters_by_script(text: str) -> Counter[str]:
+    scripts = Counter(script_of(ch) for ch in text)
+    del scripts["other"]
+    return scripts
+
+
+def _only_han(letters: str, target_lang: str) -> bool:
     return is_chinese(target_lang) and all(_HAN.match(ch) or ch.isdigit() for ch in letters)
 
 

@@ -7,17 +7,13 @@ message after it: so does the note on stale translations, in the chunks that sho
 
 from __future__ import annotations
 
+from honyaku.domain.chinese_scripts import ChineseScript, chinese_script
 from honyaku.domain.chunking import Chunk, render_chunk, shows_previous
 from honyaku.domain.languages import is_chinese
 from honyaku.domain.workflow import JobKind
 
 _LANGUAGE_NAMES = {
     "ja": ("Japanese", "日语"),
-    "zh": ("Chinese", "中文"),
-    "zh-cn": ("Simplified Chinese", "简体中文"),
-    "zh-hans": ("Simplified Chinese", "简体中文"),
-    "zh-tw": ("Traditional Chinese", "繁体中文"),
-    "zh-hant": ("Traditional Chinese", "繁体中文"),
     "en": ("English", "英语"),
     "ko": ("Korean", "韩语"),
     "fr": ("French", "法语"),
@@ -26,7 +22,16 @@ _LANGUAGE_NAMES = {
 }
 
 
+_CHINESE_NAMES = {
+    ChineseScript.SIMPLIFIED: ("Simplified Chinese", "简体中文"),
+    ChineseScript.TRADITIONAL: ("Traditional Chinese", "繁体中文"),
+}
+"""Every Chinese tag is named with its script, the one the quality checks hold it to."""
+
+
 def language_name(code: str, *, chinese: bool) -> str:
+    if script := chinese_script(code):
+        return _CHINESE_NAMES[script][chinese]
     names = _LANGUAGE_NAMES.get(code.lower()) or _LANGUAGE_NAMES.get(code.lower().split("-")[0])
     return names[chinese] if names else code
 

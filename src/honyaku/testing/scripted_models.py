@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from honyaku.domain.chinese_scripts import written_in_script
 from honyaku.llm.demo import (
     Chunk,
     DemoAssistant,
@@ -82,9 +83,10 @@ _KANA = re.compile(r"[ぁ-ゖァ-ヺー]")
 
 
 def hanzi_translation(text: str) -> str:
-    """A pseudo-translation that reads as Chinese to the quality checks: its kana become 之,
-    so a model that translates well gets no warnings (a benchmark's model, for one)."""
-    return pseudo_translation(_KANA.sub("之", text))
+    """A pseudo-translation that reads as Simplified Chinese to the quality checks: its kana
+    become 之 and its kanji their Simplified forms, so a model that translates well gets no
+    warnings (a benchmark's model, for one)."""
+    return pseudo_translation(written_in_script(_KANA.sub("之", text), "zh-CN"))
 
 
 Step = Reply | Callable[[Sequence[Turn]], Reply]

@@ -3,15 +3,17 @@
 A careless draft spoils one paragraph for each quality check it can: a quotation without its
 quotation marks, a closing bracket lost, a glossary term left out, a long paragraph cut short,
 a paragraph left in the source language. Every other paragraph, and every fix, is
-``clean_translation``: the pseudo translation with the chunk's glossary renderings in place
-and no kana left, which passes every check.
+``clean_translation``: the pseudo translation with the chunk's glossary renderings in place,
+no kana left and its kanji in Simplified forms, which passes every check.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from honyaku.domain.chinese_scripts import written_in_script
 from honyaku.llm.demo.glossary import KANA
 
 QUOTES = "「」『』“”"
@@ -19,10 +21,21 @@ QUOTES = "「」『』“”"
 
 def clean_translation(text: str, glossary: Mapping[str, str]) -> str:
     """A pseudo translation that passes every quality check: the glossary's renderings in
-    place, no kana left."""
-    for source, target in glossary.items():
-        text = text.replace(source, target)
-    return "〈译〉" + KANA.sub("〇", text)
+    place as they are written, the rest with no kana left and in Simplified forms."""
+    if not glossary:
+        return "〈译〉" + _hanzi(text)
+    terms = re.compile("|".join(re.escape(s) for s in sorted(glossary, key=len, reverse=True)))
+    between = terms.split(text)
+    renderings = [KANA.sub("〇", glossary[term]) for term in terms.findall(text)]
+    pieces = [
+        _hanzi(piece) + rendering
+        for piece, rendering in zip(between, [*renderings, ""], strict=True)
+    ]
+    return "〈译〉" + "".join(pieces)
+
+
+def _hanzi(text: str) -> str:
+    return written_in_script(KANA.sub("〇", text), "zh-CN")
 
 
 @dataclass(frozen=True, slots=True)
