@@ -19,6 +19,8 @@ from honyaku.agent.loop import Nudged
 from honyaku.application import Honyaku, ModelChoice, ToolProtocol
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.failures import FailureClass
+from honyaku.domain.pricing import Prices
+from honyaku.errors import AuthError, SpendingCapReached
 from honyaku.jobs import ChunkEvent, JobEvent, JobFinished, JobRequest, RoundStarted
 from honyaku.store import Library
 from honyaku.testing import (
@@ -47,13 +49,17 @@ REASONS = {
 }
 
 
-@pytest.fixture
-def book_id(library: Library) -> str:
+def forty_paragraphs(library: Library) -> str:
     """One chapter of 40 paragraphs, planned as one part; its 27th is one a filter refuses."""
     lines = [f"第{n}段。下人は羅生門の下で雨やみを待っていた。" for n in range(1, PARAGRAPHS + 1)]
     lines[REFUSED_AT - 1] = "老婆は血を流して倒れた。"
     draft = BookDraft("羅生門", (ChapterDraft("一", tuple(lines)),))
     return library.add_book(draft, source_lang="ja", target_lang="zh-CN")
+
+
+@pytest.fixture
+def book_id(library: Library) -> str:
+    return forty_paragraphs(library)
 
 
 @contextmanager
@@ -65,8 +71,12 @@ def filtering(api: str, blocked: Blocked) -> Iterator[FakeLLMServer | FakeGemini
         yield server
 
 
-def run(honyaku: Honyaku, book_id: str, model: ModelChoice) -> list[JobEvent]:
-    request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, chunk_chars=6000)
+def run(
+    honyaku: Honyaku, book_id: str, model: ModelChoice, max_cost: float | None = None
+) -> list[JobEvent]:
+    request = JobRequest(
+        book_id=book_id, kind=JobKind.TRANSLATION, chunk_chars=6000, max_cost=max_cost
+    )
 
     async def events() -> list[JobEvent]:
         return [event async for event in honyaku.jobs.run(request, model)]
@@ -128,3 +138,59 @@ def test_a_fallback_model_translates_the_paragraph_the_first_ones_filter_refused
     assert writers.pop(REFUSED_AT) == ["fallback-model"]
     assert set(map(tuple, writers.values())) == {("fake-model",)}
     assert len(other.requests) <= 3
+
+
+def test_a_refused_key_stops_the_job_at_once_and_nothing_is_tried_again(
+    honyaku: Honyaku, book_id: str, monkeypatch: pytest.MonkeyPatch
+):
+    # Given a server that refuses the key, and a fallback model that would take it
+    monkeypatch.setenv("HONYAKU_TEST_API_KEY", "sk-wrong-4f1c9e2ab7d35e60")
+    with FakeLLMServer(api_key="sk-right-0b6a5d1f3c2e9874") as server, FakeLLMServer() as other:
+        fallback = ModelChoice("fallback-model", other.url)
+        model = ModelChoice("fake-model", server.url, "HONYAKU_TEST_API_KEY", fallbacks=(fallback,))
+
+        # When the book is translated
+        with pytest.raises(AuthError):
+            run(honyaku, book_id, model)
+
+    # Then its one request was refused, and no round nor fallback came after it
+    assert len(server.requests) == 1
+    assert other.requests == []
+
+
+def test_the_spending_cap_holds_across_rounds_and_fallbacks(
+    honyaku: Honyaku, library: Library, book_id: str
+):
+    prices = Prices(input=2.0, output=8.0, cached_input=0.5)
+    rule = ContentFilter(words={WORD})
+
+    def spent(*servers: FakeLLMServer) -> float:
+        return sum(
+            prices.cost(
+                b.prompt.tokens - b.prompt.cached_tokens, b.prompt.cached_tokens, b.output_tokens
+            )
+            for s in servers
+            for b in s.bills
+        )
+
+    def translated_with(cap: float | None, book: str) -> tuple[float, list[JobEvent]]:
+        with FakeLLMServer(filter=rule) as server, FakeLLMServer() as other:
+            fallback = ModelChoice("fallback-model", other.url, prices=prices)
+            model = ModelChoice("fake-model", server.url, prices=prices, fallbacks=(fallback,))
+            try:
+                events = run(honyaku, book, model, max_cost=cap)
+            except SpendingCapReached:
+                events = []
+            return spent(server, other), events
+
+    # Given what the book costs with its rounds and its fallback
+    whole, events = translated_with(None, book_id)
+    assert [e for e in events if isinstance(e, RoundStarted)]
+
+    # When a copy is translated with a cap a little below that
+    copy = forty_paragraphs(library)
+    cap = whole * 0.9
+    capped, _ = translated_with(cap, copy)
+
+    # Then every model together spent no more than the cap
+    assert 0 < capped <= cap

@@ -15,7 +15,8 @@ database (``SharedSpending``), and each worker checks it before a request.
 The most a request could cost counts every prompt token as uncached (a provider's cache is
 not a promise), and a reply that writes everything the chunk still lacks: each missing
 paragraph's text half as long again, in its JSON item, the title, the status moves
-(``reply_bound``). The cap may stop a run a request early, never late.
+(``reply_bound``). A request refused or cut midway counts that much too, since the provider
+may bill what was written. The cap may stop a run a request early, never late.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ from honyaku.domain.book import Book
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import estimate_tokens
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
-from honyaku.errors import ConfigError, SpendingCapReached
+from honyaku.errors import (
+    ConfigError,
+    ContentFilteredError,
+    CutStreamError,
+    DegenerateReplyError,
+    SpendingCapReached,
+)
 from honyaku.jobs.progress import cost_of
 from honyaku.llm.events import ChatProvider, Response, StreamEvent, Usage
 from honyaku.llm.messages import ChatRequest, request_tokens
@@ -42,6 +49,8 @@ ITEM_TOKENS = 20
 """A batch item's JSON around its text: the keys and the paragraph id."""
 MOVES_TOKENS = 60
 """The status moves and the call names around them."""
+BILLED_UNANSWERED = (ContentFilteredError, CutStreamError, DegenerateReplyError)
+"""Requests that get no reply, yet may be billed for what the model wrote before it stopped."""
 SETTLED_POLL_S = 0.2
 """How often a queued run's request that waits for others in flight looks again."""
 
@@ -188,12 +197,18 @@ class CappedProvider(ProviderWrapper):
         self.reply_bound = reply_bound
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        reserved = await self.spending.reserve(request, self.reply_bound())
+        bound = self.reply_bound()
+        reserved = await self.spending.reserve(request, bound)
         usage = None
         try:
             async for event in self.inner.stream(request):
                 if isinstance(event, Response):
                     usage = event.usage
                 yield event
+        except BILLED_UNANSWERED:
+            # The provider wrote part of a reply before it was refused or cut, and may bill
+            # it: counted at the most it could cost, so that the cap is never passed.
+            usage = Usage(0, 0, request_tokens(request), int(bound))
+            raise
         finally:
             await self.spending.settle(reserved, usage)
