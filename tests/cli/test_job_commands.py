@@ -49,7 +49,7 @@ def test_translate_then_polish_then_proofread_a_real_book(home, fake_model):
     assert sum(versions.values()) == 37
 
 
-def test_a_job_with_failed_chunks_exits_nonzero_with_a_summary(fake_model):
+def test_a_job_with_failed_chunks_exits_nonzero_with_a_summary(fake_model, tmp_path):
     book = imported(RASHOMON)
     fake_model.mistakes.add(Mistake.NEVER_FINISH)
 
@@ -60,6 +60,8 @@ def test_a_job_with_failed_chunks_exits_nonzero_with_a_summary(fake_model):
     assert "38 left, each with why:" in done.stdout
     assert "run the same command again" in done.stdout
     assert "Traceback" not in done.stderr
+    exported = honyaku("export", book, "--format", "txt", "-o", str(tmp_path / "left.txt"))
+    assert "38 paragraph(s) or chapter title(s) left untranslated" in exported.stdout
 
 
 def test_the_api_key_never_appears_in_output(fake_model, monkeypatch):

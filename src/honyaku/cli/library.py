@@ -207,9 +207,10 @@ def export(
     """
     books = open_honyaku(home).books
 
-    async def export() -> None:
+    async def export() -> int:
+        book_id = await books.resolve(book)
         await books.export(
-            await books.resolve(book),
+            book_id,
             output,
             fmt,
             bilingual=bilingual,
@@ -217,9 +218,15 @@ def export(
             writing_mode=writing_mode,
             ruby=ruby,
         )
+        return len((await books.left(book_id)).left)
 
-    run(export())
+    left = run(export())
     out.print(f"Wrote {output}")
+    if left:
+        out.print(
+            f"{left} paragraph(s) or chapter title(s) left untranslated keep their source text; "
+            f"honyaku check {escape(book)} lists them with why."
+        )
 
 
 def delete(
