@@ -16,9 +16,11 @@ KANA = QualityWarning("UNTRANSLATED_KANA", "the translation still holds Japanese
 QUOTE = QualityWarning("QUOTE_LOST", "the source opens a quotation")
 
 
-def flag(library: Library, book_id: str, pid: str, *warnings: QualityWarning) -> None:
+def flag(
+    library: Library, book_id: str, pid: str, *warnings: QualityWarning, text: str = "他走了。"
+) -> None:
     library.add_translations(
-        book_id, {pid: "他走了。"}, kind=TranslationKind.TRANSLATION, flags={pid: warnings}
+        book_id, {pid: text}, kind=TranslationKind.TRANSLATION, flags={pid: warnings}
     )
 
 
@@ -53,7 +55,7 @@ def test_a_new_version_with_the_same_problem_is_flagged_again(
     flag(library, book_id, pid, KANA)
     asyncio.run(honyaku.books.dismiss_warnings(book_id, pid))
 
-    flag(library, book_id, pid, KANA)
+    flag(library, book_id, pid, KANA, text="他走了の。")
 
     [again] = asyncio.run(honyaku.books.flagged(book_id))
     assert again.paragraph_id == pid

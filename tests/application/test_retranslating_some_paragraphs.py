@@ -13,7 +13,7 @@ from honyaku.domain.model_profile import ModelProfile
 from honyaku.errors import NotFoundError, UserError
 from honyaku.jobs import JobRequest, JobStarted, ParagraphsDone
 from honyaku.store import Library
-from honyaku.testing import FakeLLMServer, pseudo_translation
+from honyaku.testing import FakeLLMServer, ScriptedTranslator, hanzi_translation
 
 from ..conftest import novel
 
@@ -44,7 +44,7 @@ def test_retranslating_two_paragraphs_sends_and_rewrites_those_two_alone(
     request = JobRequest(
         book_id=book_id, kind=JobKind.TRANSLATION, paragraphs=[third.id, first.id], retranslate=True
     )
-    with FakeLLMServer() as server:
+    with FakeLLMServer(translator=ScriptedTranslator(translate=hanzi_translation)) as server:
         model = ModelChoice("fake-translator", server.url, protocol=ToolProtocol.NATIVE)
         events = asyncio.run(_drain(honyaku.jobs.run(request, model)))
         sent = [m["content"] or "" for body in server.requests for m in body["messages"]]
@@ -61,7 +61,7 @@ def test_retranslating_two_paragraphs_sends_and_rewrites_those_two_alone(
     after = library.whole_book(book_id)
     for paragraph in (p for c in after.chapters for p in c.work_paragraphs):
         if paragraph.id in (first.id, third.id):
-            assert paragraph.translation == pseudo_translation(paragraph.text)
+            assert paragraph.translation == hanzi_translation(paragraph.text)
             assert len(library.versions(book_id, paragraph.id)) == 2
         else:
             assert paragraph.translation == before[paragraph.id]
@@ -102,7 +102,8 @@ def test_a_stopped_paragraph_job_resumes_over_the_paragraphs_it_had_not_done(
             status = update.progress.status
         return status
 
-    with FakeLLMServer(latency_s=0.05) as server:
+    other = ScriptedTranslator(translate=hanzi_translation)
+    with FakeLLMServer(translator=other, latency_s=0.05) as server:
         name = f"fake-{server.port}"
         asyncio.run(
             honyaku.models.save(
