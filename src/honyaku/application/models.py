@@ -145,14 +145,19 @@ class Models:
     async def _check_keys(self, profile: ModelProfile) -> None:
         """Refuse a key that would go where it was not saved for, or come from a variable
         that holds no key."""
-        saved = key_destinations(
-            (endpoint.key_variable, endpoint.endpoint)
-            for known in await self.all()
-            for endpoint in ModelChoice.from_profile(known).each_endpoint()
-        )
-        for endpoint in ModelChoice.from_profile(profile).each_endpoint():
-            if endpoint.key_variable and (endpoint.api_key_env or endpoint.api_key):
-                check_key_destination(endpoint.key_variable, endpoint.endpoint, saved)
+
+        def check() -> None:
+            # Off the event loop: a key may be looked up in a keyring, prices in their list.
+            saved = key_destinations(
+                (endpoint.key_variable, endpoint.endpoint)
+                for known in self._profiles.all()
+                for endpoint in ModelChoice.from_profile(known).each_endpoint()
+            )
+            for endpoint in ModelChoice.from_profile(profile).each_endpoint():
+                if endpoint.key_variable and (endpoint.api_key_env or endpoint.api_key):
+                    check_key_destination(endpoint.key_variable, endpoint.endpoint, saved)
+
+        await asyncio.to_thread(check)
 
     async def remove(self, name: str) -> None:
         await asyncio.to_thread(self._profiles.remove, name)
