@@ -144,7 +144,7 @@ def test_head_answers_as_get_and_a_method_not_taken_says_which_are(local):
     assert head.status_code == 200
     assert head.content == b""
     assert post.status_code == 405
-    assert post.headers["allow"] == "GET"
+    assert post.headers["allow"] == "GET, HEAD"
 
 
 def test_a_key_in_a_model_servers_address_is_refused_and_not_stored(local):

@@ -17,9 +17,9 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from honyaku import __version__
@@ -170,13 +170,20 @@ async def _http_error(request: Request, error: Exception) -> Response:
     return _answer(request, error.status_code, message, headers)
 
 
+ROUTED_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
 def _allowed_methods(request: Request) -> list[str]:
     """Every method some route takes at the request's path: one path may be served by
-    several routes (``GET`` and ``POST /api/books``), each knowing only its own."""
-    methods: set[str] = set()
-    for route in request.app.routes:
-        if isinstance(route, APIRoute) and route.path_regex.match(request.url.path):
-            methods |= route.methods or set()
+    several routes (``GET`` and ``POST /api/books``), each knowing only its own. Asked of
+    the router as a request of each method would be, routers included however FastAPI
+    keeps them."""
+    methods = {
+        method
+        for method in ROUTED_METHODS
+        for route in request.app.router.routes
+        if route.matches({**request.scope, "method": method})[0] is Match.FULL
+    }
     if "GET" in methods:
         methods.add("HEAD")  # as _HeadAsGet answers it
     return sorted(methods)
