@@ -16,7 +16,7 @@ from honyaku.application import Honyaku
 from honyaku.testing import FakeLLMServer
 from honyaku.web import Workbench
 
-from .conftest import served_here
+from .conftest import KEY_FILE, serve, served_at, served_here, stop
 
 KEY = "sk-test-4f9c2a7e1b6d8035c7e9a1f2b4d6e8a0"
 KEY_MIDDLE = KEY[8:-4]
@@ -95,6 +95,29 @@ def test_a_workbench_that_may_not_take_keys_refuses_them_in_one_line(
     assert 'type="password"' not in page.text
     assert "Keys cannot be typed in here" in page.text
     without_key(refused, invalid_too, page)
+
+
+@pytest.mark.parametrize("allowed", [False, True], ids=["on every interface", "allowed there"])
+def test_served_beyond_loopback_keys_are_taken_only_when_the_person_who_started_it_says_so(
+    tmp_path: Path, allowed: bool
+) -> None:
+    home = tmp_path / "home"
+    options = ("--host", "0.0.0.0", *(("--allow-key-entry",) if allowed else ()))
+    process, printed = serve(home, *options)
+    try:
+        url, token = served_at(printed)
+        answer = httpx2.put(
+            f"{url}api/keys/DEEPSEEK_API_KEY",
+            json={"key": KEY},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    finally:
+        logged = stop(process)
+
+    assert answer.status_code == (200 if allowed else 403), answer.text
+    assert (home / KEY_FILE).exists() is allowed
+    without_key(answer)
+    assert KEY_MIDDLE not in logged
 
 
 def test_a_profile_naming_a_kept_key_reaches_its_server_with_it_and_no_answer_shows_it(
