@@ -1,18 +1,23 @@
 """A translator's first run, in English and in Chinese: from an empty home, the first steps lead
 to the models page, where a preset fills the form in and shows the prices the list knows, a
 pasted key goes to the key store and never comes back, and the saved model is tested against
-the fake server standing in for the provider. axe-core finds nothing serious on the way."""
+the fake server standing in for the provider; in English, on to a book imported, estimated,
+translated, followed and exported as EPUB. axe-core finds nothing serious on the way."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from honyaku.testing import FakeLLMServer
+from honyaku.testing import FakeLLMServer, pseudo_translation
 
 from .conftest import KEY_FILE, Workbench, screenshot
 
@@ -34,6 +39,8 @@ def empty_home(workbench: Workbench) -> Iterator[Workbench]:
     assert workbench.api("GET", "/api/models") == []
     assert workbench.api("GET", "/api/books") == []
     yield workbench
+    for book in workbench.api("GET", "/api/books"):
+        workbench.api("DELETE", f"/api/books/{book['id']}")
     for profile in workbench.api("GET", "/api/models"):
         workbench.api("DELETE", f"/api/models/{profile['name']}")
     for key in workbench.api("GET", "/api/keys"):
@@ -45,19 +52,19 @@ def serious_violations(page: Page) -> list[tuple[str, list[str]]]:
     return [(v["id"], [n["html"] for n in v["nodes"]][:3]) for v in found if v["impact"] in SERIOUS]
 
 
-def no_key_in(page: Page, workbench: Workbench) -> None:
+def no_key_in(page: Page, workbench: Workbench, *more_paths: str) -> None:
     """The key is nowhere but in the key store: not in the page, nor in any API answer."""
     answers = [page.content()] + [
         workbench.client.get(path).text
-        for path in ("/", "/models", "/api/models", "/api/keys", "/jobs")
+        for path in ("/", "/models", "/api/models", "/api/keys", "/jobs", *more_paths)
     ]
     assert not [answer for answer in answers if KEY_MIDDLE in answer]
     kept = json.loads((workbench.home / KEY_FILE).read_text())
     assert kept == {"DEEPSEEK_API_KEY": KEY}
 
 
-def test_a_first_run_adds_a_model_from_a_preset_with_a_pasted_key_and_tests_it(
-    page: Page, empty_home: Workbench, provider: FakeLLMServer
+def test_a_first_run_adds_a_model_from_a_preset_with_a_pasted_key_and_exports_a_book(
+    page: Page, empty_home: Workbench, provider: FakeLLMServer, tmp_path: Path
 ) -> None:
     # Given an empty home, whose first steps lead to the models page
     page.goto("")
@@ -69,6 +76,8 @@ def test_a_first_run_adds_a_model_from_a_preset_with_a_pasted_key_and_tests_it(
     assert serious_violations(page) == []
     screenshot(page, "first-run-home-en")
     steps.get_by_role("link", name="Add a model").click()
+    page.wait_for_url(re.compile(r"/models"))
+    page.wait_for_load_state()  # the page's script listens to the form from then on
 
     # When DeepSeek is chosen among the presets
     form = page.locator("#model-form")
@@ -114,6 +123,31 @@ def test_a_first_run_adds_a_model_from_a_preset_with_a_pasted_key_and_tests_it(
     page.goto("")
     expect(page.locator(".first-steps li").first).to_contain_text("(done)")
 
+    # And the next steps lead on: a book imported, estimated, started, followed and exported
+    book_file = tmp_path / "猫.txt"
+    book_file.write_text("第一章\n\n吾輩は猫である。\n\n名前はまだ無い。\n", encoding="utf-8")
+    page.get_by_label("File (TXT, Aozora text or XHTML, EPUB)").set_input_files(book_file)
+    page.get_by_role("button", name="Import").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("猫")
+    page.get_by_label("Model").select_option("deepseek")
+    expect(page.locator("#job-estimate")).to_contain_text("Chunks 1 · paragraphs 2")
+    page.get_by_role("button", name="Start").click()
+    expect(page).to_have_url(re.compile(r"/jobs/[0-9a-f]{8}$"))
+    job = page.url.rsplit("/", 1)[1]
+    expect(page.locator("[data-field=status]")).to_have_text("finished", timeout=30_000)
+    book = empty_home.api("GET", f"/api/jobs/{job}")["book_id"]
+    page.goto(f"books/{book}")
+    with page.expect_download() as download:
+        page.locator("#exports").get_by_role("link", name="EPUB", exact=True).click()
+    epub = Path(download.value.path()).read_bytes()
+    with zipfile.ZipFile(io.BytesIO(epub)) as archive:
+        text = "".join(
+            archive.read(name).decode() for name in archive.namelist() if name.endswith("html")
+        )
+    assert pseudo_translation("吾輩は猫である。") in text
+    assert KEY_MIDDLE.encode() not in epub
+    no_key_in(page, empty_home, f"/api/jobs/{job}", f"/api/jobs/{job}/actions", f"/jobs/{job}")
+
 
 def test_in_chinese_a_first_run_adds_a_model_from_a_preset_with_a_pasted_key(
     chinese_page: Page, empty_home: Workbench, provider: FakeLLMServer
@@ -128,6 +162,8 @@ def test_in_chinese_a_first_run_adds_a_model_from_a_preset_with_a_pasted_key(
     assert serious_violations(page) == []
     screenshot(page, "first-run-home-zh")
     steps.get_by_role("link", name="添加模型").click()
+    page.wait_for_url(re.compile(r"/models"))
+    page.wait_for_load_state()  # the page's script listens to the form from then on
 
     form = page.locator("#model-form")
     form.get_by_label("从预设开始").select_option(label="DeepSeek")
