@@ -8,14 +8,14 @@ for its model, which the translator's own prices override."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from honyaku.application import LISTED_CURRENCY, PROVIDER_KINDS, Honyaku
 from honyaku.domain.addresses import masked_url
-from honyaku.domain.model_presets import MODEL_PRESETS
+from honyaku.domain.model_presets import MODEL_PRESETS, ModelPreset
 from honyaku.domain.model_profile import Endpoint, ModelProfile
 from honyaku.web.schemas import ERROR_RESPONSES, KeyOut, ListedPricesOut, ModelCheckOut
 from honyaku.web.templating import page
@@ -29,7 +29,7 @@ async def models_page(request: Request, bench: Bench) -> HTMLResponse:
     honyaku = bench.honyaku
     saved = await honyaku.models.all()
     listed = {
-        profile.name: await listed_prices(
+        profile.name: await _listed_prices(
             honyaku, profile.model, profile.base_url, profile.provider, profile.service_tier
         )
         for profile in saved
@@ -54,10 +54,10 @@ async def list_models(honyaku: App) -> list[ModelProfile]:
 
 
 @router.get("/api/models/presets")
-async def list_presets() -> list[dict[str, Any]]:
+async def list_presets() -> list[ModelPreset]:
     """The usual model servers, each a profile's first draft: base URL, provider, protocol,
     the key's name and models to try."""
-    return [asdict(preset) for preset in MODEL_PRESETS]
+    return list(MODEL_PRESETS)
 
 
 @router.get("/api/models/prices")
@@ -70,10 +70,10 @@ async def known_prices(
 ) -> ListedPricesOut | None:
     """What the price list says ``model`` costs at ``base_url`` (by default its provider's
     own server), per million tokens; null where it does not know the model there."""
-    return await listed_prices(honyaku, model, base_url, provider, service_tier)
+    return await _listed_prices(honyaku, model, base_url, provider, service_tier)
 
 
-async def listed_prices(
+async def _listed_prices(
     honyaku: Honyaku,
     model: str,
     base_url: str | None,
