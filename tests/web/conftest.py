@@ -50,6 +50,10 @@ GRACE_S = "1"
 """How long a question waits for a page before nobody answers: short, so tests are quick."""
 
 
+KEY_FILE = Path("config") / "keys.json"
+"""Where a served workbench keeps the keys typed into it, in its home."""
+
+
 @dataclass
 class Workbench:
     """The served workbench: its address (without the token), its token and home, and a
@@ -112,9 +116,9 @@ class Workbench:
 @contextmanager
 def served_here(honyaku: Honyaku) -> Iterator[tuple[str, WorkbenchState]]:
     """The workbench over ``honyaku`` served on loopback in this process: its address and
-    state, for tests of the API that need no browser."""
+    state, for tests of the API that need no browser. It takes keys, as on loopback."""
     hosts: set[str] = set()
-    bench = WorkbenchState(honyaku, WebFrontEnd(grace_s=float(GRACE_S)))
+    bench = WorkbenchState(honyaku, WebFrontEnd(grace_s=float(GRACE_S)), key_entry=True)
     with BackgroundServer(create_app(bench, hosts=hosts)) as server:
         hosts.update({f"127.0.0.1:{server.port}", f"localhost:{server.port}"})
         yield server.origin, bench
@@ -124,11 +128,14 @@ def serve(
     home: Path, *options: str, database_url: str | None = None
 ) -> tuple[subprocess.Popen[str], str]:
     """``honyaku serve`` started for ``home`` (and the database at ``database_url``, else the
-    home's SQLite file); the process and the address it printed."""
+    home's SQLite file), with a key store of its own (``KEY_FILE`` in the home's ``config``,
+    no keyring: never the developer's); the process and the address it printed."""
     environment = {
         **{k: v for k, v in os.environ.items() if k != "HONYAKU_DATABASE_URL"},
         **({"HONYAKU_DATABASE_URL": database_url} if database_url else {}),
         "HONYAKU_HOME": str(home),
+        "HONYAKU_CONFIG_DIR": str(home / "config"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
         "HONYAKU_WEB_GRACE_S": GRACE_S,
         "HONYAKU_RETRY_BASE_S": "0.01",
         "PYTHONUNBUFFERED": "1",

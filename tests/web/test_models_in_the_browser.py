@@ -16,7 +16,7 @@ def test_a_model_is_added_with_prices_and_limits_tested_edited_and_removed(
     page.goto("models")
     form = page.locator("#model-form")
 
-    form.get_by_label("Name").fill(name)
+    form.get_by_label("Name", exact=True).fill(name)
     form.get_by_label("Model, as its server knows it").fill("fake-translator")
     form.get_by_label("Base URL").fill(fake_model.url)
     form.get_by_label("Input", exact=True).fill("0.27")
@@ -38,7 +38,7 @@ def test_a_model_is_added_with_prices_and_limits_tested_edited_and_removed(
     screenshot(page, "models-tested-en")
 
     row.get_by_role("button", name="Edit").click()
-    expect(form.get_by_label("Name")).to_have_value(name)
+    expect(form.get_by_label("Name", exact=True)).to_have_value(name)
     expect(form.get_by_label("Service tier")).to_have_value("flex")
     form.get_by_label("Output").fill("2.2")
     form.get_by_role("button", name="Save").click()
@@ -57,7 +57,7 @@ def test_a_model_without_native_tools_is_told_apart_before_it_is_saved(
     with FakeLLMServer(tool_support=ToolSupport.REJECTED) as server:
         page.goto("models")
         form = page.locator("#model-form")
-        form.get_by_label("Name").fill("no-tools")
+        form.get_by_label("Name", exact=True).fill("no-tools")
         form.get_by_label("Model, as its server knows it").fill("fake-translator")
         form.get_by_label("Base URL").fill(server.url)
 
@@ -74,7 +74,7 @@ def test_a_key_variable_that_is_not_set_is_said_in_plain_words(
 ) -> None:
     page.goto("models")
     form = page.locator("#model-form")
-    form.get_by_label("Name").fill("keyless")
+    form.get_by_label("Name", exact=True).fill("keyless")
     form.get_by_label("Model, as its server knows it").fill("fake-translator")
     form.get_by_label("Base URL").fill(fake_model.url)
     form.get_by_label("Environment variable holding the key").fill("HONYAKU_TEST_UNSET_KEY")
@@ -90,7 +90,7 @@ def test_a_key_variable_that_is_not_set_is_said_in_plain_words(
 def test_half_a_price_is_refused_next_to_the_form(page: Page, workbench: Workbench) -> None:
     page.goto("models")
     form = page.locator("#model-form")
-    form.get_by_label("Name").fill("half-priced")
+    form.get_by_label("Name", exact=True).fill("half-priced")
     form.get_by_label("Model, as its server knows it").fill("demo")
     form.get_by_label("Input", exact=True).fill("1")
 

@@ -29,6 +29,15 @@ def serve(
             "person on this machine can read your books and start paid jobs.",
         ),
     ] = False,
+    allow_key_entry: Annotated[
+        bool,
+        typer.Option(
+            "--allow-key-entry",
+            help="Take API keys typed into the workbench's pages although it is served beyond "
+            "127.0.0.1 (they are kept in this machine's key store; plain HTTP carries them "
+            "over the network unencrypted: only on a network you trust).",
+        ),
+    ] = False,
     home: Home = None,
 ) -> None:
     """Serve the web workbench: the library, jobs with live progress, and the model's
@@ -37,7 +46,10 @@ def serve(
 
     Every request needs the token in the address printed at start (as Jupyter does): open
     that address once and the browser keeps the token in a cookie; scripts send it as
-    `Authorization: Bearer TOKEN`."""
+    `Authorization: Bearer TOKEN`.
+
+    A key typed into the models page goes to this machine's key store (as `honyaku keys set`
+    does), only when the workbench is served on 127.0.0.1, or with --allow-key-entry."""
     from honyaku.web import serve as serve_workbench
 
     def announce(url: str) -> None:
@@ -55,4 +67,5 @@ def serve(
         open_browser=open_browser,
         announce=announce,
         with_token=not no_token,
+        allow_key_entry=allow_key_entry,
     )

@@ -19,6 +19,7 @@ glossary.py       glossary entries, their matching in text, and contradicting pr
 text_search.py    words found in a book's text and replaced, as plain text or a regex
 selection.py      the chapters a job covers, as a person writes them (``1-3,7``)
 model_profile.py  a model saved under a name: where it is served, its key's variable, its costs
+model_presets.py  the usual model servers (OpenAI, DeepSeek, Ollama…) as a profile's first draft
 addresses.py      a model server's address as a person gives it, checked, and fit to print
 endpoints.py      requests spread over a profile's endpoints: choice, rest, concurrency
 pricing.py        prices per million tokens, service tiers, and rate limits

@@ -10,7 +10,9 @@ application keeps the database off the event loop.
     books.py        the library, a book, its chapters, its paragraphs' versions, its export,
                     a job's estimate
     jobs.py         jobs: their pages, start, stop, resume, log, progress as server-sent events
-    models.py       model profiles: their page, save, check, remove
+    models.py       model profiles: their page (with presets and the prices known), save,
+                    check, remove
+    keys.py         API keys in this machine's key store: listed (masked), set, removed
     questions.py    the model's questions and approvals waiting for the person, as events
     editions.py     a book's new edition (``import --update``), with a dry run
     glossary.py     a book's glossary and the shared glossaries attached to it

@@ -37,6 +37,7 @@ from honyaku.web import (
     glossary,
     i18n,
     jobs,
+    keys,
     models,
     quality,
     questions,
@@ -70,7 +71,7 @@ def create_app(
     )
     app.state.workbench = bench
     # In this order /openapi.json lists their operations.
-    resources = (books, models, jobs, questions, editions, chat, glossary, quality, search)
+    resources = (books, models, keys, jobs, questions, editions, chat, glossary, quality, search)
     for resource in resources:
         app.include_router(resource.router)
     app.include_router(i18n.router)  # the language switch

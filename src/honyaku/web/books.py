@@ -54,8 +54,17 @@ async def library_page(
     request: Request, honyaku: App, start: Annotated[int, Query(ge=0, le=MAX_NUMBER)] = 0
 ) -> HTMLResponse:
     books, total = await honyaku.books.page(start, PAGE_BOOKS)
+    has_model = bool(await honyaku.models.all())
     return page(
-        request, "library.html", books=books, start=start, total=total, page_size=PAGE_BOOKS
+        request,
+        "library.html",
+        books=books,
+        start=start,
+        total=total,
+        page_size=PAGE_BOOKS,
+        # The first steps are shown until the library has a model of its own and a book.
+        first_steps=not (has_model and total),
+        has_model=has_model,
     )
 
 

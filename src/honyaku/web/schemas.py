@@ -23,6 +23,8 @@ from honyaku.application import (
     BookSummary,
     ChapterProgress,
     JobProgress,
+    ListedPrices,
+    StoredKey,
     StoredQuestion,
     Version,
 )
@@ -37,6 +39,8 @@ CHAPTERS_PATTERN = r"^ *([0-9]+ *(- *[0-9]+ *)?(, *[0-9]+ *(- *[0-9]+ *)?)*)?$"
 ChaptersQuery = Annotated[
     str | None, Query(pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; empty for all.')
 ]
+KeyName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")]
+"""A key's name in the key store, as an environment variable's: ``DEEPSEEK_API_KEY``."""
 ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")]
 """A saved model profile's name, as ``ModelProfile`` allows it."""
 
@@ -355,3 +359,49 @@ class ModelCheckOut(BaseModel):
     key_variable: str | None = Field(description="Where the key was read from; never the key.")
     problem: str | None
     works: bool
+    key_source: str | None = Field(
+        default=None, description="Where the key was found, e.g. in the key store; never the key."
+    )
+
+
+MAX_KEY_CHARS = 4096
+"""Longer than any provider's key: a body beyond it is a mistake, not a key."""
+
+
+class KeyIn(BaseModel):
+    """A key to keep: written once, never read back."""
+
+    key: str = Field(min_length=1, max_length=MAX_KEY_CHARS, description="The key itself.")
+
+
+class KeyOut(BaseModel):
+    """A kept key as it may be shown: never the key, only its last characters."""
+
+    name: str
+    where: str = Field(description="keyring, or the key file's path.")
+    tail: str = Field(description="Its last 4 characters at most, after an ellipsis.")
+
+    @classmethod
+    def of(cls, key: StoredKey) -> KeyOut:
+        return cls(name=key.name, where=key.where, tail=key.tail)
+
+
+class ListedPricesOut(BaseModel):
+    """What the price list says a model costs at its server, per million tokens."""
+
+    input: float
+    cached_input: float | None
+    output: float
+    currency: str = Field(description="USD: the list's prices are in US dollars.")
+    source: str = Field(description="The list, its version and the date of its data.")
+
+    @classmethod
+    def of(cls, listed: ListedPrices, currency: str) -> ListedPricesOut:
+        prices = listed.prices
+        return cls(
+            input=prices.input,
+            cached_input=prices.cached_input,
+            output=prices.output,
+            currency=currency,
+            source=listed.source,
+        )

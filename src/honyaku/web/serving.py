@@ -70,10 +70,12 @@ def serve(
     open_browser: bool,
     announce: Callable[[str], None],
     with_token: bool = True,
+    allow_key_entry: bool = False,
 ) -> None:
     """Serve until interrupted. Every request needs a token, made now and shown in the
     address ``announce`` is given: any process or person on the machine can reach loopback.
-    Without it (``with_token=False``) only on loopback, where Host and Origin still guard."""
+    Without it (``with_token=False``) only on loopback, where Host and Origin still guard.
+    Keys may be typed into the pages on loopback, elsewhere only with ``allow_key_entry``."""
     if not with_token and not is_loopback(host):
         raise ConfigError(
             "a workbench served beyond loopback always needs its token: leave out --no-token"
@@ -82,7 +84,11 @@ def serve(
     hosts: set[str] = set()
     wildcard = allowed_hosts(host, port) is None
     grace_s = _seconds(os.environ.get(GRACE_VARIABLE))
-    bench = Workbench(honyaku, WebFrontEnd() if grace_s is None else WebFrontEnd(grace_s))
+    bench = Workbench(
+        honyaku,
+        WebFrontEnd() if grace_s is None else WebFrontEnd(grace_s),
+        key_entry=allow_key_entry or is_loopback(host),
+    )
     app = create_app(bench, hosts=None if wildcard else hosts, token=token)
     config = uvicorn.Config(
         app,

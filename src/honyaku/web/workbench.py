@@ -1,5 +1,6 @@
-"""What one ``honyaku serve`` process holds: the application, and the person's dialogs,
-shown in the browser; handed to every handler as a FastAPI dependency."""
+"""What one ``honyaku serve`` process holds: the application, the person's dialogs, shown in
+the browser, and whether keys may be typed into it; handed to every handler as a FastAPI
+dependency."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ class Workbench:
     honyaku: Honyaku
     front_end: WebFrontEnd
     upload_limit_bytes: int = MAX_UPLOAD_BYTES
+    key_entry: bool = False
+    """Whether a key typed into a page may be kept in this machine's key store: only when
+    the workbench is served on loopback (a key then never crosses a network in plain HTTP),
+    or when the person who started it said so (``honyaku serve --allow-key-entry``)."""
 
 
 def _workbench(request: Request) -> Workbench:

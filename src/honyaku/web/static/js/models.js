@@ -1,4 +1,6 @@
-// The models page: add, edit, remove and test model profiles.
+// The models page: add, edit, remove and test model profiles; start one from a preset, keep
+// its key in the key store (write-only: only its last characters come back), and show the
+// prices the price list knows for its model.
 
 import { api } from "./api.js";
 import { fields, working } from "./forms.js";
@@ -6,7 +8,9 @@ import { t } from "./i18n.js";
 
 const form = document.getElementById("model-form");
 const NUMBERS = ["input_price", "cached_input_price", "output_price", "requests_per_minute", "tokens_per_minute"];
-const TEXTS = ["provider", "base_url", "api_key_env", "service_tier"];
+const TEXTS = ["provider", "base_url", "api_key_env", "key_name", "service_tier"];
+const PRICED_BY = ["model", "base_url", "provider", "service_tier"];
+const keys = JSON.parse(form.dataset.keys);
 
 function profileOf(values) {
   const profile = { name: values.name, model: values.model, protocol: values.protocol };
@@ -27,10 +31,85 @@ function endpointsOf(text) {
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
-  if (await working(form, () => api("POST", "/api/models", profileOf(fields(form))))) location.reload();
+  const saved = await working(form, async () => {
+    await keepKey(fields(form));
+    return api("POST", "/api/models", profileOf(fields(form)));
+  });
+  if (saved) location.reload();
 });
 
-form.querySelector("[data-action=check-form]").addEventListener("click", () => check(form, profileOf(fields(form))));
+form.querySelector("[data-action=check-form]").addEventListener("click", async () => {
+  const kept = await working(form, () => keepKey(fields(form)), "");
+  if (kept !== undefined) await check(form, profileOf(fields(form)));
+});
+
+// A key typed in goes to the key store under the key's name and leaves the page at once: the
+// field is emptied, and from then on only the key's last characters are shown.
+async function keepKey(values) {
+  if (!values.key || !form.elements.key) return null;
+  if (!values.key_name) throw new Error(t("Give the key a name first, e.g. DEEPSEEK_API_KEY."));
+  const kept = await api("PUT", `/api/keys/${encodeURIComponent(values.key_name)}`, { key: values.key });
+  form.elements.key.value = "";
+  keys[kept.name] = kept;
+  showKeyStatus();
+  return kept;
+}
+
+function showKeyStatus() {
+  const name = form.elements.key_name.value.trim();
+  const kept = keys[name];
+  const status = form.querySelector("[data-key-status]");
+  if (!name) status.textContent = t("No key's name: for a server that takes no key.");
+  else if (kept) status.textContent = t("A key is kept as {name} ({tail}).", { name, tail: kept.tail });
+  else status.textContent = t("No key is kept as {name} on this computer yet.", { name });
+}
+
+form.elements.key_name.addEventListener("input", showKeyStatus);
+showKeyStatus();
+
+// A preset fills in where its model is served, how honyaku talks to it, its key's name and a
+// model to try; everything stays editable.
+form.elements.preset.addEventListener("change", () => {
+  const option = form.elements.preset.selectedOptions[0];
+  if (!option.dataset.preset) return;
+  const preset = JSON.parse(option.dataset.preset);
+  if (!form.elements.name.readOnly) form.elements.name.value = preset.id;
+  form.elements.model.value = preset.models[0] ?? "";
+  form.elements.provider.value = preset.provider;
+  form.elements.base_url.value = preset.base_url ?? "";
+  form.elements.protocol.value = preset.protocol;
+  form.elements.key_name.value = preset.key_name ?? "";
+  form.elements.api_key_env.value = "";
+  document.getElementById("model-suggestions").replaceChildren(
+    ...preset.models.map((model) => Object.assign(document.createElement("option"), { value: model })),
+  );
+  showKeyStatus();
+  showListedPrices();
+});
+
+// The prices the list knows for the model at its server, with their source; they are the
+// price fields' placeholders, and prices typed there replace them.
+let asked = 0;
+async function showListedPrices() {
+  const values = fields(form);
+  const place = form.querySelector("[data-listed-prices]");
+  const query = new URLSearchParams(PRICED_BY.filter((name) => values[name]).map((name) => [name, values[name]]));
+  const ask = ++asked;
+  const listed = values.model ? await api("GET", `/api/models/prices?${query}`).catch(() => null) : null;
+  if (ask !== asked) return; // a later change asked again
+  form.elements.input_price.placeholder = listed ? String(listed.input) : "";
+  form.elements.output_price.placeholder = listed ? String(listed.output) : "";
+  form.elements.cached_input_price.placeholder = listed?.cached_input != null ? String(listed.cached_input) : t("as input");
+  if (!listed) return place.replaceChildren();
+  const prices = listed.cached_input != null
+    ? t("in {input} · cached {cached} · out {output}", { ...listed, cached: listed.cached_input })
+    : t("in {input} · out {output}", listed);
+  place.textContent = t("Known prices, {currency} per million tokens: {prices} ({source}). Leave the fields empty to use them, or type your own.", {
+    prices, currency: listed.currency, source: listed.source,
+  });
+}
+
+for (const name of PRICED_BY) form.elements[name].addEventListener("change", showListedPrices);
 
 form.querySelector(".cancel-edit").addEventListener("click", () => location.reload());
 
@@ -56,6 +135,8 @@ function edit(profile) {
     .map((e) => (e.api_key_env ? `${e.base_url ?? ""}, ${e.api_key_env}` : e.base_url)).join("\n");
   form.elements.replay_reasoning.checked = profile.replay_reasoning;
   form.elements.name.readOnly = true;
+  showKeyStatus();
+  showListedPrices();
   document.getElementById("model-form-title").textContent = t("Edit {name}", { name: profile.name });
   form.querySelector(".cancel-edit").hidden = false;
   form.elements.model.focus();
@@ -75,7 +156,9 @@ function describe(found) {
   if (found.reachable === true) lines.push(line(true, t("The server answers.")));
   if (found.reachable === false) lines.push(line(false, t("No server answers at this address.")));
   if (found.key_accepted === true) {
-    lines.push(line(true, found.key_variable ? t("The key in ${name} is accepted.", { name: found.key_variable }) : t("It works without a key.")));
+    lines.push(line(true, !found.key_variable ? t("It works without a key.")
+      : found.key_source?.startsWith("$") ? t("The key in ${name} is accepted.", { name: found.key_variable })
+      : t("The key {name} is accepted.", { name: found.key_variable })));
   }
   if (found.key_accepted === false) lines.push(line(false, t("The key is refused or missing.")));
   if (found.native_tools === true) lines.push(line(true, t("The model calls tools natively.")));
