@@ -13,6 +13,7 @@ that no draft landed.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from honyaku.domain.chinese_scripts import written_in_script
+from honyaku.domain.workflow import TOGETHER as TOGETHER_IN_RESULTS
 from honyaku.llm.demo import (
     Chunk,
     DemoAssistant,
@@ -120,7 +122,8 @@ class ScriptedAssistant(DemoAssistant):
 class ScriptedTranslator(DemoTranslator):
     mistakes: set[Mistake] = field(default_factory=set)
     calls_per_reply: int | None = None
-    """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply."""
+    """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply,
+    unless its instructions or a result invite several in one reply (``invited_calls``)."""
     asks: tuple[FakeCall, ...] = ()
     """Questions for the translator, asked alone in every chunk's first reply."""
     batch_size: int | None = None
@@ -192,7 +195,8 @@ class ScriptedTranslator(DemoTranslator):
         if not state.batched:
             calls = [_spoil(call, self.mistakes) for call in calls]
         if self.calls_per_reply is not None:
-            calls = calls[: self.calls_per_reply]
+            invited = invited_calls(calls, _invitation(system, state))
+            calls = calls[: max(self.calls_per_reply, invited)]
         return Reply("Working on it." if first else "", tuple(calls))
 
     def _lost_in(self, chunk: Chunk) -> bool:
@@ -267,6 +271,45 @@ class ScriptedTranslator(DemoTranslator):
         if Mistake.SKIP_TITLE in self.mistakes:
             calls = [call for call in calls if call.name != "update_chapter_title"]
         return calls
+
+
+TOGETHER = (TOGETHER_IN_RESULTS, "同一次回复")
+"""How instructions, in English or Chinese, and results say to make calls in one reply."""
+
+
+def _invitation(system: str, state: TaskState) -> str:
+    """What the model was last told to do: the next step its last reply's results named, or,
+    before its first move, the step of its instructions that starts the task."""
+    if state.told or state.status != "planning":
+        return state.told
+    lines = system.splitlines()
+    for n, line in enumerate(lines):
+        if status_named("working") in line:
+            more = itertools.takewhile(lambda next_line: next_line.startswith(" "), lines[n + 1 :])
+            return " ".join([line, *more])
+    return ""
+
+
+def invited_calls(calls: Sequence[FakeCall], invitation: str) -> int:
+    """How many of ``calls``, from the first, ``invitation`` names to be made in one reply: a
+    model that makes one call a reply makes those together when told to, as real ones do, and
+    no other (a wrong move, a call it was not invited to make, ends the run)."""
+    if not any(words in invitation for words in TOGETHER):
+        return 0
+    named = 0
+    for call in calls:
+        moving = call.name == "update_task_status"
+        if (status_named(str(call.arguments.get("status"))) if moving else call.name) not in (
+            invitation
+        ):
+            break
+        named += 1
+    return named
+
+
+def status_named(status: str) -> str:
+    """A status move as instructions and results name it."""
+    return f'update_task_status("{status}")'
 
 
 def drafted_calls(calls: tuple[FakeCall, ...]) -> tuple[FakeCall, ...]:
