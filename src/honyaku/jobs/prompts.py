@@ -3,6 +3,8 @@
 Chinese wording for Chinese targets, English otherwise. A job's system prompt is the same for
 every chunk, so a provider's prompt cache serves it; everything that varies goes in the chunk
 message after it: so does the note on stale translations, in the chunks that show some.
+The steps invite the calls that may go together "in one reply" (the results of the tools go
+on inviting them, ``domain.workflow.TOGETHER``): every reply resends the conversation.
 """
 
 from __future__ import annotations

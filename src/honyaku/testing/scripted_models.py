@@ -1,9 +1,11 @@
 """The demo model with a script: the behaviour behind every fake server.
 
 ``ScriptedTranslator`` is the demo translator told how to work and how to go wrong, the way
-real models do: one call a reply or several, batches of some size, ``review`` tried before the
-chapter title, questions asked first, glossary terms proposed, and scripted mistakes made once
-per conversation, so that a test can watch honyaku correct them. ``ScriptedAssistant`` is the
+real models do: one call a reply or several (a model of one call a reply makes the calls its
+instructions or a result invite "in one reply" together, and no others), batches of some
+size, ``review`` tried before the chapter title, questions asked first, glossary terms
+proposed, and scripted mistakes made once per conversation, so that a test can watch honyaku
+correct them. ``ScriptedAssistant`` is the
 demo assistant given the chats a test plays.
 
 A thinking model drafts calls before it makes them (``drafted_calls``): the same steps with a
@@ -150,8 +152,8 @@ class ScriptedTranslator(DemoTranslator):
 
     @classmethod
     def careful(cls, **more: Any) -> ScriptedTranslator:
-        """As real models often work: one call a reply, 3 to 12 paragraphs a batch, and
-        ``review`` tried before the chapter title."""
+        """As real models often work: one call a reply (unless invited to make several), 3 to
+        12 paragraphs a batch, and ``review`` tried before the chapter title."""
         return cls(calls_per_reply=1, batch_sizes=(3, 12), title_after_review=True, **more)
 
     def task_reply(
