@@ -5,8 +5,7 @@ real models do: one call a reply or several (a model of one call a reply makes t
 instructions or a result invite "in one reply" together, and no others), batches of some
 size, ``review`` tried before the chapter title, questions asked first, glossary terms
 proposed, and scripted mistakes made once per conversation, so that a test can watch honyaku
-correct them. ``ScriptedAssistant`` is the
-demo assistant given the chats a test plays.
+correct them. ``ScriptedAssistant`` is the demo assistant given the chats a test plays.
 
 A thinking model drafts calls before it makes them (``drafted_calls``): the same steps with a
 title and translations it then thinks better of, marked ``DRAFT_MARK``, so a test can check
