@@ -125,6 +125,9 @@ class ScriptedTranslator(DemoTranslator):
     calls_per_reply: int | None = None
     """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply,
     unless its instructions or a result invite several in one reply (``invited_calls``)."""
+    heeds_invitations: bool = True
+    """Whether a model of ``calls_per_reply`` makes the calls it is invited to make in one
+    reply together; ``False``: it keeps to its count whatever it is told."""
     asks: tuple[FakeCall, ...] = ()
     """Questions for the translator, asked alone in every chunk's first reply."""
     batch_size: int | None = None
@@ -196,7 +199,8 @@ class ScriptedTranslator(DemoTranslator):
         if not state.batched:
             calls = [_spoil(call, self.mistakes) for call in calls]
         if self.calls_per_reply is not None:
-            invited = invited_calls(calls, _invitation(system, state))
+            invitation = _invitation(system, state) if self.heeds_invitations else ""
+            invited = invited_calls(calls, invitation)
             calls = calls[: max(self.calls_per_reply, invited)]
         return Reply("Working on it." if first else "", tuple(calls))
 
