@@ -299,7 +299,7 @@ def invited_calls(calls: Sequence[FakeCall], invitation: str) -> int:
     """How many of ``calls``, from the first, ``invitation`` names to be made in one reply: a
     model that makes one call a reply makes those together when told to, as real ones do, and
     no other (a wrong move, a call it was not invited to make, ends the run)."""
-    if not any(words in invitation for words in TOGETHER):
+    if not any(words in invitation.casefold() for words in TOGETHER):
         return 0
     named = 0
     for call in calls:
