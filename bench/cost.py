@@ -13,6 +13,9 @@ real HTTP to the fake model server, once per scripted model behaviour:
 - *careful*: one tool call per reply, 3 to 12 paragraphs a batch, and ``review`` tried before
   the chapter title, as real models often work.
 
+Stepwise and careful models make several calls in one reply only where the instructions or a
+result invite those calls "in one reply", as real models told so do.
+
 honyaku thinks it talks to ``gpt-4o`` (so it counts in o200k), and the server reports o200k
 usage. Each run is billed as a provider would (``honyaku.testing.billing``), in OpenAI's o200k
 tokens and in DeepSeek's: the part of a prompt that repeats the longest prefix of any earlier

@@ -158,3 +158,17 @@ async def test_a_call_that_could_not_be_read_is_reported_and_never_run():
     result = await run("create_task", {"title": "x"}, context, error=error)
     assert result["error_code"] == "INVALID_PARAMETER"
     assert context.titles == []
+
+
+@pytest.mark.anyio
+async def test_a_tool_a_conversation_hides_is_not_offered_but_a_call_to_it_is_answered():
+    narrowed = REGISTRY.hiding(["delete_task"])
+    context = plan()
+
+    result = await narrowed.run(ToolCall("call_1", "create_task", {"title": "翻訳"}), context)
+
+    assert [spec.name for spec in narrowed.specs] == ["create_task"]
+    assert [spec.name for spec in REGISTRY.specs] == ["create_task", "delete_task"]
+    assert result["success"] is True
+    refused = await narrowed.run(ToolCall("call_2", "delete_task", {"task_id": "t1"}), context)
+    assert refused["error_code"] == "TASK_NOT_FOUND"

@@ -99,7 +99,7 @@ def test_a_60_rpm_profile_sends_at_most_60_requests_in_any_period_with_8_chapter
     library = Library(Database.open(home))
     book = library.add_book(novel(8, 30), source_lang="ja", target_lang="zh-CN")
     library.update_settings(book, chunk_chars=200)
-    fake_model.translator = ScriptedTranslator(calls_per_reply=1)
+    fake_model.translator = ScriptedTranslator(calls_per_reply=1, heeds_invitations=False)
     priced_profile(fake_model, "--rpm", "60")
     granted = granted_sends(monkeypatch)
 

@@ -43,22 +43,22 @@ def test_review_may_go_back_to_working_or_end_and_revisions_go_straight_to_end()
     assert allowed_moves(JobKind.POLISH, S.WORKING) == [S.END]
 
 
-def test_each_result_is_short_and_names_the_next_call():
+def test_each_result_is_short_and_names_the_next_calls_inviting_those_that_go_together():
     given = {pid: Paragraph(pid, n, f"段落{n}") for n, pid in enumerate(["1a2b3c4d", "2b3c4d5e"])}
     workflow = ChunkWorkflow(JobKind.TRANSLATION, given, "c0ffee00", needs_title=True)
 
     assert workflow.move("working") == {
         "status": "working",
         "title_missing": "c0ffee00",
-        "next": 'update_chapter_title with chapter_id "c0ffee00", then add_translation_batch '
-        'with the 2 paragraph(s) left, then update_task_status("review")',
+        "next": "add_translation_batch with the 2 paragraph(s) left, and update_chapter_title "
+        'with chapter_id "c0ffee00", in one reply',
     }
     assert workflow.accept(["1a2b3c4d", "2b3c4d5e"]) == {
         "accepted": 2,
         "remaining": 0,
         "title_missing": "c0ffee00",
-        "next": 'update_chapter_title with chapter_id "c0ffee00", then '
-        'update_task_status("review")',
+        "next": 'update_chapter_title with chapter_id "c0ffee00", update_task_status("review") '
+        'and update_task_status("end"), in one reply',
     }
     workflow.accepted.clear()
     workflow.title_done = True
@@ -66,13 +66,12 @@ def test_each_result_is_short_and_names_the_next_call():
         "accepted": 1,
         "remaining": 1,
         "remaining_ids": ["2b3c4d5e"],
-        "next": "add_translation_batch with the 1 paragraph(s) left, then "
-        'update_task_status("review")',
+        "next": "add_translation_batch with the 1 paragraph(s) left",
     }
     assert workflow.accept(["2b3c4d5e"]) == {
         "accepted": 1,
         "remaining": 0,
-        "next": 'update_task_status("review")',
+        "next": 'update_task_status("review") and update_task_status("end"), in one reply',
     }
     assert workflow.move("review") == {
         "status": "review",
@@ -108,8 +107,7 @@ def test_a_batch_sent_again_with_the_texts_it_saved_is_already_saved_not_accepte
         "already_saved_ids": ids[:5],
         "remaining": 4,
         "remaining_ids": ids[8:],
-        "next": "add_translation_batch with the 4 paragraph(s) left, then "
-        'update_task_status("review")',
+        "next": "add_translation_batch with the 4 paragraph(s) left",
     }
 
 

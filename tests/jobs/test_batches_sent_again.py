@@ -46,7 +46,10 @@ def test_an_accepted_batch_sent_again_word_for_word_stores_no_version(
         assert again["success"]
         assert again["already_saved"] == PER_CHUNK
         assert len(again["already_saved_ids"]) == 5
-        assert (again["remaining"], again["next"]) == (0, 'update_task_status("review")')
+        assert (again["remaining"], again["next"]) == (
+            0,
+            'update_task_status("review") and update_task_status("end"), in one reply',
+        )
 
 
 def test_a_batch_sent_again_before_the_rest_says_what_is_left(

@@ -2,7 +2,8 @@
 ``review`` tried before the title), over real HTTP in both protocols: every paragraph lands
 where it belongs, every mistake is refused as with any model, and what it already saved is
 not sent back at length on every later turn, while each request still begins with the whole
-of the one before (so a provider's cache serves it)."""
+of the one before (so a provider's cache serves it). Invited to make calls together, it does,
+and spends a request a batch and one more."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import json
 
 import pytest
 
-from honyaku.domain import BookDraft, ChapterDraft
+from honyaku.domain import BookDraft, ChapterDraft, JobKind
+from honyaku.jobs.prompts import system_prompt
+from honyaku.llm.demo import Turn
 from honyaku.store import Library
 from honyaku.testing import FakeLLMServer, Mistake, ScriptedTranslator, hanzi_translation
 
@@ -116,3 +119,32 @@ def test_a_careful_model_told_the_title_is_missing_translates_it_before_review(
     moves = tool_results(jobs, chapter_id, "update_task_status")
     assert all(result["success"] for result in moves)
     assert [r["status"] for r in moves] == ["working", "review", "end"]
+
+
+def test_a_careful_model_invited_to_make_calls_together_spends_a_request_a_batch_and_one_more(
+    run_job: RunJob, jobs, careful, chapter_id
+):
+    outcome, _ = run_job(careful, chapter_id, chunk_chars=6000)
+
+    assert outcome.ok
+    batches = tool_results(jobs, chapter_id, "add_translation_batch")
+    [conversation] = conversations(careful)
+    # The move to working with the first batch, the title with the second, review and end
+    # together once the last batch's result said nothing is left.
+    assert len(conversation) == len(batches) + 1
+
+
+CHUNK = "Chapter 1, chunk 1/1: 1 work paragraph(s).\n\n[1] [ID: 1a2b3c4d] 下人は待っていた。"
+
+
+@pytest.mark.parametrize("target", ["zh-CN", "en"])
+def test_a_careful_model_makes_calls_together_only_where_it_is_told_to(target):
+    model = ScriptedTranslator.careful(translate=hanzi_translation)
+    told = system_prompt(JobKind.TRANSLATION, "ja", target)
+    untold = told.replace("在同一次回复中", "").replace("In one reply: ", "")
+
+    invited = model.reply(told, [Turn("user", CHUNK)]).calls
+    alone = model.reply(untold, [Turn("user", CHUNK)]).calls
+
+    assert [c.name for c in invited] == ["update_task_status", "add_translation_batch"]
+    assert [c.name for c in alone] == ["update_task_status"]

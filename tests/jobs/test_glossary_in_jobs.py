@@ -1,7 +1,8 @@
 """The glossary in jobs, over real HTTP in both protocols: each chunk's message lists exactly
 the accepted entries that occur in it, the system prompt stays the same bytes, models propose
 entries and are refused where they contradict the glossary, and extraction is a job of its own
-that asks the translator how to render names."""
+that asks the translator how to render names. A book without a glossary is not offered the
+glossary tools, and a conversation keeps the tools it began with to its end."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from honyaku.domain.glossary import EntryStatus, GlossaryEntry
 from honyaku.jobs import JobRequest, JobStarted
 from honyaku.jobs.glossary_prompts import GLOSSARY_HEADER, KNOWN_HEADER
 from honyaku.store import ActionKind, GlossaryStore, Stores
+from honyaku.testing import Mistake
 
 from .conftest import connected, engine, run_to_end, stop_after_first_chunk, tool_results
 
@@ -113,6 +115,38 @@ def test_the_system_prompt_and_tools_stay_the_same_bytes_across_chunks(
     assert len({b["messages"][1]["content"] for b in firsts}) == 2
 
 
+def offered(body: dict) -> tuple[str, ...]:
+    return tuple(spec["function"]["name"] for spec in body.get("tools", ()))
+
+
+@pytest.mark.parametrize("protocol", ["native"], indirect=True)
+def test_a_book_without_a_glossary_is_offered_no_glossary_tools_until_it_has_one(
+    run_job, library, honyaku, fake_model, novel_id
+):
+    # Native calls: the request lists the tools it offers, and a call to one it does not
+    # offer is still read as its schema says.
+    library.update_settings(novel_id, auto_accept_terms=True)
+    # Its first reply proposes an entry, accepted at once, and forgets to end: the reminder
+    # takes a second request of the same conversation.
+    fake_model.translator.proposals = ({"source": "アリス", "target": "爱丽丝"},)
+    fake_model.translator.mistakes = {Mistake.FORGET_END}
+
+    outcome, _ = run_job(fake_model, novel_id, chapters=[1])
+
+    assert outcome.ok
+    assert len(fake_model.requests) > 1
+    [tools] = {offered(body) for body in fake_model.requests}
+    assert "add_translation_batch" in tools
+    assert not {"add_glossary_terms", "get_glossary"} & set(tools)
+    assert [s.entry.source for s in asyncio.run(honyaku.glossary.entries(novel_id))] == ["アリス"]
+
+    fake_model.requests.clear()
+    run_job(fake_model, novel_id, chapters=[2])
+
+    assert fake_model.requests
+    assert all("get_glossary" in offered(body) for body in fake_model.requests)
+
+
 def test_a_proposal_contradicting_an_accepted_entry_is_refused_with_the_entry(
     run_job, library, honyaku, jobs, fake_model, with_glossary
 ):
@@ -140,11 +174,14 @@ def test_a_proposal_contradicting_an_accepted_entry_is_refused_with_the_entry(
 def test_proposals_wait_for_the_translator_and_accepted_ones_reach_later_chunks(
     run_job, library, honyaku, jobs, fake_model, novel_id
 ):
+    # An entry the chapters never name: the book has a glossary, and its tools are offered.
+    asyncio.run(honyaku.glossary.add(novel_id, GlossaryEntry("魔導書", "魔导书")))
     fake_model.translator.proposals = ({"source": "アリス", "target": "爱丽丝", "note": "girl"},)
 
     run_job(fake_model, novel_id, chapters=[1])
 
-    [stored] = asyncio.run(honyaku.glossary.entries(novel_id))
+    entries = asyncio.run(honyaku.glossary.entries(novel_id))
+    [stored] = [s for s in entries if s.entry.source == "アリス"]
     assert (stored.entry.status, stored.origin.startswith("job ")) == (EntryStatus.PROPOSED, True)
     assert all(GLOSSARY_HEADER not in m for m in first_messages(fake_model))
 
@@ -154,7 +191,7 @@ def test_proposals_wait_for_the_translator_and_accepted_ones_reach_later_chunks(
     run_job(fake_model, novel_id, chapters=[2])
 
     accepted = asyncio.run(honyaku.glossary.entries(novel_id, status=EntryStatus.ACCEPTED))
-    assert [s.entry.source for s in accepted] == ["ギルド"]
+    assert [s.entry.source for s in accepted] == ["ギルド", "魔導書"]
     [result] = tool_results(jobs, novel_id, "add_glossary_terms")[-1:]
     assert result["status"] == "accepted"
 

@@ -73,6 +73,7 @@ def test_every_later_turn_sends_back_the_signature_of_the_turn_before(
     library, jobs, gemini, book_id
 ):
     gemini.translator.calls_per_reply = 2
+    gemini.translator.heeds_invitations = False
 
     outcome, _ = run(library, jobs, gemini, book_id, concurrency=1)
 

@@ -290,10 +290,24 @@ def test_a_model_that_never_finishes_fails_its_chunks_visibly_after_bounded_nudg
     )
 
 
-def test_one_reply_per_call_takes_more_turns_and_gets_the_same_result(
+def test_one_call_a_reply_invited_to_make_calls_together_spends_two_requests_a_chunk(
     run_job, library, jobs, fake_model, book_id
 ):
     fake_model.translator.calls_per_reply = 1
+
+    outcome, _ = run_job(fake_model, book_id)
+
+    assert outcome.ok
+    # Working with the batch and the title, then review with end: invited in one reply.
+    assert len(fake_model.requests) == 3 * 2
+    assert_translated_in_place(library, book_id)
+
+
+def test_one_call_a_reply_whatever_it_is_told_takes_more_turns_and_gets_the_same_result(
+    run_job, library, jobs, fake_model, book_id
+):
+    fake_model.translator.calls_per_reply = 1
+    fake_model.translator.heeds_invitations = False
 
     outcome, _ = run_job(fake_model, book_id)
 

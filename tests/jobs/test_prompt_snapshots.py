@@ -41,61 +41,53 @@ def rendered(kind: JobKind) -> str:
 
 
 def test_translation_prompt_into_chinese():
-    assert system_prompt(JobKind.TRANSLATION, "ja", "zh-CN", questions=True) == snapshot("""\
+    assert system_prompt(JobKind.TRANSLATION, "ja", "zh-CN") == snapshot("""\
 你负责把一本日语书翻译成简体中文，每次处理一个分块。只通过工具工作：以文本输出的 JSON 或译文不会被保存。
 
-步骤（一次回复可以调用多个工具）：
-1. update_task_status("working")。
-2. 分块开头有 chapter_id 时，用 update_chapter_title 提交标题译文。
-3. 用 add_translation_batch 提交全部待处理段落，尽量一次提交。
-4. update_task_status("review")，然后 update_task_status("end")；
-   需要修改时回到 "working" 重新提交。
+步骤：
+1. 在同一次回复中调用 update_task_status("working")、update_chapter_title（分块开头有
+   chapter_id 时）和 add_translation_batch（全部待处理段落，或尽量多的段落）。
+2. 用 add_translation_batch 提交剩下的段落。
+3. 全部提交后，在同一次回复中调用 update_task_status("review") 和
+   update_task_status("end")。需要修改时回到 "working"。
 
 规则：
-- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读；
-  提交时用 paragraph_id（"ID:" 后的 8 个字符），不得使用 index。
+- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读。
 - 只有带 [ID: …] 的行是待处理段落；上下文工具读到的段落不要提交。
-- 每个段落一项，译文写在一行内。人名和术语前后一致。
-- 只有必须由译者决定、且卡住工作的问题（人名译法、角色口吻、重要术语）才用 ask_user
-  提问，多个问题用 ask_user_batch 一次提出。\
+- 人名和术语前后一致。\
 """)
 
 
-def test_polish_prompt_into_english_without_questions():
-    assert system_prompt(JobKind.POLISH, "ja", "en", questions=False) == snapshot("""\
+def test_polish_prompt_into_english():
+    assert system_prompt(JobKind.POLISH, "ja", "en") == snapshot("""\
 You polish an existing English translation of a Japanese book, one chunk at a time: make it read naturally and beautifully in English without changing its meaning. Work only through tools: printed text (JSON, lists of translations) is not saved.
 
-Steps, as many calls in one reply as you like:
-1. update_task_status("working").
-2. Submit the paragraphs you improve with add_translation_batch, in one call if you can. The
-   current translation is on the line after each work line (→).
-3. update_task_status("end").
+Steps:
+1. In one reply: update_task_status("working") and add_translation_batch with the paragraphs
+   you improve. The current translation follows each work line (→).
+2. update_task_status("end").
 
 Rules:
 - Work lines are "[n] [ID: 1a2b3c4d] text": [n] is the position in the chapter, for reading
-  only. Submit by paragraph_id, the 8 characters after "ID:", never by index.
+  only.
 - Only [ID: …] lines are work; paragraphs the context tools return are never submitted.
-- One item per paragraph, on one line. Keep names and terms consistent.\
+- Keep names and terms consistent.\
 """)
 
 
 def test_proofreading_prompt_into_chinese():
-    assert system_prompt(JobKind.PROOFREADING, "ja", "zh-CN", questions=True) == snapshot("""\
+    assert system_prompt(JobKind.PROOFREADING, "ja", "zh-CN") == snapshot("""\
 你负责校对一本日语书的现有简体中文译文，每次处理一个分块：逐段对照原文，修正误译、漏译、人名术语错误和错别字；已经正确的内容不要改动。只通过工具工作：以文本输出的 JSON 或译文不会被保存。
 
-步骤（一次回复可以调用多个工具）：
-1. update_task_status("working")。
-2. 用 add_translation_batch 提交修正过的段落，尽量一次提交。
-   每个待处理行的下一行（→ 之后）是当前译文。
-3. update_task_status("end")。
+步骤：
+1. 在同一次回复中调用 update_task_status("working") 和 add_translation_batch（修正过的
+   段落）。每个待处理行的下一行（→ 之后）是当前译文。
+2. update_task_status("end")。
 
 规则：
-- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读；
-  提交时用 paragraph_id（"ID:" 后的 8 个字符），不得使用 index。
+- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读。
 - 只有带 [ID: …] 的行是待处理段落；上下文工具读到的段落不要提交。
-- 每个段落一项，译文写在一行内。人名和术语前后一致。
-- 只有必须由译者决定、且卡住工作的问题（人名译法、角色口吻、重要术语）才用 ask_user
-  提问，多个问题用 ask_user_batch 一次提出。\
+- 人名和术语前后一致。\
 """)
 
 
@@ -134,14 +126,11 @@ def test_tool_schemas():
     assert schemas == snapshot(
         {
             "update_task_status": {
-                "description": """\
-Move the task on: planning → working → review → end, review → working to revise.
-Polish and proofreading have no review.\
-""",
+                "description": "Move the task to the status its steps name.",
                 "parameters": {
                     "properties": {
                         "status": {
-                            "enum": ["planning", "working", "review", "end"],
+                            "enum": ["working", "review", "end"],
                             "type": "string",
                         }
                     },
@@ -150,7 +139,7 @@ Polish and proofreading have no review.\
                 },
             },
             "update_chapter_title": {
-                "description": "Submit the translated chapter title (in working).",
+                "description": "Submit the chapter title's translation.",
                 "parameters": {
                     "properties": {
                         "chapter_id": {
@@ -164,10 +153,7 @@ Polish and proofreading have no review.\
                 },
             },
             "add_translation_batch": {
-                "description": """\
-Submit paragraphs' new text (in working). Checked whole: one wrong item saves nothing,
-and the error names it.\
-""",
+                "description": "Submit paragraphs' new text. Checked whole: one wrong item saves nothing.",
                 "parameters": {
                     "properties": {
                         "paragraphs": {
@@ -178,7 +164,7 @@ and the error names it.\
                                         "type": "string",
                                     },
                                     "original_text_prefix": {
-                                        "description": "Optional: the source's first characters, as an anchor.",
+                                        "description": "The source's first characters, as an anchor.",
                                         "type": "string",
                                     },
                                     "translated_text": {
@@ -197,13 +183,10 @@ and the error names it.\
                 },
             },
             "get_previous_paragraphs": {
-                "description": "Context, read only: the paragraphs before one, across chunks and chapters.",
+                "description": "Context: the paragraphs before one, across chunks and chapters.",
                 "parameters": {
                     "properties": {
-                        "paragraph_id": {
-                            "description": "From an [ID: …] marker.",
-                            "type": "string",
-                        },
+                        "paragraph_id": {"type": "string"},
                         "count": {"type": "integer"},
                     },
                     "required": ["paragraph_id"],
@@ -211,13 +194,10 @@ and the error names it.\
                 },
             },
             "get_next_paragraphs": {
-                "description": "Context, read only: the paragraphs after one, across chunks and chapters.",
+                "description": "Context: the paragraphs after one, across chunks and chapters.",
                 "parameters": {
                     "properties": {
-                        "paragraph_id": {
-                            "description": "From an [ID: …] marker.",
-                            "type": "string",
-                        },
+                        "paragraph_id": {"type": "string"},
                         "count": {"type": "integer"},
                     },
                     "required": ["paragraph_id"],
@@ -228,10 +208,7 @@ and the error names it.\
                 "description": "Context: a paragraph's chapter and index, optionally with its neighbours.",
                 "parameters": {
                     "properties": {
-                        "paragraph_id": {
-                            "description": "From an [ID: …] marker.",
-                            "type": "string",
-                        },
+                        "paragraph_id": {"type": "string"},
                         "include_previous": {"type": "boolean"},
                         "include_next": {"type": "boolean"},
                         "count": {"type": "integer"},
@@ -243,12 +220,7 @@ and the error names it.\
             "get_paragraph_info": {
                 "description": "Context: a paragraph's text, translation, chapter and index.",
                 "parameters": {
-                    "properties": {
-                        "paragraph_id": {
-                            "description": "From an [ID: …] marker.",
-                            "type": "string",
-                        }
-                    },
+                    "properties": {"paragraph_id": {"type": "string"}},
                     "required": ["paragraph_id"],
                     "type": "object",
                 },
@@ -285,19 +257,12 @@ voice, a key term). Returns the answer (selected_index for a suggestion) or canc
                         "questions": {
                             "items": {
                                 "properties": {
-                                    "question": {
-                                        "description": "Short and clear.",
-                                        "type": "string",
-                                    },
+                                    "question": {"type": "string"},
                                     "suggested_answers": {
-                                        "description": "Likely answers, best first.",
                                         "items": {"type": "string"},
                                         "type": "array",
                                     },
-                                    "allow_free_text": {
-                                        "description": "May another answer be typed?",
-                                        "type": "boolean",
-                                    },
+                                    "allow_free_text": {"type": "boolean"},
                                 },
                                 "required": ["question"],
                                 "type": "object",
@@ -440,4 +405,4 @@ Rules:
     [("zh", "简体中文"), ("zh-SG", "简体中文"), ("zh-TW", "繁体中文"), ("zh-HK", "繁体中文")],
 )
 def test_every_chinese_target_is_named_with_the_script_it_is_checked_against(target, named):
-    assert f"翻译成{named}" in system_prompt(JobKind.TRANSLATION, "ja", target, questions=True)
+    assert f"翻译成{named}" in system_prompt(JobKind.TRANSLATION, "ja", target)

@@ -224,10 +224,12 @@ def test_every_kind_of_job_offers_the_question_tools(run_job, fake_model, book_i
 
     first = fake_model.requests[0]
     if protocol == "native":
-        assert {"ask_user", "ask_user_batch"} <= {t["function"]["name"] for t in first["tools"]}
+        offered = {t["function"]["name"]: t["function"]["description"] for t in first["tools"]}
+        assert {"ask_user", "ask_user_batch"} <= set(offered)
+        # When to ask is said once, by the tool itself.
+        assert "blocks you" in offered["ask_user"]
     else:
         assert '<invoke name="ask_user_batch">' in first["messages"][0]["content"]
-    assert "ask_user" in first["messages"][0]["content"]
 
 
 def test_two_concurrent_jobs_queue_their_questions_one_dialog_at_a_time(library, jobs, protocol):

@@ -102,6 +102,7 @@ def test_reasoning_is_neither_shown_as_the_answer_nor_sent_back(
     run_job: RunJob, jobs: JobStore, thinker: FakeLLMServer, book_id: str
 ) -> None:
     thinker.translator.calls_per_reply = 2  # three replies a chunk: two go back
+    thinker.translator.heeds_invitations = False
 
     outcome, _ = run_job(thinker, book_id)
 

@@ -40,9 +40,11 @@ FreeText = Annotated[bool, Field(description="May another answer be typed?")]
 
 
 class BatchQuestion(BaseModel):
-    question: QuestionText
-    suggested_answers: Suggestions = ()
-    allow_free_text: FreeText = True
+    # ask_user's fields, described in its schema: the model is not told them twice. (A
+    # docstring here would go to the model as the schema's description.)
+    question: Annotated[str, Field(min_length=1)]
+    suggested_answers: Annotated[tuple[str, ...], Field(max_length=MAX_SUGGESTIONS)] = ()
+    allow_free_text: bool = True
 
 
 @tool()

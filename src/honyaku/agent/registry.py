@@ -14,6 +14,7 @@ of the XML tool protocol.
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -173,6 +174,14 @@ class ToolRegistry(Generic[C]):
     @property
     def names(self) -> list[str]:
         return list(self._tools)
+
+    def hiding(self, names: Iterable[str]) -> ToolRegistry[C]:
+        """The same tools with ``names`` hidden too: a conversation that cannot use them is
+        not sent their schemas, and a call made anyway is still answered."""
+        hidden = set(names)
+        narrowed = copy.copy(self)
+        narrowed.specs = tuple(spec for spec in self.specs if spec.name not in hidden)
+        return narrowed
 
     async def run(self, call: ToolCall, context: C) -> Result:
         """Run one call; every outcome is a JSON-ready result with ``success``."""

@@ -32,7 +32,7 @@ class BatchItem(BaseModel):
     paragraph_id: str = Field(description='The 8 characters after "ID:", never [n].')
     translated_text: str = Field(description="One line.")
     original_text_prefix: str = Field(
-        default="", description="Optional: the source's first characters, as an anchor."
+        default="", description="The source's first characters, as an anchor."
     )
 
     @model_validator(mode="before")

@@ -61,6 +61,9 @@ TRANSITIONS: dict[JobKind, dict[TaskStatus, frozenset[TaskStatus]]] = {
     },
 }
 
+TOGETHER = "in one reply"
+"""How a result invites the calls it names to be made together: each reply resends the whole
+conversation, so calls that need not wait for a result should not wait for one."""
 MAX_IDS_IN_MESSAGE = 20
 MAX_IDS_IN_RESULT = 5
 """Where to go on, not the whole list: a result goes back in every later request."""
@@ -211,7 +214,10 @@ class ChunkWorkflow:
     def next_step(self) -> dict[str, str]:
         """What the model should call next, in a few words, for a result to end with: a model
         told what comes next does not spend a reply asking, and one told that the title is
-        still missing does not try ``review`` first. Nothing once the task has ended."""
+        still missing does not try ``review`` first. Calls that may go together are invited
+        ``TOGETHER``: the title with a batch, ``review`` with ``end`` once nothing is left
+        (after the last batch's result, whose warnings may ask for a fix first). Nothing once
+        the task has ended."""
         match self.status:
             case TaskStatus.PLANNING:
                 step = 'update_task_status("working")'
@@ -228,13 +234,14 @@ class ChunkWorkflow:
         return {"next": step}
 
     def _translation_step(self) -> str:
-        todo = []
+        title = ""
         if self.needs_title and not self.title_done:
-            todo.append(f'update_chapter_title with chapter_id "{self.chapter_id}"')
+            title = f'update_chapter_title with chapter_id "{self.chapter_id}"'
         if missing := len(self.missing_ids):
-            todo.append(f"add_translation_batch with the {missing} paragraph(s) left")
-        todo.append('update_task_status("review")')
-        return ", then ".join(todo)
+            batch = f"add_translation_batch with the {missing} paragraph(s) left"
+            return f"{batch}, and {title}, {TOGETHER}" if title else batch
+        moves = 'update_task_status("review") and update_task_status("end")'
+        return f"{title}, {moves}, {TOGETHER}" if title else f"{moves}, {TOGETHER}"
 
     # -- the loop's goal -------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ progress.py     a job's figures folded from its events: one definition for every
 approvals.py    which calls need the translator's yes, per book, for jobs and chats alike
 planning.py     a job's plan: chapters split into chunks, and what counts as done
 sizing.py       the chunk size that bills the model least and fits its context window
-instructions.py the system prompt and the tools every chunk of a job starts with
+instructions.py the system prompt and the tools a chunk starts with (those it can use)
 scheduler.py    chapters in parallel, each chapter's chunks in order, events merged
 chunk_run.py    one chunk's conversation with the model, as events
 estimate.py     what a job will send and cost, before anything is sent

@@ -2,7 +2,10 @@
 
 Each chunk is a fresh conversation: the job's system prompt (the same bytes for every chunk,
 so provider caches serve it) and the chunk's message, followed by the glossary entries that
-occur in the chunk, then the loop until the workflow ends. Batches saved are sent back
+occur in the chunk, then the loop until the workflow ends. The tools it is offered are
+decided as it starts (``instructions.conversation_registry``) and sent alike with each of
+its requests; a conversation taken back up after a question decides again, hours later,
+when no cache holds it any more. Batches saved are sent back
 without their texts (``tools.saved_text_left_out``).
 
 A chunk that cannot finish (the provider's filter refused it, caps reached, retries exhausted)
@@ -43,6 +46,7 @@ from honyaku.jobs.events import (
     ParagraphsDone,
 )
 from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
+from honyaku.jobs.instructions import conversation_registry
 from honyaku.jobs.prompts import chunk_message
 from honyaku.jobs.tools import ChunkContext, saved_text_left_out
 from honyaku.llm.events import ChatProvider, Response
@@ -79,11 +83,12 @@ async def run_chunk(
     where = context.where
     yield ChunkStarted(where, len(chunk.paragraphs))
     history = list(resumed) or await _opening(context, talk, chunks_in_chapter)
+    registry = await asyncio.to_thread(conversation_registry, talk.registry, context)
     accepted_before = 0
     conversation = run_loop(
         talk.provider,
         history,
-        talk.registry,
+        registry,
         context,
         workflow,
         talk.limits,
@@ -110,7 +115,7 @@ async def run_chunk(
         yield ChunkParked(where, parked.request, tuple(history), workflow)
         return
     except ContextOverflowError as exc:
-        sent = request_tokens(ChatRequest(tuple(history), talk.registry.specs), talk.tokens)
+        sent = request_tokens(ChatRequest(tuple(history), registry.specs), talk.tokens)
         await _learn_from_overflow(talk.window, exc, sent)
         yield ChunkFinished(where, None, _hand_over(context, str(exc)))
         return

@@ -83,8 +83,16 @@ def estimate_job(
         chapters = stores.library.chapter_numbers_of(book_id, only)
     book = stores.library.whole_book(book_id, chapter_numbers=chapters)
     record = stores.jobs.model_record(model, kind) if model else ModelRecord()
+    glossary = bool(BookGlossary(stores.glossary, book_id).entries())
     sizing = sizing_for(
-        book, kind, model=model, record=record, prices=prices, window=window, xml=xml
+        book,
+        kind,
+        model=model,
+        record=record,
+        prices=prices,
+        window=window,
+        xml=xml,
+        glossary=glossary,
     )
     ratio, tokens, weights = sizing.ratio, sizing.tokens, sizing.weights
     paper = _Paper(book, kind, retranslate, only, sizing, tokens, ratio.factor, stores)

@@ -3,6 +3,8 @@
 Chinese wording for Chinese targets, English otherwise. A job's system prompt is the same for
 every chunk, so a provider's prompt cache serves it; everything that varies goes in the chunk
 message after it: so does the note on stale translations, in the chunks that show some.
+The steps invite the calls that may go together "in one reply" (the results of the tools go
+on inviting them, ``domain.workflow.TOGETHER``): every reply resends the conversation.
 """
 
 from __future__ import annotations
@@ -52,34 +54,27 @@ _EN_TOOLS_ONLY = "Work only through tools: printed text (JSON, lists of translat
 
 _EN_STEPS = {
     JobKind.TRANSLATION: """\
-1. update_task_status("working").
-2. If the chunk shows a chapter_id, submit its title with update_chapter_title.
-3. Submit every work paragraph with add_translation_batch, in one call if you can.
-4. update_task_status("review"), then update_task_status("end"); to fix something, go back
-   to "working" and resubmit.""",
+1. In one reply: update_task_status("working"), update_chapter_title if the chunk shows a
+   chapter_id, and add_translation_batch with every work paragraph (or as many as you can).
+2. Submit what is left with add_translation_batch.
+3. When nothing is left, in one reply: update_task_status("review") and
+   update_task_status("end"). To revise, go back to "working".""",
     JobKind.POLISH: """\
-1. update_task_status("working").
-2. Submit the paragraphs you improve with add_translation_batch, in one call if you can. The
-   current translation is on the line after each work line (→).
-3. update_task_status("end").""",
+1. In one reply: update_task_status("working") and add_translation_batch with the paragraphs
+   you improve. The current translation follows each work line (→).
+2. update_task_status("end").""",
     JobKind.PROOFREADING: """\
-1. update_task_status("working").
-2. Submit the paragraphs you correct with add_translation_batch, in one call if you can. The
-   current translation is on the line after each work line (→).
-3. update_task_status("end").""",
+1. In one reply: update_task_status("working") and add_translation_batch with the paragraphs
+   you correct. The current translation follows each work line (→).
+2. update_task_status("end").""",
 }
 
 _EN_RULES = """\
 Rules:
 - Work lines are "[n] [ID: 1a2b3c4d] text": [n] is the position in the chapter, for reading
-  only. Submit by paragraph_id, the 8 characters after "ID:", never by index.
+  only.
 - Only [ID: …] lines are work; paragraphs the context tools return are never submitted.
-- One item per paragraph, on one line. Keep names and terms consistent."""
-
-_EN_QUESTIONS = (
-    "- Ask the translator (ask_user, or ask_user_batch for several) only when a choice that\n"
-    "  is theirs blocks you: a name's rendering, a character's voice, a key term."
-)
+- Keep names and terms consistent."""
 
 _ZH_ROLE = {
     JobKind.TRANSLATION: "你负责把一本{source}书翻译成{target}，每次处理一个分块。",
@@ -96,51 +91,42 @@ _ZH_TOOLS_ONLY = "只通过工具工作：以文本输出的 JSON 或译文不�
 
 _ZH_STEPS = {
     JobKind.TRANSLATION: """\
-1. update_task_status("working")。
-2. 分块开头有 chapter_id 时，用 update_chapter_title 提交标题译文。
-3. 用 add_translation_batch 提交全部待处理段落，尽量一次提交。
-4. update_task_status("review")，然后 update_task_status("end")；
-   需要修改时回到 "working" 重新提交。""",
+1. 在同一次回复中调用 update_task_status("working")、update_chapter_title（分块开头有
+   chapter_id 时）和 add_translation_batch（全部待处理段落，或尽量多的段落）。
+2. 用 add_translation_batch 提交剩下的段落。
+3. 全部提交后，在同一次回复中调用 update_task_status("review") 和
+   update_task_status("end")。需要修改时回到 "working"。""",
     JobKind.POLISH: """\
-1. update_task_status("working")。
-2. 用 add_translation_batch 提交润色过的段落，尽量一次提交。
-   每个待处理行的下一行（→ 之后）是当前译文。
-3. update_task_status("end")。""",
+1. 在同一次回复中调用 update_task_status("working") 和 add_translation_batch（润色过的
+   段落）。每个待处理行的下一行（→ 之后）是当前译文。
+2. update_task_status("end")。""",
     JobKind.PROOFREADING: """\
-1. update_task_status("working")。
-2. 用 add_translation_batch 提交修正过的段落，尽量一次提交。
-   每个待处理行的下一行（→ 之后）是当前译文。
-3. update_task_status("end")。""",
+1. 在同一次回复中调用 update_task_status("working") 和 add_translation_batch（修正过的
+   段落）。每个待处理行的下一行（→ 之后）是当前译文。
+2. update_task_status("end")。""",
 }
 
 _ZH_RULES = """\
 规则：
-- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读；
-  提交时用 paragraph_id（"ID:" 后的 8 个字符），不得使用 index。
+- 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读。
 - 只有带 [ID: …] 的行是待处理段落；上下文工具读到的段落不要提交。
-- 每个段落一项，译文写在一行内。人名和术语前后一致。"""
-
-_ZH_QUESTIONS = (
-    "- 只有必须由译者决定、且卡住工作的问题（人名译法、角色口吻、重要术语）才用 ask_user\n"
-    "  提问，多个问题用 ask_user_batch 一次提出。"
-)
+- 人名和术语前后一致。"""
 
 
-def system_prompt(kind: JobKind, source_lang: str, target_lang: str, *, questions: bool) -> str:
-    """The job's instructions; ``questions`` says whether the model may ask the translator."""
+def system_prompt(kind: JobKind, source_lang: str, target_lang: str) -> str:
+    """The job's instructions. When to ask the translator, the question tools' own
+    descriptions say, where a book offers them."""
     chinese = is_chinese(target_lang)
     names = {
         "source": language_name(source_lang, chinese=chinese),
         "target": language_name(target_lang, chinese=chinese),
     }
     if chinese:
-        rules = _ZH_RULES + ("\n" + _ZH_QUESTIONS if questions else "")
         role = f"{_ZH_ROLE[kind].format(**names)}{_ZH_TOOLS_ONLY}"
-        parts = [role, "步骤（一次回复可以调用多个工具）：\n" + _ZH_STEPS[kind], rules]
+        parts = [role, "步骤：\n" + _ZH_STEPS[kind], _ZH_RULES]
     else:
-        rules = _EN_RULES + ("\n" + _EN_QUESTIONS if questions else "")
         role = f"{_EN_ROLE[kind].format(**names)} {_EN_TOOLS_ONLY}"
-        parts = [role, "Steps, as many calls in one reply as you like:\n" + _EN_STEPS[kind], rules]
+        parts = [role, "Steps:\n" + _EN_STEPS[kind], _EN_RULES]
     return "\n\n".join(parts)
 
 

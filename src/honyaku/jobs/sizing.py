@@ -34,7 +34,7 @@ from honyaku.domain.chunking import REVISIONS, TRANSLATION_LINE_PREFIX
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter, TokenRatio
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
-from honyaku.jobs.instructions import job_prompt, job_registry
+from honyaku.jobs.instructions import job_prompt, job_registry, offered_registry
 from honyaku.jobs.planning import work_of
 from honyaku.llm.messages import tool_text
 from honyaku.llm.tokenizers import token_counter
@@ -163,16 +163,18 @@ def sizing_for(
     prices: Prices | None,
     window: int | None = None,
     xml: bool = False,
+    glossary: bool = True,
 ) -> ChunkSizing:
     """How a job of ``kind`` over ``book`` sizes its chunks for ``model`` (``None``: a model
-    never named), which earlier jobs left ``record`` of; ``xml``: it speaks the XML protocol.
+    never named), which earlier jobs left ``record`` of; ``xml``: it speaks the XML protocol;
+    ``glossary``: the book has a glossary, and its tools are offered.
     Counted with the model's tokenizer, corrected by what its providers reported before."""
     tokens = token_counter(model)
     ratio = TokenRatio.refined(record.estimated_input_tokens, record.input_tokens, record.jobs)
     work = [p for chapter in book.chapters for p in work_of(chapter, kind)]
     xml_language = book.target_lang if xml else None
     sizing = ChunkSizing(
-        text_cost(book, kind, tokens, work, xml_language=xml_language),
+        text_cost(book, kind, tokens, work, xml_language=xml_language, glossary=glossary),
         Weights.of(prices),
         book.settings.chunk_chars,
         fmean(len(p.text) for p in work) if work else 1.0,
@@ -207,6 +209,7 @@ def text_cost(
     work: list[Paragraph],
     *,
     xml_language: str | None = None,
+    glossary: bool = True,
 ) -> TextCost:
     """What ``book``'s chunks cost a model counted by ``tokens``, measured on ``work``."""
     count = tokens.count
@@ -220,7 +223,7 @@ def text_cost(
         shown += written
         markers = [m + count(TRANSLATION_LINE_PREFIX) + 1 for m in markers]
     return TextCost(
-        prefix=_prefix(book, kind, tokens, xml_language),
+        prefix=_prefix(book, kind, tokens, xml_language, glossary=glossary),
         message=count("Chapter 12, chunk 2/3: 40 work paragraph(s).\n\n"),
         per_char=shown / chars,
         per_paragraph=fmean(markers),
@@ -238,10 +241,12 @@ def title_tokens(tokens: TokenCounter, chapter_id: str, title: str) -> float:
     return tokens.count(f"chapter_id: {chapter_id}\ntitle: {title}\n\n")
 
 
-def _prefix(book: Book, kind: JobKind, tokens: TokenCounter, xml_language: str | None) -> float:
+def _prefix(
+    book: Book, kind: JobKind, tokens: TokenCounter, xml_language: str | None, *, glossary: bool
+) -> float:
     """Counted as a request is (``llm.messages.request_tokens``): what earlier jobs' providers
     reported against those counts corrects them (``TokenRatio``)."""
-    specs = job_registry(kind, book.settings).specs
+    specs = offered_registry(job_registry(kind, book.settings), kind, glossary=glossary).specs
     prompt = tokens.count(job_prompt(book, kind))
     if xml_language is not None:
         return prompt + tokens.count(render_tool_prompt(specs, xml_language))

@@ -72,17 +72,18 @@ class ChunkContext(ToolContext):
         return self.glossary
 
 
-ParagraphId = Annotated[str, Field(description="From an [ID: …] marker.")]
+ParagraphId = str
 Count = Annotated[int, Field(ge=1, le=MAX_CONTEXT_PARAGRAPHS)]
+_MOVES_TO = [s.value for s in TaskStatus if s is not TaskStatus.PLANNING]
+"""Where a task may move: it starts in planning and never goes back there."""
 
 
 @tool()
 def update_task_status(
     context: ChunkContext,
-    status: Annotated[str, Field(json_schema_extra={"enum": [s.value for s in TaskStatus]})],
+    status: Annotated[str, Field(json_schema_extra={"enum": _MOVES_TO})],
 ) -> dict[str, Any]:
-    """Move the task on: planning → working → review → end, review → working to revise.
-    Polish and proofreading have no review."""
+    """Move the task to the status its steps name."""
     moved = context.workflow.move(status)
     if context.claim is not None:
         context.stores.chunks.record_workflow(context.claim, moved["status"])
@@ -95,7 +96,7 @@ def update_chapter_title(
     chapter_id: Annotated[str, Field(description="From the chunk's chapter_id line.")],
     translated_title: str,
 ) -> dict[str, Any]:
-    """Submit the translated chapter title (in working)."""
+    """Submit the chapter title's translation."""
     title = context.workflow.check_title(chapter_id, translated_title)
     context.library.set_chapter_title(context.book.id, chapter_id, title, claim=context.claim)
     context.workflow.title_done = True
@@ -109,8 +110,7 @@ def add_translation_batch(
         list[BatchItem], Field(json_schema_extra={"minItems": 1, "maxItems": MAX_BATCH_ITEMS})
     ],
 ) -> dict[str, Any]:
-    """Submit paragraphs' new text (in working). Checked whole: one wrong item saves nothing,
-    and the error names it."""
+    """Submit paragraphs' new text. Checked whole: one wrong item saves nothing."""
     # A text a paragraph already holds is not saved again (``Library.add_translations``): the
     # workflow tells the model which of its paragraphs were already saved.
     workflow = context.workflow
@@ -184,7 +184,7 @@ def _new_texts(workflow: ChunkWorkflow, items: list[BatchItem]) -> dict[str, str
 def get_previous_paragraphs(
     context: ChunkContext, paragraph_id: ParagraphId, count: Count = 3
 ) -> dict[str, Any]:
-    """Context, read only: the paragraphs before one, across chunks and chapters."""
+    """Context: the paragraphs before one, across chunks and chapters."""
     return _neighbours(context, paragraph_id, "before", count)
 
 
@@ -192,7 +192,7 @@ def get_previous_paragraphs(
 def get_next_paragraphs(
     context: ChunkContext, paragraph_id: ParagraphId, count: Count = 3
 ) -> dict[str, Any]:
-    """Context, read only: the paragraphs after one, across chunks and chapters."""
+    """Context: the paragraphs after one, across chunks and chapters."""
     return _neighbours(context, paragraph_id, "after", count)
 
 

@@ -1,10 +1,11 @@
 """The demo model with a script: the behaviour behind every fake server.
 
 ``ScriptedTranslator`` is the demo translator told how to work and how to go wrong, the way
-real models do: one call a reply or several, batches of some size, ``review`` tried before the
-chapter title, questions asked first, glossary terms proposed, and scripted mistakes made once
-per conversation, so that a test can watch honyaku correct them. ``ScriptedAssistant`` is the
-demo assistant given the chats a test plays.
+real models do: one call a reply or several (a model of one call a reply makes the calls its
+instructions or a result invite "in one reply" together, and no others), batches of some
+size, ``review`` tried before the chapter title, questions asked first, glossary terms
+proposed, and scripted mistakes made once per conversation, so that a test can watch honyaku
+correct them. ``ScriptedAssistant`` is the demo assistant given the chats a test plays.
 
 A thinking model drafts calls before it makes them (``drafted_calls``): the same steps with a
 title and translations it then thinks better of, marked ``DRAFT_MARK``, so a test can check
@@ -13,6 +14,7 @@ that no draft landed.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ from enum import StrEnum
 from typing import Any
 
 from honyaku.domain.chinese_scripts import written_in_script
+from honyaku.domain.workflow import TOGETHER as TOGETHER_IN_RESULTS
 from honyaku.llm.demo import (
     Chunk,
     DemoAssistant,
@@ -120,7 +123,11 @@ class ScriptedAssistant(DemoAssistant):
 class ScriptedTranslator(DemoTranslator):
     mistakes: set[Mistake] = field(default_factory=set)
     calls_per_reply: int | None = None
-    """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply."""
+    """``None``: every call of a step in one reply (parallel calls); ``1``: one per reply,
+    unless its instructions or a result invite several in one reply (``invited_calls``)."""
+    heeds_invitations: bool = True
+    """Whether a model of ``calls_per_reply`` makes the calls it is invited to make in one
+    reply together; ``False``: it keeps to its count whatever it is told."""
     asks: tuple[FakeCall, ...] = ()
     """Questions for the translator, asked alone in every chunk's first reply."""
     batch_size: int | None = None
@@ -147,8 +154,8 @@ class ScriptedTranslator(DemoTranslator):
 
     @classmethod
     def careful(cls, **more: Any) -> ScriptedTranslator:
-        """As real models often work: one call a reply, 3 to 12 paragraphs a batch, and
-        ``review`` tried before the chapter title."""
+        """As real models often work: one call a reply (unless invited to make several), 3 to
+        12 paragraphs a batch, and ``review`` tried before the chapter title."""
         return cls(calls_per_reply=1, batch_sizes=(3, 12), title_after_review=True, **more)
 
     def task_reply(
@@ -192,7 +199,9 @@ class ScriptedTranslator(DemoTranslator):
         if not state.batched:
             calls = [_spoil(call, self.mistakes) for call in calls]
         if self.calls_per_reply is not None:
-            calls = calls[: self.calls_per_reply]
+            invitation = _invitation(system, state) if self.heeds_invitations else ""
+            invited = invited_calls(calls, invitation)
+            calls = calls[: max(self.calls_per_reply, invited)]
         return Reply("Working on it." if first else "", tuple(calls))
 
     def _lost_in(self, chunk: Chunk) -> bool:
@@ -267,6 +276,45 @@ class ScriptedTranslator(DemoTranslator):
         if Mistake.SKIP_TITLE in self.mistakes:
             calls = [call for call in calls if call.name != "update_chapter_title"]
         return calls
+
+
+TOGETHER = (TOGETHER_IN_RESULTS, "同一次回复")
+"""How instructions, in English or Chinese, and results say to make calls in one reply."""
+
+
+def _invitation(system: str, state: TaskState) -> str:
+    """What the model was last told to do: the next step its last reply's results named, or,
+    before its first move, the step of its instructions that starts the task."""
+    if state.told or state.status != "planning":
+        return state.told
+    lines = system.splitlines()
+    for n, line in enumerate(lines):
+        if status_named("working") in line:
+            more = itertools.takewhile(lambda next_line: next_line.startswith(" "), lines[n + 1 :])
+            return " ".join([line, *more])
+    return ""
+
+
+def invited_calls(calls: Sequence[FakeCall], invitation: str) -> int:
+    """How many of ``calls``, from the first, ``invitation`` names to be made in one reply: a
+    model that makes one call a reply makes those together when told to, as real ones do, and
+    no other (a wrong move, a call it was not invited to make, ends the run)."""
+    if not any(words in invitation.casefold() for words in TOGETHER):
+        return 0
+    named = 0
+    for call in calls:
+        moving = call.name == "update_task_status"
+        if (status_named(str(call.arguments.get("status"))) if moving else call.name) not in (
+            invitation
+        ):
+            break
+        named += 1
+    return named
+
+
+def status_named(status: str) -> str:
+    """A status move as instructions and results name it."""
+    return f'update_task_status("{status}")'
 
 
 def drafted_calls(calls: tuple[FakeCall, ...]) -> tuple[FakeCall, ...]:

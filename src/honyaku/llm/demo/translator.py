@@ -103,6 +103,8 @@ class TaskState:
     answers: dict[str, str] = field(default_factory=dict)
     """Names the translator rendered, from ``ask_user_batch``."""
     proposed: bool = False
+    told: str = ""
+    """The next step the results of the last reply named (a result's ``next``)."""
 
 
 @dataclass
@@ -176,6 +178,7 @@ def replay(turns: list[Turn], chunk: Chunk) -> TaskState:
     for turn in turns[1:]:
         if turn.role == "assistant":
             state.replies += 1
+            state.told = ""
             pending = turn.calls
             state.batched |= any(c.name == "add_translation_batch" for c in turn.calls)
             state.proposed |= any(c.name == "add_glossary_terms" for c in turn.calls)
@@ -189,6 +192,7 @@ def replay(turns: list[Turn], chunk: Chunk) -> TaskState:
 
 
 def _apply(state: TaskState, call: FakeCall, result: dict[str, Any], chunk: Chunk) -> None:
+    state.told = result.get("next", state.told)
     state.title_told |= "title_missing" in result or (
         result.get("error_code") == "WORK_INCOMPLETE" and "title" in result.get("error", "")
     )
