@@ -84,6 +84,7 @@ def run(
     return asyncio.run(events())
 
 
+@pytest.mark.backends("sqlite")  # the database plays no part in how a filter is told
 @pytest.mark.parametrize(("api", "protocol", "blocked"), WAYS, ids=IDS)
 def test_one_refused_paragraph_of_forty_is_left_with_the_filter_as_its_reason(
     honyaku: Honyaku, library: Library, book_id: str, api, protocol, blocked

@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from honyaku.testing import FakeLLMServer, pseudo_translation
+from honyaku.testing import FakeLLMServer, ScriptedTranslator, hanzi_translation, pseudo_translation
 
 from .conftest import Workbench, screenshot
 
@@ -82,6 +82,7 @@ def test_a_ticked_paragraph_is_retranslated_alone(
     page: Page, workbench: Workbench, fake_model: FakeLLMServer
 ) -> None:
     book, model = translated(workbench, fake_model, chapters=1)
+    fake_model.translator = ScriptedTranslator(translate=hanzi_translation)  # another text
     page.goto(f"books/{book}/chapters/1")
 
     page.get_by_text("Retranslate paragraphs").click()
@@ -102,6 +103,7 @@ def test_the_chapters_flagged_paragraphs_are_retranslated_as_one_job(
     page: Page, workbench: Workbench, fake_model: FakeLLMServer
 ) -> None:
     book, model = translated(workbench, fake_model)
+    fake_model.translator = ScriptedTranslator(translate=hanzi_translation)  # without kana
     flagged = workbench.api("GET", f"/api/books/{book}/flagged?chapters=2")
     page.goto(f"books/{book}/chapters/2")
 
