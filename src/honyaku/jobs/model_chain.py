@@ -60,6 +60,7 @@ class ModelChain:
         )
         name, kind = model.provider.model, self.request.kind
         record = await records.model_record(name, kind)
+        glossary = await records.has_glossary(self.book.id)
         sizing = await asyncio.to_thread(
             sizing_for,
             self.book,
@@ -69,6 +70,7 @@ class ModelChain:
             prices=choice.prices,
             window=model.window.tokens,
             xml=model.protocol is ToolProtocol.XML,
+            glossary=glossary,
         )
         return Connected(model, sizing)
 

@@ -34,6 +34,7 @@ from honyaku.store.chunks import (
     PlannedChunk,
     Replan,
 )
+from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import Action, Job, JobCost, JobScope, JobStatus, ModelRecord, Opened
 from honyaku.store.library import Library
 from honyaku.store.questions import ParkedConversation
@@ -94,6 +95,10 @@ class JobRecords:
 
     async def model_record(self, model: str, kind: JobKind) -> ModelRecord:
         return await in_thread(self.stores.jobs.model_record, model, kind)
+
+    async def has_glossary(self, book_id: str) -> bool:
+        """Whether the book has glossary entries: its jobs are offered the glossary tools."""
+        return await in_thread(lambda: bool(BookGlossary(self.stores.glossary, book_id).entries()))
 
     async def approvals(self, broker: Broker, book_id: str) -> ApprovalPolicy:
         return await in_thread(book_approvals, broker, self.stores.library, book_id)
