@@ -184,6 +184,7 @@ async def test_given_a_server_that_keeps_failing_when_chatting_then_a_friendly_e
         for _ in range(8):
             chat.server.faults.append(Fault(FaultKind.SERVER_ERROR, seconds=0.01))
         events = await chat.say("Hello there")
+        await chat.model.connected.provider.aclose()  # its retries' connections with it
 
     assert isinstance(events[-1], ChatFailed)
     assert "failed (500)" in events[-1].message
