@@ -83,12 +83,11 @@ def tally_scripts(text: str, language: str) -> ScriptTally:
     to_target, to_other = _conversions(language)
     in_target = in_other = 0
     fixes: list[str] = []
-    written = list(text)
     for ch, target, other in zip(
-        written, _converted(to_target, written), _converted(to_other, written), strict=True
+        text, _converted(to_target, text), _converted(to_other, text), strict=True
     ):
-        if script_of(ch) != "han":
-            continue
+        if target == other or script_of(ch) != "han":
+            continue  # written alike in both scripts: it tells nothing
         if ch != target and ch == other:
             in_other += 1
             fix = f"{ch}→{target}"
@@ -119,11 +118,11 @@ def _converter(config: str) -> opencc.OpenCC:
     return opencc.OpenCC(config)
 
 
-def _converted(converter: opencc.OpenCC, chars: list[str]) -> list[str]:
-    """``chars`` converted, one character for each: a whole, so that phrases are matched,
+def _converted(converter: opencc.OpenCC, text: str) -> str:
+    """``text`` converted, one character for each: as a whole, so that phrases are matched,
     or one by one where a phrase changed the length (OpenCC's s2t, t2s and regional
     variants keep it, but nothing promises that)."""
-    whole = list(converter.convert("".join(chars)))
-    if len(whole) == len(chars):
+    whole = str(converter.convert(text))
+    if len(whole) == len(text):
         return whole
-    return [c if len(c := converter.convert(ch)) == 1 else ch for ch in chars]
+    return "".join(c if len(c := converter.convert(ch)) == 1 else ch for ch in text)
