@@ -70,19 +70,31 @@ class _Followed:
     async def watch(self) -> AsyncIterator[JobUpdate]:
         woken, grew = asyncio.Event(), [False]
         self._watchers[woken] = grew
+        shown: dict[str, object] | None = None
         try:
             while True:
                 woken.clear()
-                update = JobUpdate(self.progress, log_grew=grew[0])
-                grew[0] = False
-                yield update
-                if not update.progress.running_here:
+                news = _without_clocks(self.progress.figures())
+                ended = not self.progress.running_here
+                if news != shown or ended:
+                    # Only news is sent: an event that changed no figure waits for one.
+                    yield JobUpdate(self.progress, log_grew=grew[0])
+                    shown, grew[0] = news, False
+                if ended:
                     return
                 # Whatever happened during the pause is in the next update, the end included.
                 await asyncio.sleep(WATCH_INTERVAL_S)
                 await woken.wait()
         finally:
             del self._watchers[woken]
+
+
+CLOCKS = ("elapsed_s", "eta_s", "waiting_s", "waiting_expected_s")
+"""Figures that change with time alone: no news by themselves."""
+
+
+def _without_clocks(figures: dict[str, object]) -> dict[str, object]:
+    return {name: value for name, value in figures.items() if name not in CLOCKS}
 
 
 async def watch_stored(service: JobService, job_id: str) -> AsyncIterator[JobUpdate]:
