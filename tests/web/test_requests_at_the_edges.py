@@ -147,6 +147,36 @@ def test_head_answers_as_get_and_a_method_not_taken_says_which_are(local):
     assert post.headers["allow"] == "GET, HEAD"
 
 
+def test_every_address_allows_exactly_the_methods_its_description_lists(local):
+    url, _ = local
+    described = httpx2.get(f"{url}/openapi.json").json()["paths"]
+
+    allowed = {
+        path: httpx2.request("OPTIONS", url + path.replace("{", "x").replace("}", "")).headers[
+            "allow"
+        ]
+        for path in described
+    }
+
+    assert allowed == {path: _methods_listed(operations) for path, operations in described.items()}
+
+
+def _methods_listed(operations: dict) -> str:
+    methods = {method.upper() for method in operations}
+    return ", ".join(sorted(methods | ({"HEAD"} if "GET" in methods else set())))
+
+
+def test_a_profile_cannot_take_a_word_the_models_addresses_use(local):
+    url, _ = local
+
+    answer = httpx2.post(f"{url}/api/models", json={"name": "check", "model": "m"})
+    removal = httpx2.delete(f"{url}/api/models/presets")
+
+    assert answer.status_code == 422
+    assert "keeps for itself" in answer.json()["detail"]
+    assert removal.status_code == 405
+
+
 def test_a_key_in_a_model_servers_address_is_refused_and_not_stored(local):
     url, _ = local
     profile = {

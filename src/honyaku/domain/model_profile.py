@@ -46,6 +46,8 @@ _PerMinute = Annotated[int, Field(ge=1), BeforeValidator(whole_number)]
 _ContextTokens = Annotated[int, Field(ge=512), BeforeValidator(whole_number)]
 
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
+# Words the workbench's addresses beside a profile's own use (``/api/models/check``).
+RESERVED_PROFILE_NAMES = ("check", "presets", "prices")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 KEY_VARIABLE_ENDINGS = ("_KEY", "_TOKEN", "_SECRET")
 
@@ -232,6 +234,8 @@ class ModelProfile(BaseModel):
     def _name(cls, name: str) -> str:
         if not PROFILE_NAME.fullmatch(name):
             raise _problem("use letters, digits, '.', '_', ':' or '-' (at most 64)")
+        if name in RESERVED_PROFILE_NAMES:
+            raise _problem(f"{name!r} is a word the workbench keeps for itself: choose another")
         return name
 
     @field_validator("fallbacks", mode="before")

@@ -12,16 +12,34 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
+from starlette.convertors import Convertor, register_url_convertor
 
 from honyaku.application import LISTED_CURRENCY, PROVIDER_KINDS, Honyaku
 from honyaku.domain.addresses import masked_url
 from honyaku.domain.model_presets import MODEL_PRESETS, ModelPreset
-from honyaku.domain.model_profile import Endpoint, ModelProfile
+from honyaku.domain.model_profile import RESERVED_PROFILE_NAMES, Endpoint, ModelProfile
 from honyaku.web.schemas import ERROR_RESPONSES, KeyOut, ListedPricesOut, ModelCheckOut
 from honyaku.web.templating import page
 from honyaku.web.workbench import App, Bench
 
 router = APIRouter(responses=ERROR_RESPONSES)
+
+
+class ProfileName(Convertor[str]):
+    """A profile's name in an address, never one of the words ``/api/models/…`` uses for
+    itself: ``DELETE /api/models/check`` is a method the check does not take, not the
+    removal of a profile called "check"."""
+
+    regex = rf"(?!(?:{'|'.join(RESERVED_PROFILE_NAMES)})$)[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("profile", ProfileName())
 
 
 @router.get("/models", include_in_schema=False)
@@ -108,7 +126,7 @@ async def check_model(honyaku: App, profile: ModelProfile) -> ModelCheckOut:
     )
 
 
-@router.delete("/api/models/{name}", status_code=204)
+@router.delete("/api/models/{name:profile}", status_code=204)
 async def remove_model(honyaku: App, name: str) -> None:
     await honyaku.models.remove(name)
 
