@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from honyaku.application import Honyaku
@@ -43,6 +44,7 @@ CHROMIUM_FLAGS = [
 ]
 SERVE_START_S = 30.0
 JOB_WAIT_S = 60.0
+SERIOUS = ("critical", "serious")
 SCREENSHOTS = Path(__file__).parents[2] / "build" / "test-output" / "web"
 BROWSER_WAIT_MS = 15_000
 """How long a page may take to show what a test expects: CI machines are slow and shared."""
@@ -92,8 +94,14 @@ class Workbench:
         data = {"title": title, "again": "true"}
         return self.api("POST", "/api/books", files=files, data=data)["id"]
 
-    def add_model(self, name: str, server: FakeLLMServer, protocol: str = "native") -> str:
-        profile = {"name": name, "model": "fake-translator", "base_url": server.url}
+    def add_model(
+        self,
+        name: str,
+        server: FakeLLMServer,
+        protocol: str = "native",
+        model: str = "fake-translator",
+    ) -> str:
+        profile = {"name": name, "model": model, "base_url": server.url}
         self.api("POST", "/api/models", json={**profile, "protocol": protocol})
         return name
 
@@ -249,3 +257,13 @@ def screenshot(page: Page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=path)
     return path
+
+
+def serious_violations(page: Page, path: str) -> list[tuple[str, list[str]]]:
+    """axe-core's critical and serious findings on the page, its folded parts unfolded."""
+    page.goto(path)
+    page.wait_for_load_state("networkidle")
+    for details in page.locator("details").all():
+        details.evaluate("element => element.open = true")
+    found = Axe().run(page).response["violations"]
+    return [(v["id"], [n["html"] for n in v["nodes"]][:3]) for v in found if v["impact"] in SERIOUS]

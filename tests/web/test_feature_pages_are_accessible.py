@@ -5,12 +5,9 @@ page as it first shows is checked in ``test_workbench_in_every_language``."""
 from __future__ import annotations
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page
 
-from .conftest import Workbench
-
-SERIOUS = ("critical", "serious")
+from .conftest import Workbench, serious_violations
 
 
 @pytest.fixture(scope="module")
@@ -38,13 +35,3 @@ def test_the_page_has_no_critical_or_serious_violation(
 ) -> None:
     for opened in (page, chinese_page):
         assert serious_violations(opened, path.format(book=book)) == []
-
-
-def serious_violations(page: Page, path: str) -> list[tuple[str, list[str]]]:
-    """axe-core's critical and serious findings on the page, its folded parts unfolded."""
-    page.goto(path)
-    page.wait_for_load_state("networkidle")
-    for details in page.locator("details").all():
-        details.evaluate("element => element.open = true")
-    found = Axe().run(page).response["violations"]
-    return [(v["id"], [n["html"] for n in v["nodes"]][:3]) for v in found if v["impact"] in SERIOUS]

@@ -13,6 +13,7 @@ def test_a_model_is_added_with_prices_and_limits_tested_edited_and_removed(
     page: Page, workbench: Workbench, fake_model: FakeLLMServer
 ) -> None:
     name = f"fake-{fake_model.port}"
+    workbench.add_model("demo-fallback", fake_model)
     page.goto("models")
     form = page.locator("#model-form")
 
@@ -41,10 +42,13 @@ def test_a_model_is_added_with_prices_and_limits_tested_edited_and_removed(
     expect(form.get_by_label("Name", exact=True)).to_have_value(name)
     expect(form.get_by_label("Service tier")).to_have_value("flex")
     form.get_by_label("Output").fill("2.2")
+    form.get_by_label("Fallback models").fill("demo-fallback")
     form.get_by_role("button", name="Save").click()
     expect(page.locator(f"tr[data-name='{name}']")).to_contain_text("in 0.27 · out 2.2")
+    expect(page.locator(f"tr[data-name='{name}']")).to_contain_text("if it fails: demo-fallback")
     [saved] = [p for p in workbench.api("GET", "/api/models") if p["name"] == name]
     assert (saved["service_tier"], saved["requests_per_minute"]) == ("flex", 60)
+    assert saved["fallbacks"] == ["demo-fallback"]
 
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator(f"tr[data-name='{name}']").get_by_role("button", name="Remove").click()

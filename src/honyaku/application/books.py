@@ -266,7 +266,7 @@ class Books:
             c for c in self._library.progress(book_id) if chapters is None or c.number in chapters
         ]
         left = [
-            Left(c.number, None, c.id, failed.titles.get(c.id))
+            Left(c.number, None, c.id, failed.titles.get(c.id), c.title)
             for c in titles
             if c.translated_title is None
         ]
@@ -276,6 +276,7 @@ class Books:
                 p.paragraph.index + 1,
                 p.paragraph.id,
                 failed.paragraphs.get(p.paragraph.id),
+                p.paragraph.text,
             )
             for p in paragraphs
             if p.paragraph.translation is None

@@ -127,6 +127,8 @@ class Left:
     """The paragraph's id, or the chapter's for its title."""
     failure: Failure | None
     """Why a job left it; ``None`` where no job has tried it (or none failed at it)."""
+    text: str = ""
+    """Its source text, where the one who lists it has it at hand."""
 
     @property
     def reason(self) -> str:

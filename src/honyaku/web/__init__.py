@@ -17,6 +17,7 @@ application keeps the database off the event loop.
     editions.py     a book's new edition (``import --update``), with a dry run
     glossary.py     a book's glossary and the shared glossaries attached to it
     quality.py      the paragraphs the quality checks flagged
+    left.py         what a job left of a book, and why: the paragraphs that need the translator
     search.py       search across a book, replace in its translations
     chat.py         the assistant: its page, the chat stream and its sessions
 

@@ -38,6 +38,7 @@ from honyaku.web import (
     i18n,
     jobs,
     keys,
+    left,
     models,
     quality,
     questions,
@@ -71,7 +72,19 @@ def create_app(
     )
     app.state.workbench = bench
     # In this order /openapi.json lists their operations.
-    resources = (books, models, keys, jobs, questions, editions, chat, glossary, quality, search)
+    resources = (
+        books,
+        models,
+        keys,
+        jobs,
+        questions,
+        editions,
+        chat,
+        glossary,
+        quality,
+        left,
+        search,
+    )
     for resource in resources:
         app.include_router(resource.router)
     app.include_router(i18n.router)  # the language switch

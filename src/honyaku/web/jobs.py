@@ -53,7 +53,10 @@ async def start_job(honyaku: App, book_id: str, start: JobStart) -> Created:
     """Start a translation, polish or proofreading job in the background."""
     request = await job_request(honyaku, book_id, start.kind, start.chapters, start.retranslate)
     request = replace(request, paragraphs=start.paragraphs, max_cost=start.max_cost)
-    return Created(id=await honyaku.jobs.start(request, await _model(honyaku, start.model)))
+    model = await _model(honyaku, start.model)
+    if start.fallbacks is not None:
+        model = await honyaku.models.with_fallbacks(model, start.fallbacks)
+    return Created(id=await honyaku.jobs.start(request, model))
 
 
 async def job_request(

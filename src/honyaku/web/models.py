@@ -25,7 +25,7 @@ from honyaku.web.workbench import App, Bench
 router = APIRouter(responses=ERROR_RESPONSES)
 
 
-class ProfileName(Convertor[str]):
+class ProfileNameInPath(Convertor[str]):
     """A profile's name in an address, never one of the words ``/api/models/…`` uses for
     itself: ``DELETE /api/models/check`` is a method the check does not take, not the
     removal of a profile called "check"."""
@@ -39,7 +39,7 @@ class ProfileName(Convertor[str]):
         return value
 
 
-register_url_convertor("profile", ProfileName())
+register_url_convertor("profile", ProfileNameInPath())
 
 
 @router.get("/models", include_in_schema=False)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -23,12 +24,14 @@ from honyaku.application import (
     BookSummary,
     ChapterProgress,
     JobProgress,
+    Leftover,
     ListedPrices,
     StoredKey,
     StoredQuestion,
     Version,
 )
 from honyaku.domain.book import BookSettings
+from honyaku.domain.failures import Left
 from honyaku.domain.model_profile import ModelProfile, whole_number
 from honyaku.domain.workflow import JobKind
 
@@ -205,9 +208,15 @@ class JobStart(BaseModel):
         default=None, pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; null for all.'
     )
     model: ProfileName = Field(description="The name of a saved model profile.")
+    fallbacks: list[ProfileName] | None = Field(
+        default=None,
+        max_length=8,
+        description="Saved profiles that take what ``model`` leaves, in order; null: the "
+        "profile's own.",
+    )
     retranslate: StrictBool = False
     paragraphs: list[str] | None = Field(
-        default=None, description="Only these paragraphs, by id (e.g. those flagged)."
+        default=None, description="Only these paragraphs, by id (e.g. those flagged or left)."
     )
     max_cost: StrictFloat | None = Field(
         default=None,
@@ -240,6 +249,19 @@ class LeftOut(BaseModel):
     failure: str | None = Field(description="Why, as a failure class; null if none failed.")
     said: str = Field(description="What the model or its server said, beyond its class.")
     reason: str
+    text: str = Field(default="", description="Its source text, where the list carries it.")
+
+    @classmethod
+    def of(cls, item: Left) -> LeftOut:
+        return cls(
+            chapter=item.chapter,
+            position=item.position,
+            id=item.id,
+            failure=item.failure.kind.value if item.failure else None,
+            said=item.failure.said if item.failure else "",
+            reason=item.reason,
+            text=item.text,
+        )
 
 
 class CoverageOut(BaseModel):
@@ -247,6 +269,23 @@ class CoverageOut(BaseModel):
     paragraphs: int
     titles_done: int
     titles: int
+
+
+class LeftoverOut(BaseModel):
+    """What of a book is not translated yet, and how much is."""
+
+    coverage: CoverageOut
+    left: list[LeftOut] = Field(
+        description="Each paragraph and chapter title left, in book order, a chapter's title "
+        "first; ``failure`` null where no job has tried it."
+    )
+
+    @classmethod
+    def of(cls, leftover: Leftover) -> LeftoverOut:
+        return cls(
+            coverage=CoverageOut(**asdict(leftover.coverage)),
+            left=[LeftOut.of(item) for item in leftover.left],
+        )
 
 
 class JobOut(BaseModel):

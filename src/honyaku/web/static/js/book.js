@@ -1,6 +1,7 @@
 // A book's page: start a job, change the translation settings.
 
 import { api, showErrorAt } from "./api.js";
+import { fallbacksOf, fields } from "./forms.js";
 import { t } from "./i18n.js";
 
 const book = document.querySelector("[data-book]").dataset.book;
@@ -15,6 +16,7 @@ document.getElementById("job-form").addEventListener("submit", async (event) => 
       kind: form.get("kind"),
       chapters: form.get("chapters").trim() || null,
       model: form.get("model"),
+      fallbacks: fallbacksOf(fields(event.target)),
       max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
     });
     location.href = `/jobs/${started.id}`;

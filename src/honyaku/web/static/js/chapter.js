@@ -9,6 +9,11 @@ const book = root.dataset.book;
 const paragraphs = () => [...root.querySelectorAll(".paragraph[data-paragraph]")];
 const versionsOf = (id) => `/api/books/${book}/paragraphs/${id}/versions`;
 
+root.addEventListener("click", (event) => {
+  const writing = event.target.closest(".write-by-hand");
+  if (writing) edit(writing.closest("[data-paragraph]"));
+});
+
 root.addEventListener("click", async (event) => {
   const button = event.target.closest(".select-version");
   if (!button) return;
@@ -45,6 +50,7 @@ async function change(paragraph, action) {
   }
   const selected = versions.find((v) => v.selected);
   paragraph.querySelector(".translation").textContent = selected ? selected.text : "";
+  if (selected) paragraph.querySelector(".needs-you")?.remove();
   const list = await fetch(`/books/${book}/paragraphs/${paragraph.dataset.paragraph}/versions`);
   paragraph.querySelector(".version-list").innerHTML = await list.text(); // our own escaped page
   paragraph.querySelector("summary").textContent = versions.length === 1 ? t("1 version") : t("{count} versions", { count: versions.length });

@@ -34,3 +34,38 @@ export function fields(form) {
   }
   return values;
 }
+
+// What a form's "if it fails" select asks a job for: null keeps the profile's own fallbacks.
+export function fallbacksOf(values) {
+  if (!values.fallback) return null;
+  return values.fallback === "-" ? [] : [values.fallback];
+}
+
+// `form` starts a job over the paragraphs checked in `list` (all of them, or those chosen),
+// with the model it chooses, and goes to the job's page.
+export function offerParagraphJob(form, list) {
+  form.querySelector(".choose-all").addEventListener("change", (event) => {
+    for (const box of list.querySelectorAll("input[name=paragraph]")) box.checked = event.target.checked;
+  });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    startParagraphJob(form, list);
+  });
+}
+
+async function startParagraphJob(form, list) {
+  const paragraphs = [...list.querySelectorAll("input[name=paragraph]:checked")].map((box) => box.value);
+  const values = fields(form);
+  const body = {
+    kind: "translation",
+    model: values.model,
+    fallbacks: fallbacksOf(values),
+    paragraphs,
+    retranslate: true,
+  };
+  const started = await working(form, () => {
+    if (!paragraphs.length) throw new Error(t("Choose at least one paragraph."));
+    return api("POST", `/api/books/${form.dataset.book}/jobs`, body);
+  }, "");
+  if (started) location.href = `/jobs/${started.id}`;
+}

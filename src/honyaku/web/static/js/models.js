@@ -18,6 +18,7 @@ function profileOf(values) {
   for (const name of TEXTS) profile[name] = values[name] || null;
   for (const name of NUMBERS) profile[name] = values[name] === "" ? null : Number(values[name]);
   profile.more_endpoints = endpointsOf(values.more_endpoints || "");
+  profile.fallbacks = (values.fallbacks || "").split(",").map((name) => name.trim()).filter(Boolean);
   return profile;
 }
 
@@ -134,6 +135,7 @@ function edit(profile) {
   form.elements.more_endpoints.value = profile.more_endpoints
     .map((e) => (e.api_key_env ? `${e.base_url ?? ""}, ${e.api_key_env}` : e.base_url)).join("\n");
   form.elements.replay_reasoning.checked = profile.replay_reasoning;
+  form.elements.fallbacks.value = profile.fallbacks.join(", ");
   form.elements.name.readOnly = true;
   showKeyStatus();
   showListedPrices();

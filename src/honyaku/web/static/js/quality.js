@@ -1,8 +1,7 @@
 // The flagged paragraphs: dismiss a warning, retranslate the chosen paragraphs as one job.
 
 import { api } from "./api.js";
-import { fields, working } from "./forms.js";
-import { t } from "./i18n.js";
+import { offerParagraphJob, working } from "./forms.js";
 
 const list = document.querySelector(".flagged");
 const form = document.getElementById("retranslate-form");
@@ -18,17 +17,4 @@ list?.addEventListener("click", async (event) => {
   if (!item.querySelector("[data-code]")) item.remove();
 });
 
-form?.querySelector(".choose-all").addEventListener("change", (event) => {
-  for (const box of list.querySelectorAll("input[name=paragraph]")) box.checked = event.target.checked;
-});
-
-form?.addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const paragraphs = [...list.querySelectorAll("input[name=paragraph]:checked")].map((box) => box.value);
-  const body = { kind: "translation", model: fields(form).model, paragraphs, retranslate: true };
-  const started = await working(form, () => {
-    if (!paragraphs.length) throw new Error(t("Choose at least one paragraph."));
-    return api("POST", `/api/books/${form.dataset.book}/jobs`, body);
-  }, "");
-  if (started) location.href = `/jobs/${started.id}`;
-});
+if (form) offerParagraphJob(form, list);
