@@ -1,11 +1,13 @@
 """Every test gets a fresh honyaku home and database; the fake model server is a real server
 on 127.0.0.1.
 
-The store, application, job, assistant and web tests run on both databases: the embedded
-SQLite file, and PostgreSQL in a throwaway cluster the tests start themselves
-(``tests/support/postgres.py``). On PostgreSQL, a scenario that also runs in both tool
-protocols runs with native calls only: the protocol never reaches the store. A module whose
-subject the database does not touch says so with ``pytest.mark.backends("sqlite")``.
+The store, application and job tests run on both databases: the embedded SQLite file, and
+PostgreSQL in a throwaway cluster the tests start themselves (``tests/support/postgres.py``).
+On PostgreSQL, a scenario that also runs in both tool protocols runs with native calls only:
+the protocol never reaches the store. A module whose subject the database does not touch says
+so with ``pytest.mark.backends("sqlite")``. The assistant and the workbench reach the database
+only through the application, so they run on SQLite; the scenarios that show the workbench
+whole over PostgreSQL say so with ``pytest.mark.backends("sqlite", "postgresql")``.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ BOOKS = FIXTURES / "books"
 STREAMS = FIXTURES / "streams"
 BACKENDS = ("sqlite", "postgresql")
 PROTOCOLS = ("native", "xml")
-ON_BOTH_BACKENDS = ("store", "application", "jobs", "assistant", "web")
+ON_BOTH_BACKENDS = ("store", "application", "jobs")
 """The test folders whose scenarios run on SQLite and on PostgreSQL."""
 ON_POSTGRESQL = ("queue",)
 """The test folders of what only a shared database has (the job queue)."""

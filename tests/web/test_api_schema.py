@@ -5,6 +5,7 @@ that would reach made-up servers, are left out."""
 
 from __future__ import annotations
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import (
@@ -34,6 +35,7 @@ CHECKS = [
 empty file or an unknown model with a readable 400, and that is right."""
 
 
+@pytest.mark.backends("sqlite", "postgresql")
 def test_every_operation_answers_within_its_schema_and_never_fails(
     honyaku: Honyaku, book_id: str
 ) -> None:

@@ -25,7 +25,6 @@ MARKED_IN_A_SCRIPT = re.compile(r'\bt\(\s*"((?:[^"\\]|\\.)*)"')
 PLACEHOLDER = re.compile(r"%\(\w+\)s|\{\w+(?:![rsa])?\}")
 
 # The catalogs are files: no database is read.
-pytestmark = pytest.mark.backends("sqlite")
 
 
 def _ids(catalog: Catalog) -> set[str]:

@@ -14,7 +14,6 @@ from honyaku.web import Workbench
 from .conftest import serve, served_here, stop
 
 # Host, Origin and token checks read nothing of the database.
-pytestmark = pytest.mark.backends("sqlite")
 
 
 @pytest.fixture

@@ -29,7 +29,6 @@ from honyaku.web.front_end import WebFrontEnd
 from .conftest import Workbench, serve, stop
 
 # What is probed here reads the database the same way on both.
-pytestmark = pytest.mark.backends("sqlite")
 
 CATASTROPHIC = "(a+)+$"
 """Python's re backtracks through every way of splitting the a's: 26 took 6 s, 28 took 22 s."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from honyaku.testing import FakeCall, FakeLLMServer
@@ -17,7 +16,6 @@ from .conftest import JOB_WAIT_S, Workbench, screenshot
 
 # Questions and their dialogs live in the serving process; what they store is a job's, and
 # the workbench's own tests run those on both databases.
-pytestmark = pytest.mark.backends("sqlite")
 
 NAME = FakeCall(
     "ask_user",

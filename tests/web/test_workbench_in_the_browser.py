@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from honyaku.formats import read_book
@@ -22,6 +23,7 @@ ANSWERED = 4
 """Requests the model answers before it holds one: at least a chunk's worth."""
 
 
+@pytest.mark.backends("sqlite", "postgresql")
 def test_a_book_imported_by_upload_is_translated_with_the_demo_model_and_read_side_by_side(
     page: Page, workbench: Workbench
 ) -> None:
@@ -43,6 +45,7 @@ def test_a_book_imported_by_upload_is_translated_with_the_demo_model_and_read_si
     screenshot(page, "chapter-page")
 
 
+@pytest.mark.backends("sqlite", "postgresql")
 def test_a_job_started_on_the_book_page_shows_its_progress_reaching_the_end(
     page: Page, workbench: Workbench, fake_model: FakeLLMServer
 ) -> None:

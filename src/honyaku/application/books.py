@@ -64,6 +64,11 @@ class Leftover:
     left: list[Left]
     """Each paragraph and chapter title left, in book order, a chapter's title first."""
 
+    @property
+    def needs_you(self) -> list[Left]:
+        """Those a job tried and could not translate: the translator's to finish."""
+        return [item for item in self.left if item.failure is not None]
+
 
 @dataclass(frozen=True, slots=True)
 class ChapterView:

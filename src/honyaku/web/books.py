@@ -72,13 +72,13 @@ async def library_page(
 @router.get("/books/{book_id}", include_in_schema=False)
 async def book_page(request: Request, honyaku: App, book_id: str) -> HTMLResponse:
     detail = await honyaku.books.detail(book_id)
-    left = (await honyaku.books.left(book_id)).left
+    left = await honyaku.books.left(book_id)
     return page(
         request,
         "book.html",
         book=detail.book,
         chapters=detail.chapters,
-        needs_you=Counter(item.chapter for item in left if item.failure is not None),
+        needs_you=Counter(item.chapter for item in left.needs_you),
         profiles=await honyaku.models.all(),
         jobs=[JobOut.of(progress) for progress in await honyaku.jobs.all(book_id)],
         tool_names=TOOL_NAMES,
@@ -101,14 +101,14 @@ async def chapter_page(
         place = f"/books/{book_id}/chapters/{found.chapter_number}?start={first}#p-{at}"
         return RedirectResponse(place, status_code=303)
     view = await honyaku.books.chapter(book_id, number, start=start)
-    left = (await honyaku.books.left(book_id, chapters=[number])).left
+    left = await honyaku.books.left(book_id, chapters=[number])
     return page(
         request,
         "chapter.html",
         book=view.book,
         chapter=view.chapter,
         view=view,
-        needs_you={item.id: item for item in left if item.failure is not None},
+        needs_you={item.id: item for item in left.needs_you},
         count=view.count,
         stop=min(view.start + PAGE_PARAGRAPHS, view.chapter.paragraphs),
         page_size=PAGE_PARAGRAPHS,

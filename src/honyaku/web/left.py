@@ -8,7 +8,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from honyaku.application import Honyaku
+from honyaku.application import Honyaku, Leftover
 from honyaku.web.schemas import ERROR_RESPONSES, ChaptersQuery, LeftoverOut
 from honyaku.web.templating import page
 from honyaku.web.workbench import App
@@ -25,7 +25,7 @@ async def left_page(
 ) -> HTMLResponse:
     book = await honyaku.books.info(book_id)
     found = await _leftover(honyaku, book.id, chapters)
-    needs_you = [item for item in found.left if item.failure is not None]
+    needs_you = found.needs_you
     return page(
         request,
         "left.html",
@@ -43,9 +43,9 @@ async def left_page(
 async def list_left(honyaku: App, book_id: str, chapters: ChaptersQuery = "") -> LeftoverOut:
     """What is not translated yet (only in ``chapters``, e.g. ``1-3,7``, if given): each
     paragraph and chapter title, with why a job left it, and how much is translated."""
-    return await _leftover(honyaku, book_id, chapters or "")
+    return LeftoverOut.of(await _leftover(honyaku, book_id, chapters or ""))
 
 
-async def _leftover(honyaku: Honyaku, book_id: str, chapters: str) -> LeftoverOut:
+async def _leftover(honyaku: Honyaku, book_id: str, chapters: str) -> Leftover:
     numbers = await honyaku.books.chapter_numbers(book_id, chapters)
-    return LeftoverOut.of(await honyaku.books.left(book_id, chapters=numbers))
+    return await honyaku.books.left(book_id, chapters=numbers)

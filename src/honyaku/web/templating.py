@@ -12,12 +12,16 @@ from fastapi.templating import Jinja2Templates
 
 from honyaku.domain.addresses import printable_url
 from honyaku.web import i18n
-from honyaku.web.words import failure_word, provider_word, tool_word, word
+from honyaku.web.words import failure_word, failure_words, provider_word, tool_word, word
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 i18n.install(templates.env)
 templates.env.globals.update(
-    word=word, tool_word=tool_word, provider_word=provider_word, failure_word=failure_word
+    word=word,
+    tool_word=tool_word,
+    provider_word=provider_word,
+    failure_word=failure_word,
+    failure_words=failure_words,
 )
 templates.env.filters["printable_url"] = printable_url  # an address as text: no query, no key
 

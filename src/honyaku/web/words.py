@@ -91,6 +91,11 @@ def provider_word(name: str, summary: str) -> str:
     return _(PROVIDER_WORDS[name]) if name in PROVIDER_WORDS else summary
 
 
+def failure_words() -> dict[str, str]:
+    """Every failure class's words in the reader's language, for a page that says them later."""
+    return {failure: _(words) for failure, words in FAILURE_WORDS.items()}
+
+
 def failure_word(failure: str | None, said: str, reason: str) -> str:
     """Why a part failed or a paragraph was left, its class in the reader's language and
     what the model said in its own; ``reason`` where it has no class."""

@@ -12,29 +12,19 @@ const STATUS = {
   failed: t("failed"),
   interrupted: t("stopped"),
 };
-// Why a part failed, by its class (honyaku.domain.failures); the model's own words follow.
-const FAILURE = {
-  filtered: t("refused by the provider's filter"),
-  refused: t("refused by the model in words"),
-  workflow: t("the model could not finish the workflow"),
-  context: t("too long for the model's context window"),
-  pace: t("the server did not keep pace"),
-  loop: t("the model's reply went round in a loop"),
-  key: t("the API key was refused"),
-  model: t("the model is not there"),
-  cap: t("the spending cap was reached"),
-  server: t("the model's server refused the work"),
-};
-const why = (failure) => {
-  const words = FAILURE[failure.failure];
-  if (!words) return failure.reason;
-  return failure.said ? `${words}: ${failure.said}` : words;
-};
 // A job run here, or by workers anywhere (honyaku worker): followed until it ends.
 const ACTIVE = ["queued", "running", "waiting"];
 
 const section = document.querySelector("[data-job]");
 const job = section.dataset.job;
+// Why a part failed, by its class (honyaku.domain.failures), in the page's language; the
+// model's own words follow.
+const FAILURE = JSON.parse(section.dataset.failureWords);
+const why = (failure) => {
+  const words = FAILURE[failure.failure];
+  if (!words) return failure.reason;
+  return failure.said ? `${words}: ${failure.said}` : words;
+};
 const field = (name) => section.querySelector(`[data-field=${name}]`);
 const log = document.getElementById("job-log");
 const emptyLog = document.querySelector(".empty-log");
