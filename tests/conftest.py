@@ -1,13 +1,14 @@
 """Every test gets a fresh honyaku home and database; the fake model server is a real server
 on 127.0.0.1.
 
-The store, application and job tests run on both databases: the embedded SQLite file, and
-PostgreSQL in a throwaway cluster the tests start themselves (``tests/support/postgres.py``).
-On PostgreSQL, a scenario that also runs in both tool protocols runs with native calls only:
-the protocol never reaches the store. A module whose subject the database does not touch says
-so with ``pytest.mark.backends("sqlite")``. The assistant and the workbench reach the database
-only through the application, so they run on SQLite; the scenarios that show the workbench
-whole over PostgreSQL say so with ``pytest.mark.backends("sqlite", "postgresql")``.
+The store and application tests run on both databases: the embedded SQLite file, and
+PostgreSQL in a throwaway cluster the tests start themselves (``tests/support/postgres.py``);
+so do the job tests of what a job writes, claims and resumes, and the scenarios that show the
+workbench whole, each saying so with ``pytest.mark.backends("sqlite", "postgresql")``. The
+engine's other scenarios, the assistant and the workbench reach the database only through the
+application, so they run on SQLite. On PostgreSQL, a scenario that also runs in both tool
+protocols runs with native calls only: the protocol never reaches the store. A module whose
+subject the database does not touch says so with ``pytest.mark.backends("sqlite")``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ BOOKS = FIXTURES / "books"
 STREAMS = FIXTURES / "streams"
 BACKENDS = ("sqlite", "postgresql")
 PROTOCOLS = ("native", "xml")
-ON_BOTH_BACKENDS = ("store", "application", "jobs")
+ON_BOTH_BACKENDS = ("store", "application")
 """The test folders whose scenarios run on SQLite and on PostgreSQL."""
 ON_POSTGRESQL = ("queue",)
 """The test folders of what only a shared database has (the job queue)."""

@@ -25,6 +25,9 @@ from honyaku.store import Stores
 from honyaku.testing import FakeLLMServer, Fault, FaultKind, ToolSupport
 from honyaku.testing.server import BackgroundServer
 
+# The database has no part in this.
+pytestmark = pytest.mark.backends("sqlite")
+
 
 def profile(server_url: str, **more: object) -> ModelProfile:
     return ModelProfile.model_validate(

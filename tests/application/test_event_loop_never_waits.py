@@ -21,6 +21,9 @@ from honyaku.jobs import JobRequest
 from honyaku.llm import models
 from honyaku.testing import FakeCall, FakeLLMServer, Reply, ScriptedAssistant, ScriptedTranslator
 
+# The database has no part in this.
+pytestmark = pytest.mark.backends("sqlite")
+
 SLOW_CALLBACK_S = 0.1
 
 

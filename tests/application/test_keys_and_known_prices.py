@@ -19,6 +19,9 @@ from honyaku.testing import FakeLLMServer
 
 from ..conftest import MemoryKeyring, every_value
 
+# The database has no part in this.
+pytestmark = pytest.mark.backends("sqlite")
+
 KEY = "sk-app-7c6b5a4f3e2d1c0b"
 
 

@@ -6,6 +6,8 @@ held wrote nothing and is done all the same."""
 
 from __future__ import annotations
 
+import pytest
+
 from honyaku.domain import JobKind
 from honyaku.store import Library
 from honyaku.testing import Mistake, ScriptedTranslator, pseudo_revision, pseudo_translation
@@ -17,6 +19,9 @@ from .conftest import (
     engine,
     tool_results,
 )
+
+# What a job writes, claims and resumes, on both databases.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 PER_CHUNK = 10
 """Work paragraphs of each chapter of the test's book, one chunk each."""

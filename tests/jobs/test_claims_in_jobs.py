@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from sqlalchemy import update
 
 from honyaku.domain import JobKind
@@ -15,6 +16,9 @@ from honyaku.store.schema import ChunkRow, utc_now
 from honyaku.testing import FakeLLMServer
 
 from .conftest import connected, engine, handed
+
+# What a job writes, claims and resumes, on both databases.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def run_taking_over_chapter_one(

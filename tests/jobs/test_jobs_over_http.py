@@ -42,6 +42,9 @@ from .conftest import (
     with_retries,
 )
 
+# What a job writes, claims and resumes, on both databases.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 # -- the three job kinds ---------------------------------------------------------------------
 
 

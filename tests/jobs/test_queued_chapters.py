@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from honyaku.domain import JobKind
 from honyaku.domain.pricing import Prices
 from honyaku.jobs import JobRequest, JobService
@@ -17,6 +19,9 @@ from honyaku.store import ChunkStatus, JobStatus, QuestionStatus, Stores
 from honyaku.testing import FakeCall, FakeLLMServer
 
 from .conftest import assert_translated_in_place, connected, engine, handed
+
+# What a job writes, claims and resumes, on both databases.
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 NAME_QUESTION = FakeCall(
     "ask_user",

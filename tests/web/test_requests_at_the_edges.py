@@ -14,7 +14,7 @@ import httpx2
 import pytest
 
 from honyaku.application import Honyaku
-from honyaku.jobs.launcher import WATCH_INTERVAL_S
+from honyaku.jobs.launcher import CLOCKS, WATCH_INTERVAL_S
 from honyaku.store import Library
 from honyaku.testing import FakeLLMServer, ScriptedTranslator
 from honyaku.web import Workbench
@@ -23,7 +23,6 @@ from ..conftest import novel
 from .conftest import served_here
 
 HUGE = 2**70
-CLOCKS = ("elapsed_s", "eta_s", "waiting_s", "waiting_expected_s")
 
 
 @pytest.fixture
