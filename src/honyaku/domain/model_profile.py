@@ -42,8 +42,10 @@ def whole_number(value: Any) -> Any:
 
 
 # Integers as JSON writes them (3, or 3.0): never "3" or true, which pydantic would take.
-_PerMinute = Annotated[int, Field(ge=1), BeforeValidator(whole_number)]
-_ContextTokens = Annotated[int, Field(ge=512), BeforeValidator(whole_number)]
+LARGEST_KEPT = 2**31 - 1
+"""The largest whole number either database keeps in an integer column."""
+_PerMinute = Annotated[int, Field(ge=1, le=LARGEST_KEPT), BeforeValidator(whole_number)]
+_ContextTokens = Annotated[int, Field(ge=512, le=LARGEST_KEPT), BeforeValidator(whole_number)]
 
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 # Words the workbench's addresses beside a profile's own use (``/api/models/check``).
