@@ -213,10 +213,18 @@ def test_epub_export_marks_untranslated_text_with_its_source_language(
     assert "<p>译文0-0</p>" in page
 
 
+@pytest.fixture
+def exports(tmp_path: Path) -> Path:
+    """A folder of its own for a test's exports: the test's home is in ``tmp_path`` too."""
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    return folder
+
+
 def test_a_failed_export_leaves_the_previous_file_and_no_temporary_file(
-    tmp_path: Path, book: Book, monkeypatch: pytest.MonkeyPatch
+    exports: Path, book: Book, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "book.epub"
+    path = exports / "book.epub"
     path.write_bytes(b"previous export")
 
     def broken(book: Book, file: object, *, bilingual: bool) -> None:
@@ -228,7 +236,7 @@ def test_a_failed_export_leaves_the_previous_file_and_no_temporary_file(
         write_book(book, path, ExportFormat.EPUB)
 
     assert path.read_bytes() == b"previous export"
-    assert os.listdir(tmp_path) == ["book.epub"]
+    assert os.listdir(exports) == ["book.epub"]
 
 
 SLOW_EXPORT = """
@@ -266,28 +274,28 @@ def _parts(folder: Path) -> list[str]:
 
 
 def test_a_temporary_file_left_by_a_killed_export_goes_at_the_next_export(
-    tmp_path: Path, book: Book
+    exports: Path, book: Book
 ) -> None:
-    path = tmp_path / "book.txt"
+    path = exports / "book.txt"
     killed = _slow_export(path, "main")
     killed.kill()
     killed.communicate()
-    assert len(_parts(tmp_path)) == 1
+    assert len(_parts(exports)) == 1
 
     write_book(book, path, ExportFormat.TXT)
 
-    assert os.listdir(tmp_path) == ["book.txt"]
+    assert os.listdir(exports) == ["book.txt"]
 
 
 def test_an_export_cut_short_by_the_interpreter_ending_leaves_no_temporary_file(
-    tmp_path: Path,
+    exports: Path,
 ) -> None:
-    exporting_thread = _slow_export(tmp_path / "book.txt", "thread")
+    exporting_thread = _slow_export(exports / "book.txt", "thread")
 
     exporting_thread.communicate(timeout=30)
 
     assert exporting_thread.returncode == 0
-    assert os.listdir(tmp_path) == []
+    assert os.listdir(exports) == []
 
 
 def test_temporary_files_of_live_exports_and_of_other_destinations_are_left_alone(
