@@ -17,6 +17,7 @@ WORDS = {
     "polish": N_("polish"),
     "proofreading": N_("proofreading"),
     "extraction": N_("glossary extraction"),
+    "rating": N_("rating"),
     "manual": N_("by hand"),
     "queued": N_("queued"),
     "running": N_("running"),
