@@ -25,6 +25,9 @@ class RatedParagraph:
     paragraph_id: str
     position: int
     """In its chapter, from 1, empty paragraphs counted."""
+    text: str
+    translation: str
+    """The selected version, the one rated."""
     score: int
     issues: tuple[str, ...]
     comment: str
@@ -96,6 +99,8 @@ class Ratings:
                 ChapterRow.position,
                 ParagraphRow.id,
                 ParagraphRow.position,
+                ParagraphRow.text,
+                TranslationRow.text,
                 RatingRow.score,
                 RatingRow.issues,
                 RatingRow.comment,
@@ -114,7 +119,29 @@ class Ratings:
         if chapter_numbers is not None:
             query = query.where(ChapterRow.position.in_([n - 1 for n in chapter_numbers]))
         with self.database.transaction() as session:
-            return [
-                RatedParagraph(chapter + 1, pid, position + 1, score, tuple(issues), comment, model)
-                for chapter, pid, position, score, issues, comment, model in session.execute(query)
-            ]
+            return [_rated(*row) for row in session.execute(query)]
+
+
+def _rated(
+    chapter: int,
+    paragraph_id: str,
+    position: int,
+    text: str,
+    translation: str,
+    score: int,
+    issues: list[str],
+    comment: str,
+    model: str,
+) -> RatedParagraph:
+    """A row of ``Ratings.rated``'s query, positions from 1."""
+    return RatedParagraph(
+        chapter + 1,
+        paragraph_id,
+        position + 1,
+        text,
+        translation,
+        score,
+        tuple(issues),
+        comment,
+        model,
+    )
