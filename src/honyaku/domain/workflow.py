@@ -4,8 +4,8 @@ through it.
 ``ChunkWorkflow`` never trusts the model: each move is checked against the table, and
 translation may enter ``review`` only when every work paragraph (and, on a chapter's first
 chunk, the title) has been accepted, and a rating may end only when every paragraph is rated.
-It holds no library and writes nothing: a tool checks
-with it, writes, then tells it what was accepted.
+It holds no library and writes nothing: a tool checks with it, writes, then tells it what was
+accepted.
 """
 
 from __future__ import annotations
