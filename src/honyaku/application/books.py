@@ -23,6 +23,7 @@ from honyaku.store import (
     FlaggedParagraph,
     JobStatus,
     LocatedParagraph,
+    RatedParagraph,
     RecordedAction,
     Stores,
     Version,
@@ -240,6 +241,18 @@ class Books:
         """What is not translated yet (only in the given chapters, if asked), each paragraph
         and chapter title with why a job left it, and how much is."""
         return await asyncio.to_thread(self._left, book_id, chapters)
+
+    async def rated(
+        self, book_id: str, *, below: int | None = None, chapters: Collection[int] | None = None
+    ) -> list[RatedParagraph]:
+        """Paragraphs whose selected translation a rating job scored (under ``below``, if
+        given), in book order; only the given chapters (from 1) if asked."""
+
+        def rated() -> list[RatedParagraph]:
+            self._library.book_info(book_id)  # an unknown book is an error, not an empty list
+            return self._stores.ratings.rated(book_id, below=below, chapter_numbers=chapters)
+
+        return await asyncio.to_thread(rated)
 
     async def dismiss_warnings(
         self, book_id: str, paragraph_id: str, codes: Collection[str] = ()

@@ -4,7 +4,8 @@ options.py      options several commands share, and the one way a command reache
 console.py      the consoles for output and for errors, and honyaku's errors as one red line
 library.py      the library's commands: import, books, show, export, delete, settings
 editions.py     a new edition's figures: what ``import --update`` changed or would change
-jobs.py         the commands that run a model over a book: translate, polish, proofread, demo
+jobs.py         the commands that run a model over a book: translate, polish, proofread, rate,
+                demo
 job_control.py  ``honyaku jobs``: every book's jobs, wherever they run; stop and resume
 progress.py     a job's events as a progress bar, and its summary when it ends
 actions.py      a book's job log, one line per thing worth a translator's look
@@ -47,6 +48,7 @@ app.command()(library.settings)
 app.command("translate")(jobs.translate)
 app.command("polish")(jobs.polish)
 app.command("proofread")(jobs.proofread)
+app.command("rate")(jobs.rate)
 app.command()(jobs.demo)
 app.command("serve")(serve.serve)
 app.command()(chat.chat)

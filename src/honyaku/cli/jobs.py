@@ -150,6 +150,11 @@ proofread = _job_command(
     JobKind.PROOFREADING,
     "Proofread the existing translation against the source; fixes are new versions.",
 )
+rate = _job_command(
+    JobKind.RATING,
+    "Rate the translation: a judge model scores each paragraph 1–5 with the problems it "
+    "finds; `honyaku check BOOK --below 3` lists the low ones.",
+)
 
 
 def chosen_chapters(

@@ -2,11 +2,11 @@
 
 The rendered form is a contract that outside checks rely on: each work paragraph is one line
 ``[n] [ID: xxxxxxxx] text`` where ``n`` is the 1-based chapter position and the rest of the
-line is exactly the paragraph text. Polish and proofreading add the current translation on
-the next line (glossary extraction reads the source alone). A translation's paragraph whose
-translation is stale (a new edition changed its source) adds, as context, the text that
-translation was made for and the translation (``STALE_LINE_PREFIX``); a renamed chapter's
-title likewise. Nothing else ever uses the ``[ID: `` marker.
+line is exactly the paragraph text. Polish, proofreading and rating add the current
+translation on the next line (glossary extraction reads the source alone). A translation's
+paragraph whose translation is stale (a new edition changed its source) adds, as context,
+the text that translation was made for and the translation (``STALE_LINE_PREFIX``); a renamed
+chapter's title likewise. Nothing else ever uses the ``[ID: `` marker.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ MAX_CHUNK_PARAGRAPHS = 400
 TRANSLATION_LINE_PREFIX = "    → "
 STALE_LINE_PREFIX = "    ↺ "
 REVISIONS = (JobKind.POLISH, JobKind.PROOFREADING)
-"""The kinds that revise a translation, shown under each work line."""
+"""The kinds that revise a translation."""
+WITH_TRANSLATION = (*REVISIONS, JobKind.RATING)
+"""The kinds that read the current translation, shown under each work line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,7 @@ def render_chunk(chunk: Chunk, kind: JobKind) -> str:
         lines.append("")
     for paragraph in chunk.paragraphs:
         lines.append(render_paragraph_line(paragraph))
-        if kind in REVISIONS:
+        if kind in WITH_TRANSLATION:
             lines.append(f"{TRANSLATION_LINE_PREFIX}{paragraph.translation or ''}")
         elif kind is JobKind.TRANSLATION and paragraph.previous_source is not None:
             lines += _previous(paragraph.previous_source, paragraph.translation)

@@ -3,8 +3,9 @@ through it.
 
 ``ChunkWorkflow`` never trusts the model: each move is checked against the table, and
 translation may enter ``review`` only when every work paragraph (and, on a chapter's first
-chunk, the title) has been accepted. It holds no library and writes nothing: a tool checks
-with it, writes, then tells it what was accepted.
+chunk, the title) has been accepted, and a rating may end only when every paragraph is rated.
+It holds no library and writes nothing: a tool checks with it, writes, then tells it what was
+accepted.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from honyaku.domain.batch import BatchItem, validate_batch
+from honyaku.domain.batch import BatchItem, BatchProblem, validate_batch
 from honyaku.domain.book import Paragraph
+from honyaku.domain.rating import RatingItem, validate_ratings
 from honyaku.errors import ToolError
 
 
@@ -26,6 +28,8 @@ class JobKind(StrEnum):
     PROOFREADING = "proofreading"
     EXTRACTION = "extraction"
     """Glossary extraction: the model reads chapters and proposes names and terms."""
+    RATING = "rating"
+    """The model (a judge) scores each paragraph's selected translation (``domain.rating``)."""
 
 
 class TaskStatus(StrEnum):
@@ -55,6 +59,11 @@ TRANSITIONS: dict[JobKind, dict[TaskStatus, frozenset[TaskStatus]]] = {
         _S.END: frozenset(),
     },
     JobKind.EXTRACTION: {
+        _S.PLANNING: frozenset({_S.WORKING}),
+        _S.WORKING: frozenset({_S.END}),
+        _S.END: frozenset(),
+    },
+    JobKind.RATING: {
         _S.PLANNING: frozenset({_S.WORKING}),
         _S.WORKING: frozenset({_S.END}),
         _S.END: frozenset(),
@@ -121,8 +130,8 @@ class ChunkWorkflow:
                 current_status=current.value,
                 allowed_next=[s.value for s in allowed_moves(self.kind, current)],
             )
-        if wanted is TaskStatus.REVIEW and (missing := self._what_is_missing()):
-            raise ToolError("WORK_INCOMPLETE", f"cannot enter review yet: {missing}")
+        if self._needs_all_done(wanted) and (missing := self._what_is_missing()):
+            raise ToolError("WORK_INCOMPLETE", f"cannot enter {wanted} yet: {missing}")
         self.status = wanted
         if _ORDER.index(wanted) > _ORDER.index(self.furthest):
             self.furthest = wanted
@@ -132,9 +141,17 @@ class ChunkWorkflow:
         allowed = ", ".join(s.value for s in allowed_moves(self.kind, self.status)) or "none"
         return f"the current status is {self.status}; allowed next: {allowed}"
 
+    def _needs_all_done(self, wanted: TaskStatus) -> bool:
+        """A translation is reviewed, and a rating ends, only once every paragraph is done."""
+        return wanted is TaskStatus.REVIEW or (
+            wanted is TaskStatus.END and self.kind is JobKind.RATING
+        )
+
     def _what_is_missing(self) -> str:
         parts = []
-        if missing := self.missing_ids:
+        if (missing := self.missing_ids) and self.kind is JobKind.RATING:
+            parts.append(f"{len(missing)} paragraph(s) are not rated: {_ids(missing)}")
+        elif missing:
             parts.append(f"{len(missing)} paragraph(s) have no accepted text: {_ids(missing)}")
         if self.kind is JobKind.TRANSLATION and self.needs_title and not self.title_done:
             parts.append(
@@ -164,16 +181,12 @@ class ChunkWorkflow:
         """Raise the batch's every problem at once; return only if it may be written whole.
         ``in_book``: the unassigned ids named that are the book's paragraphs (no hint for them)."""
         self.require_working("add_translation_batch")
-        if problems := validate_batch(items, self.assigned, in_book=in_book):
-            raise ToolError(
-                problems[0].code,
-                " ".join(p.message for p in problems) + " Nothing was saved; fix and resend.",
-                problems=[
-                    {"paragraph_id": p.paragraph_id, "error_code": p.code}
-                    for p in problems
-                    if p.paragraph_id
-                ],
-            )
+        _refuse(validate_batch(items, self.assigned, in_book=in_book))
+
+    def check_ratings(self, items: Sequence[RatingItem]) -> None:
+        """Raise the call's every problem at once; return only if it may be written whole."""
+        self.require_working("rate_paragraphs")
+        _refuse(validate_ratings(items, self.assigned))
 
     def accept(
         self, paragraph_ids: Iterable[str], *, stored: Container[str] | None = None
@@ -221,6 +234,8 @@ class ChunkWorkflow:
         match self.status:
             case TaskStatus.PLANNING:
                 step = 'update_task_status("working")'
+            case TaskStatus.WORKING if self.kind is JobKind.RATING:
+                step = self._rating_step()
             case TaskStatus.WORKING if self.kind is not JobKind.TRANSLATION:
                 step = 'add_translation_batch with your changes, then update_task_status("end")'
             case TaskStatus.WORKING if self.needs_title and not self.title_done:
@@ -232,6 +247,11 @@ class ChunkWorkflow:
             case _:
                 return {}
         return {"next": step}
+
+    def _rating_step(self) -> str:
+        if missing := len(self.missing_ids):
+            return f"rate_paragraphs with the {missing} paragraph(s) left"
+        return 'update_task_status("end")'
 
     def _translation_step(self) -> str:
         title = ""
@@ -256,10 +276,25 @@ class ChunkWorkflow:
                 "Do not print JSON or results as text: nothing printed is saved. Use the tools."
             )
         told.append(f"The task is not finished: {self._where_you_are()}.")
-        if self.kind is JobKind.TRANSLATION and (missing := self._what_is_missing()):
+        whole = self.kind in (JobKind.TRANSLATION, JobKind.RATING)
+        if whole and (missing := self._what_is_missing()):
             told.append(f"Still to do: {missing}.")
         told.append(f'Finish with the tools, then update_task_status("{TaskStatus.END}").')
         return " ".join(told)
+
+
+def _refuse(problems: Sequence[BatchProblem]) -> None:
+    """A call with ``problems`` saves nothing: the model is told each of them at once."""
+    if problems:
+        raise ToolError(
+            problems[0].code,
+            " ".join(p.message for p in problems) + " Nothing was saved; fix and resend.",
+            problems=[
+                {"paragraph_id": p.paragraph_id, "error_code": p.code}
+                for p in problems
+                if p.paragraph_id
+            ],
+        )
 
 
 def _ids(ids: list[str]) -> str:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from honyaku.agent.broker import ApprovalPolicy
 from honyaku.agent.questions import QUESTION_TOOL_NAMES, QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS
-from honyaku.agent.registry import ToolRegistry
+from honyaku.agent.registry import Tool, ToolRegistry
 from honyaku.domain.book import Book, BookSettings
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs.glossary_prompts import extraction_prompt
 from honyaku.jobs.glossary_tools import EXTRACTION_TOOLS, GLOSSARY_TOOLS
 from honyaku.jobs.prompts import system_prompt
+from honyaku.jobs.rating_tools import RATING_TOOLS
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 
 JOB_TOOL_NAMES = tuple(t.name for t in TASK_TOOLS + GLOSSARY_TOOLS + QUESTION_TOOLS)
@@ -31,8 +32,17 @@ def job_registry(
     questions = QUESTION_TOOLS
     if settings.skip_ask_user:
         questions, hidden = SKIPPED_QUESTION_TOOLS, QUESTION_TOOL_NAMES
-    tools = EXTRACTION_TOOLS if kind is JobKind.EXTRACTION else TASK_TOOLS + GLOSSARY_TOOLS
-    return ToolRegistry(tools + questions, ChunkContext, hidden=hidden, approval=approval)
+    return ToolRegistry(_tools_of(kind) + questions, ChunkContext, hidden=hidden, approval=approval)
+
+
+def _tools_of(kind: JobKind) -> tuple[Tool, ...]:
+    match kind:
+        case JobKind.EXTRACTION:
+            return EXTRACTION_TOOLS
+        case JobKind.RATING:
+            return RATING_TOOLS
+        case _:
+            return TASK_TOOLS + GLOSSARY_TOOLS
 
 
 def offered_registry(

@@ -27,7 +27,7 @@ from honyaku.store.chunks import Part, PlannedChunk, Replan
 
 def work_of(chapter: Chapter, kind: JobKind, only: Set[str] | None = None) -> list[Paragraph]:
     """A chapter's work items: non-empty paragraphs (those in ``only``, if given), and for
-    revisions only translated ones."""
+    revisions and ratings only translated ones."""
     work = [p for p in chapter.work_paragraphs if only is None or p.id in only]
     if kind in (JobKind.TRANSLATION, JobKind.EXTRACTION):
         return work

@@ -1,4 +1,4 @@
-"""System prompts for translation, polish and proofreading, and the chunk message.
+"""System prompts for translation, polish, proofreading and rating, and the chunk message.
 
 Chinese wording for Chinese targets, English otherwise. A job's system prompt is the same for
 every chunk, so a provider's prompt cache serves it; everything that varies goes in the chunk
@@ -49,6 +49,10 @@ _EN_ROLE = {
         "time: compare each translation with its source and fix mistranslations, omissions, "
         "wrong names and terms, and typos. Change nothing that is already right."
     ),
+    JobKind.RATING: (
+        "You rate an existing {target} translation of a {source} book, one chunk at a time: "
+        "compare each translation with its source and score it."
+    ),
 }
 _EN_TOOLS_ONLY = "Work only through tools: printed text (JSON, lists of translations) is not saved."
 
@@ -67,6 +71,13 @@ _EN_STEPS = {
 1. In one reply: update_task_status("working") and add_translation_batch with the paragraphs
    you correct. The current translation follows each work line (→).
 2. update_task_status("end").""",
+    JobKind.RATING: """\
+1. In one reply: update_task_status("working") and rate_paragraphs with every work paragraph.
+   The current translation follows each work line (→).
+2. When each is rated: update_task_status("end").
+Scores: 5 nothing to change; 4 a small matter of style; 3 a problem a reader notices; 2 a
+wrong meaning; 1 wrong, missing or untranslated. Name each problem in issues and say briefly
+what to fix in comment (nothing for a 5).""",
 }
 
 _EN_RULES = """\
@@ -86,6 +97,9 @@ _ZH_ROLE = {
         "你负责校对一本{source}书的现有{target}译文，每次处理一个分块：逐段对照原文，"
         "修正误译、漏译、人名术语错误和错别字；已经正确的内容不要改动。"
     ),
+    JobKind.RATING: (
+        "你负责给一本{source}书的现有{target}译文评分，每次处理一个分块：逐段对照原文，给译文打分。"
+    ),
 }
 _ZH_TOOLS_ONLY = "只通过工具工作：以文本输出的 JSON 或译文不会被保存。"
 
@@ -104,6 +118,12 @@ _ZH_STEPS = {
 1. 在同一次回复中调用 update_task_status("working") 和 add_translation_batch（修正过的
    段落）。每个待处理行的下一行（→ 之后）是当前译文。
 2. update_task_status("end")。""",
+    JobKind.RATING: """\
+1. 在同一次回复中调用 update_task_status("working") 和 rate_paragraphs（全部待处理段落）。
+   每个待处理行的下一行（→ 之后）是当前译文。
+2. 全部评分后调用 update_task_status("end")。
+评分：5 无需修改；4 措辞小问题；3 读者能察觉的问题；2 意思错误；1 错译、漏译或未翻译。
+在 issues 中列出每个问题，在 comment 中简要说明如何修改（5 分不写）。""",
 }
 
 _ZH_RULES = """\

@@ -30,7 +30,7 @@ from honyaku.domain.chunk_sizing import (
     Weights,
     best_chunk_chars,
 )
-from honyaku.domain.chunking import REVISIONS, TRANSLATION_LINE_PREFIX
+from honyaku.domain.chunking import TRANSLATION_LINE_PREFIX, WITH_TRANSLATION
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter, TokenRatio
 from honyaku.domain.workflow import ChunkWorkflow, JobKind
@@ -45,6 +45,8 @@ SAMPLE_PARAGRAPHS = 400
 """Work paragraphs counted to learn what the book's text costs, spread over the book."""
 ITEM_JSON = '{"paragraph_id":"1a2b3c4d","translated_text":""},'
 """What a model writes around each paragraph's text."""
+RATING_JSON = '{"paragraph_id":"1a2b3c4d","score":4,"issues":["style"],"comment":"稍显生硬"},'
+"""What a judge writes for each paragraph: no text of its own but a short comment."""
 MOVE_CALL = 'update_task_status{"status":"working"}'
 EXTRACTING = Behaviour(batch_paragraphs=None, other_replies=1.0)
 """Glossary extraction reads the chunk and proposes its terms in a reply or two."""
@@ -218,9 +220,10 @@ def text_cost(
     shown = sum(count(p.text) for p in sample)
     markers = [count(f"[{p.index + 1}] [ID: {p.id}] ") + 1 for p in sample] or [1.0]
     written = shown
-    if kind in REVISIONS:
-        written = sum(count(p.translation or "") for p in sample)
-        shown += written
+    if kind in WITH_TRANSLATION:
+        translated = sum(count(p.translation or "") for p in sample)
+        shown += translated
+        written = 0 if kind is JobKind.RATING else translated
         markers = [m + count(TRANSLATION_LINE_PREFIX) + 1 for m in markers]
     return TextCost(
         prefix=_prefix(book, kind, tokens, xml_language, glossary=glossary),
@@ -228,7 +231,7 @@ def text_cost(
         per_char=shown / chars,
         per_paragraph=fmean(markers),
         written_per_char=written / chars,
-        written_per_paragraph=count(ITEM_JSON),
+        written_per_paragraph=count(RATING_JSON if kind is JobKind.RATING else ITEM_JSON),
         per_batch_reply=_batch_reply(tokens),
         per_other_reply=_move_reply(tokens),
         per_call=count(MOVE_CALL),

@@ -10,6 +10,7 @@ library.py        the library: books, their chapters and paragraphs, translation
 editions.py       a book's new edition written over it in one transaction; its editions so far
 glossary.py       glossaries, each book's own and shared ones, and their versioned entries
 quality_flags.py  the quality checks' warnings on translation versions, kept or dismissed
+ratings.py        a rating job's scores of translation versions
 jobs.py           jobs, their running cost, and the actions of their conversations
 chunks.py         a job's plan as rows: chunks a process claims, runs and finishes
 leases.py         who holds a piece of work, and whether they are still alive
@@ -77,6 +78,7 @@ from honyaku.store.questions import (
     StoredQuestion,
 )
 from honyaku.store.rate_log import RateLog
+from honyaku.store.ratings import RatedParagraph, Ratings
 from honyaku.store.revisions import Migration, SchemaState
 from honyaku.store.spending import Ledger, SpendingLedger
 from honyaku.store.stores import Stores
@@ -124,6 +126,8 @@ __all__ = [
     "QuestionStatus",
     "QuestionStore",
     "RateLog",
+    "RatedParagraph",
+    "Ratings",
     "RecordedAction",
     "SchemaState",
     "SpendingLedger",

@@ -39,6 +39,7 @@ from honyaku.store.schema import (
     ChunkRow,
     JobRow,
     ParagraphRow,
+    RatingRow,
     TranslationRow,
     table_of,
     utc_now,
@@ -450,21 +451,28 @@ class JobStore:
 
     def paragraphs_done(self, job_id: str, among: Collection[str] | None = None) -> set[str]:
         """Ids of the paragraphs (``among`` these, if given) this job is done with: those it
-        wrote a version of, and every paragraph of its finished chunks. A text a paragraph
-        already held writes no version (``Library.add_translations``), and a revision leaves
-        right paragraphs alone: their chunk's end says they are done all the same."""
-        query = (
+        wrote a version or a rating of, and every paragraph of its finished chunks. A text a
+        paragraph already held writes no version (``Library.add_translations``), and a revision
+        leaves right paragraphs alone: their chunk's end says they are done all the same."""
+        written = (
             select(ParagraphRow.id)
             .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
             .where(TranslationRow.job_id == job_id)
         )
+        rated = (
+            select(ParagraphRow.id)
+            .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
+            .join(RatingRow, RatingRow.translation_pk == TranslationRow.pk)
+            .where(RatingRow.job_id == job_id)
+        )
         if among is not None:
-            query = query.where(ParagraphRow.id.in_(list(among)))
+            written = written.where(ParagraphRow.id.in_(list(among)))
+            rated = rated.where(ParagraphRow.id.in_(list(among)))
         finished = select(ChunkRow.paragraph_ids).where(
             ChunkRow.job_id == job_id, ChunkRow.status == ChunkStatus.DONE.value
         )
         with self.database.transaction() as session:
-            done = set(session.scalars(query))
+            done = set(session.scalars(written)) | set(session.scalars(rated))
             done.update(pid for ids in session.scalars(finished) for pid in ids)
         return done if among is None else done & set(among)
 

@@ -452,6 +452,26 @@ class QualityFlagRow(Base):
     """When the translator dismissed the warning: no mistake, the paragraph is not flagged."""
 
 
+class RatingRow(Base):
+    """A rating job's score of one translation version (``domain.rating``): the version
+    selected when the judge read it."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        Index("ix_ratings_translation", "translation_pk"),
+        Index("ix_ratings_job", "job_id"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    translation_pk: Mapped[int] = mapped_column(ForeignKey("translations.pk", ondelete="CASCADE"))
+    job_id: Mapped[str] = mapped_column(String(8))
+    model: Mapped[str] = mapped_column(Text)
+    score: Mapped[int] = mapped_column(Integer)
+    issues: Mapped[list[str]] = mapped_column(JSON)
+    comment: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
 class QuestionRow(Base):
     """A question a queued job's model asked, kept until a person answers it or its deadline
     passes; its chunk waits meanwhile, its conversation kept here (``store.questions``)."""

@@ -17,6 +17,7 @@ from honyaku.store.plan import PlanStore
 from honyaku.store.quality_flags import QualityFlags
 from honyaku.store.questions import QuestionStore
 from honyaku.store.rate_log import RateLog
+from honyaku.store.ratings import Ratings
 from honyaku.store.spending import SpendingLedger
 
 
@@ -29,6 +30,7 @@ class Stores:
     chunks: ChunkStore
     glossary: GlossaryStore
     quality: QualityFlags
+    ratings: Ratings
     profiles: ModelProfiles
     learned: LearnedModels
     chats: ChatStore
@@ -53,6 +55,7 @@ class Stores:
             ChunkStore(database),
             GlossaryStore(database),
             QualityFlags(database),
+            Ratings(database),
             ModelProfiles(database),
             LearnedModels(database),
             ChatStore(database),

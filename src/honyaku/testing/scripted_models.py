@@ -170,7 +170,7 @@ class ScriptedTranslator(DemoTranslator):
             return Reply("", (FakeCall("get_paragraph_position", {"paragraph_id": anchor}),))
         if Mistake.RAMBLE in self.mistakes:
             return Reply("\n".join(self.translate(line.text) for line in chunk.lines))
-        if chunk.kind == "extraction":
+        if chunk.kind in ("extraction", "rating"):
             return super().task_reply(chunk, state, system, offered)
         if self.asks and state.replies == 0:
             return Reply("Before I start, a question for the translator.", self.asks)

@@ -18,6 +18,7 @@ application keeps the database off the event loop.
     glossary.py     a book's glossary and the shared glossaries attached to it
     quality.py      the paragraphs the quality checks flagged
     left.py         what a job left of a book, and why: the paragraphs that need the translator
+    ratings.py      what a rating job scored, lowest first, by score and problem
     search.py       search across a book, replace in its translations
     chat.py         the assistant: its page, the chat stream and its sessions
 

@@ -42,6 +42,7 @@ from honyaku.web import (
     models,
     quality,
     questions,
+    ratings,
     search,
 )
 from honyaku.web.guard import BodyLimit, Guard, SecurityHeaders
@@ -82,6 +83,7 @@ def create_app(
         chat,
         glossary,
         quality,
+        ratings,
         left,
         search,
     )

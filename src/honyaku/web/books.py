@@ -102,6 +102,7 @@ async def chapter_page(
         return RedirectResponse(place, status_code=303)
     view = await honyaku.books.chapter(book_id, number, start=start)
     left = await honyaku.books.left(book_id, chapters=[number])
+    rated = await honyaku.books.rated(book_id, chapters=[number])
     return page(
         request,
         "chapter.html",
@@ -109,6 +110,7 @@ async def chapter_page(
         chapter=view.chapter,
         view=view,
         needs_you={item.id: item for item in left.needs_you},
+        rated={item.paragraph_id: item for item in rated},
         count=view.count,
         stop=min(view.start + PAGE_PARAGRAPHS, view.chapter.paragraphs),
         page_size=PAGE_PARAGRAPHS,

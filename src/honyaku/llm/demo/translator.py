@@ -3,7 +3,8 @@
 It reads the chunk like a real model would (the ``[ID: …]`` lines, the chapter_id, the
 current translations after ``→``), works out from the tool results so far where the task
 stands, and does what is left: move to working, submit every missing paragraph, translate the
-title, review, end. Asked plainly to translate some text, without tools (as other translators
+title, review, end; in a rating job, it scores each translation by the little it can tell
+(``demo_rating``). Asked plainly to translate some text, without tools (as other translators
 ask), it answers with the text translated line by line.
 
 Its "translations" are recognisable functions of the source (``pseudo_translation``), so a
@@ -22,6 +23,7 @@ from typing import Any
 
 from honyaku.llm.demo.assistant import DemoAssistant, is_chat
 from honyaku.llm.demo.glossary import (
+    KANA,
     MAX_ASKED_NAMES,
     asked_name,
     found_names,
@@ -56,6 +58,19 @@ def plain_translation(prompt: str, translate: Callable[[str], str] = pseudo_tran
 
 def pseudo_revision(translation: str, kind: str) -> str:
     return f"{translation}〈{'润' if kind == 'polish' else '校'}〉"
+
+
+def demo_rating(line: WorkLine) -> dict[str, Any]:
+    """The demo judge's rating of a work line: it can tell only a translation left out, one
+    that copies its source, and kana left in it."""
+    translation = line.translation or ""
+    if not translation.strip() or translation.strip() == line.text.strip():
+        rated = {"score": 1, "issues": ["untranslated"], "comment": "未翻译"}
+    elif KANA.search(translation):
+        rated = {"score": 2, "issues": ["untranslated"], "comment": "仍有假名未译"}
+    else:
+        rated = {"score": 5, "issues": [], "comment": ""}
+    return {"paragraph_id": line.paragraph_id, **rated}
 
 
 def proofreading_changes(index: int) -> bool:
@@ -113,6 +128,8 @@ class DemoTranslator:
     """Who answers the assistant's chats, which the same model serves."""
     translate: Callable[[str], str] = pseudo_translation
     """How it renders a paragraph or a title."""
+    rate: Callable[[WorkLine], dict[str, Any]] = demo_rating
+    """How it rates a work line's translation, as a ``rate_paragraphs`` item."""
 
     def reply(self, system: str, turns: list[Turn], offered: tuple[str, ...] = ()) -> Reply:
         """The next reply; ``offered`` names the tools the request declares natively."""
@@ -136,6 +153,8 @@ class DemoTranslator:
         if chunk.kind == "extraction":
             can_ask = "ask_user_batch" in offered or "ask_user_batch" in system
             return extraction_reply(chunk, state, can_ask=can_ask)
+        if chunk.kind == "rating":
+            return rating_reply(chunk, state, self.rate)
         missing = missing_lines(chunk, state)
         batch = batch_call(missing, chunk.kind, self.translate) if missing else None
         calls = next_calls(chunk, state, batch, translate=self.translate)
@@ -162,6 +181,8 @@ def read_chunk(system: str, text: str) -> Chunk:
 
 def _kind(system: str) -> str:
     role = system.split("\n", 1)[0]
+    if role.startswith("You rate") or "评分" in role:
+        return "rating"
     if "glossary" in role or "术语表" in role:
         return "extraction"
     if "proofread" in role or "校对" in role:
@@ -209,6 +230,8 @@ def _apply(state: TaskState, call: FakeCall, result: dict[str, Any], chunk: Chun
         }
     elif call.name == "update_chapter_title":
         state.title_done = True
+    elif call.name == "rate_paragraphs":
+        state.accepted |= {item["paragraph_id"] for item in call.arguments["ratings"]}
     elif call.name == "ask_user_batch":
         questions = call.arguments["questions"]
         for answer in result.get("answers", ()):
@@ -241,6 +264,17 @@ def extraction_reply(chunk: Chunk, state: TaskState, *, can_ask: bool) -> Reply:
     if names and not state.proposed:
         terms = [name_proposal(name, state.answers) for name in names]
         calls.append(FakeCall("add_glossary_terms", {"terms": terms}))
+    calls.append(status_call("end"))
+    return Reply("", tuple(calls))
+
+
+def rating_reply(
+    chunk: Chunk, state: TaskState, rate: Callable[[WorkLine], dict[str, Any]]
+) -> Reply:
+    """Rate every line not rated yet, then end."""
+    calls = [status_call("working")] if state.status == "planning" else []
+    if left := [line for line in chunk.lines if line.paragraph_id not in state.accepted]:
+        calls.append(FakeCall("rate_paragraphs", {"ratings": [rate(line) for line in left]}))
     calls.append(status_call("end"))
     return Reply("", tuple(calls))
 
