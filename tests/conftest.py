@@ -9,6 +9,10 @@ engine's other scenarios, the assistant and the workbench reach the database onl
 application, so they run on SQLite. On PostgreSQL, a scenario that also runs in both tool
 protocols runs with native calls only: the protocol never reaches the store. A module whose
 subject the database does not touch says so with ``pytest.mark.backends("sqlite")``.
+
+A job's scenarios run with native tool calls, and in the XML protocol too where they say so
+with ``pytest.mark.protocols(*PROTOCOLS)``: the job engine's core, questions, careful models, a
+book that always finishes, and the assistant; the XML protocol's own tests are in tests/llm.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ BOOKS = FIXTURES / "books"
 STREAMS = FIXTURES / "streams"
 BACKENDS = ("sqlite", "postgresql")
 PROTOCOLS = ("native", "xml")
+"""A scenario that says ``pytest.mark.protocols(*PROTOCOLS)`` runs in both; others natively."""
 ON_BOTH_BACKENDS = ("store", "application")
 """The test folders whose scenarios run on SQLite and on PostgreSQL."""
 ON_POSTGRESQL = ("queue",)
@@ -50,15 +55,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "backends(*names): the databases a test runs on (sqlite, postgresql)"
     )
+    config.addinivalue_line(
+        "markers", "protocols(*names): the tool protocols a job test runs in (native, xml)"
+    )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     backends = _backends(metafunc)
     if "protocol" in metafunc.fixturenames and not _parametrized(metafunc, "protocol"):
-        pairs = [(b, p) for b in backends for p in PROTOCOLS if b == "sqlite" or p == "native"]
+        protocols = _protocols(metafunc)
+        pairs = [(b, p) for b in backends for p in protocols if b == "sqlite" or p == "native"]
         metafunc.parametrize(("backend", "protocol"), pairs, indirect=True)
     elif backends != ("sqlite",):
         metafunc.parametrize("backend", backends, indirect=True)
+
+
+def _protocols(metafunc: pytest.Metafunc) -> tuple[str, ...]:
+    marker = metafunc.definition.get_closest_marker("protocols")
+    return marker.args if marker else ("native",)
 
 
 def _backends(metafunc: pytest.Metafunc) -> tuple[str, ...]:

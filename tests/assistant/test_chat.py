@@ -27,7 +27,7 @@ from honyaku.llm.messages import AssistantMessage, ToolCall, ToolResultMessage, 
 from honyaku.store.chats import ChatEntry, EntryKind
 from honyaku.testing import FakeCall, Fault, FaultKind, Reply, ToolSupport, last_result
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.protocols("native", "xml")]
 
 JOB_WAIT_S = 30
 

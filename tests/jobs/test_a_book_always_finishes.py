@@ -15,6 +15,8 @@ from honyaku.testing import FakeLLMServer, Mistake, ScriptedTranslator, hanzi_tr
 
 from .conftest import RunJob
 
+pytestmark = pytest.mark.protocols("native", "xml")
+
 PARAGRAPHS = 40
 
 

@@ -20,6 +20,8 @@ from honyaku.testing import FakeLLMServer, Mistake, ScriptedTranslator, hanzi_tr
 
 from .conftest import RunJob, tool_results
 
+pytestmark = pytest.mark.protocols("native", "xml")
+
 PARAGRAPHS = 40
 
 

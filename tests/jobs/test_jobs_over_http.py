@@ -42,8 +42,8 @@ from .conftest import (
     with_retries,
 )
 
-# What a job writes, claims and resumes, on both databases.
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+# The job engine's core, in both tool protocols.
+pytestmark = pytest.mark.protocols("native", "xml")
 
 # -- the three job kinds ---------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from .conftest import connected, engine, run_to_end
 
 # Questions wait in this process's broker; the actions they leave are written like every
 # other action, on both databases in test_jobs_over_http.py.
-pytestmark = pytest.mark.backends("sqlite")
+pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.protocols("native", "xml")]
 
 NAME_QUESTION = FakeCall(
     "ask_user",
