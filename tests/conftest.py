@@ -27,6 +27,7 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from keyring.errors import PasswordDeleteError
+from playwright.sync_api import Browser, expect, sync_playwright
 from sqlalchemy import MetaData, select
 
 from honyaku.application import Honyaku
@@ -47,6 +48,18 @@ PROTOCOLS = ("native", "xml")
 """A scenario that says ``pytest.mark.protocols(*PROTOCOLS)`` runs in both; others natively."""
 ON_BOTH_BACKENDS = ("store", "application")
 """The test folders whose scenarios run on SQLite and on PostgreSQL."""
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium, which Playwright drives (never ``playwright install``)."""
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+BROWSER_WAIT_MS = 30_000
+"""How long a page may take to show what a test expects: CI machines are slow and shared."""
 ON_POSTGRESQL = ("queue",)
 """The test folders of what only a shared database has (the job queue)."""
 
@@ -170,6 +183,19 @@ def memory_keyring() -> MemoryKeyring:
     backend = MemoryKeyring()
     keyring.set_keyring(backend)
     return backend
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One Chromium for every browser test of this process: Playwright's sync API runs one
+    event loop, which a second ``sync_playwright`` in the same process cannot start."""
+    expect.set_options(timeout=BROWSER_WAIT_MS)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        yield launched
+        launched.close()
 
 
 @pytest.fixture

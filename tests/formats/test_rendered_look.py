@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from honyaku.domain import TranslationKind
 from honyaku.formats import read_book
@@ -20,15 +20,6 @@ from honyaku.store import Library
 
 BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
 KUSAMAKURA = BOOKS / "epub" / "kusamakura_ja_epub3" / "kusamakura_ja_epub3.epub"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 VIEWPORT = {"width": 900, "height": 1200}
 
 
@@ -58,32 +49,27 @@ def _open(page: Page, document: Path) -> None:
 
 
 def test_the_translated_kusamakura_renders_horizontally_with_its_images(
-    tmp_path: Path, unzipped_export: Path
+    tmp_path: Path, unzipped_export: Path, browser: Browser
 ) -> None:
-    assert CHROMIUM.exists(), "Debian's chromium is missing: apt-get install -y chromium"
     documents = unzipped_export / "OPS" / "xhtml"
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        _open(page, documents / "表紙.xhtml")
+        cover_mode = page.evaluate("getComputedStyle(document.documentElement).writingMode")
+        images = page.evaluate(
+            "[...document.images].map(i => [i.complete && i.naturalWidth > 0,"
+            " i.getBoundingClientRect().width > 0])"
         )
-        try:
-            page = browser.new_page(viewport=VIEWPORT)
-            _open(page, documents / "表紙.xhtml")
-            cover_mode = page.evaluate("getComputedStyle(document.documentElement).writingMode")
-            images = page.evaluate(
-                "[...document.images].map(i => [i.complete && i.naturalWidth > 0,"
-                " i.getBoundingClientRect().width > 0])"
-            )
-            page.screenshot(path=tmp_path / "kusamakura-cover.png", full_page=True)
+        page.screenshot(path=tmp_path / "kusamakura-cover.png", full_page=True)
 
-            _open(page, documents / "一.xhtml")
-            chapter_mode = page.evaluate("getComputedStyle(document.documentElement).writingMode")
-            heading = page.inner_text("h2")
-            first = page.inner_text("section p")
-            page.screenshot(path=tmp_path / "kusamakura-chapter-1.png")
-        finally:
-            browser.close()
+        _open(page, documents / "一.xhtml")
+        chapter_mode = page.evaluate("getComputedStyle(document.documentElement).writingMode")
+        heading = page.inner_text("h2")
+        first = page.inner_text("section p")
+        page.screenshot(path=tmp_path / "kusamakura-chapter-1.png")
+    finally:
+        context.close()
 
     assert (cover_mode, chapter_mode) == ("horizontal-tb", "horizontal-tb")
     assert images == [[True, True], [True, True]]

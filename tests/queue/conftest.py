@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page
 from typer.testing import CliRunner
 
 from honyaku.application import Honyaku
@@ -37,7 +37,6 @@ CLAIM_TIMEOUT_S = 3.0
 HEARTBEAT_S = 0.5
 WORKER_START_S = 30.0
 JOB_WAIT_S = 90.0
-BROWSER_WAIT_MS = 30_000
 
 
 @pytest.fixture(autouse=True)
@@ -162,18 +161,6 @@ def workbench(honyaku: Honyaku) -> Iterator[str]:
     with BackgroundServer(create_app(bench, hosts=hosts)) as server:
         hosts.update({f"127.0.0.1:{server.port}", f"localhost:{server.port}"})
         yield server.origin
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's Chromium, for this module only (the web tests start their own)."""
-    expect.set_options(timeout=BROWSER_WAIT_MS)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

@@ -94,7 +94,10 @@ def test_a_question_answered_in_the_workbench_goes_on_on_a_worker_with_the_answe
         page.goto("/")
         dialog = page.locator("#person-dialog")
         expect(dialog).to_contain_text("「下人」はどう訳しますか？")
-        assert stores.jobs.get(job_id).status is JobStatus.WAITING
+        # The question is kept before the worker marks the job waiting: a moment apart.
+        wait_until(
+            lambda: stores.jobs.get(job_id).status is JobStatus.WAITING, 10, "the job to wait"
+        )
         assert running_chunks(stores, job_id) == []
         assert [i.status for i in stores.chunks.items(job_id)] == [ChunkStatus.WAITING]
 

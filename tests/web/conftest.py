@@ -24,7 +24,7 @@ from typing import Any
 import httpx2
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page
 
 from honyaku.application import Honyaku
 from honyaku.testing import FakeLLMServer
@@ -33,21 +33,12 @@ from honyaku.web import Workbench as WorkbenchState
 from honyaku.web import create_app
 from honyaku.web.front_end import WebFrontEnd
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from ..conftest import BROWSER_WAIT_MS
+
 SERVE_START_S = 30.0
 JOB_WAIT_S = 60.0
 SERIOUS = ("critical", "serious")
 SCREENSHOTS = Path(__file__).parents[2] / "build" / "test-output" / "web"
-BROWSER_WAIT_MS = 15_000
-"""How long a page may take to show what a test expects: CI machines are slow and shared."""
 GRACE_S = "1"
 """How long a question waits for a page before nobody answers: short, so tests are quick."""
 
@@ -197,17 +188,6 @@ def workbench(
         served.client.close()
         errors = stop(process)
     assert "Traceback" not in errors, errors
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    expect.set_options(timeout=BROWSER_WAIT_MS)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
-        )
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

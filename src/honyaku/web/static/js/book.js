@@ -1,12 +1,13 @@
 // A book's page: start a job, change the translation settings.
 
 import { api, showErrorAt } from "./api.js";
-import { fallbacksOf, fields } from "./forms.js";
+import { fallbacksOf, fields, ready } from "./forms.js";
 import { t } from "./i18n.js";
 
 const book = document.querySelector("[data-book]").dataset.book;
 
-document.getElementById("job-form").addEventListener("submit", async (event) => {
+const jobForm = document.getElementById("job-form");
+jobForm.addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
   const error = event.target.querySelector(".form-error");
@@ -24,6 +25,7 @@ document.getElementById("job-form").addEventListener("submit", async (event) => 
     showErrorAt(error, failure);
   }
 });
+ready(jobForm);
 
 const dialog = document.getElementById("settings-dialog");
 document.getElementById("open-settings").addEventListener("click", () => dialog.showModal());

@@ -51,6 +51,13 @@ export function offerParagraphJob(form, list) {
     event.preventDefault();
     startParagraphJob(form, list);
   });
+  ready(form);
+}
+
+// The form's buttons that only this script can serve, enabled once it listens: clicked
+// earlier, the browser would submit the form itself, as a plain request for the same page.
+export function ready(form) {
+  for (const button of form.querySelectorAll("[data-needs-script]")) button.disabled = false;
 }
 
 async function startParagraphJob(form, list) {
