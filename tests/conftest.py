@@ -185,10 +185,11 @@ def memory_keyring() -> MemoryKeyring:
     return backend
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One Chromium for every browser test of this process: Playwright's sync API runs one
-    event loop, which a second ``sync_playwright`` in the same process cannot start."""
+    """Chromium for a module's browser tests, closed at its end: Playwright's sync API keeps
+    an event loop running while it is open, where no other test could ``asyncio.run``, nor
+    another module start a browser of its own."""
     expect.set_options(timeout=BROWSER_WAIT_MS)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
