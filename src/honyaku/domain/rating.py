@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -19,17 +19,6 @@ from honyaku.domain.book import Paragraph
 
 LOWEST, HIGHEST = 1, 5
 MAX_COMMENT_CHARS = 300
-ISSUES = (
-    "omission",
-    "addition",
-    "mistranslation",
-    "terminology",
-    "name",
-    "pronoun",
-    "style",
-    "untranslated",
-    "wrong_script",
-)
 Issue = Literal[
     "omission",
     "addition",
@@ -41,6 +30,7 @@ Issue = Literal[
     "untranslated",
     "wrong_script",
 ]
+ISSUES: tuple[str, ...] = get_args(Issue)
 
 
 class RatingItem(BaseModel):

@@ -5,6 +5,7 @@ one job (``POST /api/books/{id}/jobs`` with their ids)."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -40,17 +41,7 @@ class RatedOut(BaseModel):
 
     @classmethod
     def of(cls, rated: RatedParagraph) -> RatedOut:
-        return cls(
-            chapter_number=rated.chapter_number,
-            paragraph_id=rated.paragraph_id,
-            position=rated.position,
-            text=rated.text,
-            translation=rated.translation,
-            score=rated.score,
-            issues=list(rated.issues),
-            comment=rated.comment,
-            model=rated.model,
-        )
+        return cls.model_validate(asdict(rated))
 
 
 @router.get("/books/{book_id}/ratings", include_in_schema=False)
