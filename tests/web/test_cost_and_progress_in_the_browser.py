@@ -105,6 +105,7 @@ def test_the_book_page_shows_a_running_job_live_and_its_chapters_filling_in(
     workbench.api("PATCH", f"/api/books/{book}/settings", json={"chunk_chars": 200})
     with FakeLLMServer(latency_s=0.3) as slow:
         model = priced_model(workbench, slow, f"live-{slow.port}")
+        slow.answering.clear()
         job = workbench.start(book, model)
         page.goto(f"books/{book}")
 
@@ -113,6 +114,7 @@ def test_the_book_page_shows_a_running_job_live_and_its_chapters_filling_in(
         expect(live.locator("[data-live=times]")).to_contain_text("so far")
         expect(live.locator("[data-live=spent]")).to_contain_text("spent")
         screenshot(page, "book-live-en")
+        slow.answering.set()
         expect(page.locator("tr[data-chapter='4']")).to_contain_text("2/2", timeout=30_000)
 
     expect(page.locator(".live-jobs")).to_be_hidden()
@@ -152,10 +154,12 @@ def test_in_chinese_the_estimate_the_cap_and_a_running_job_speak_chinese(
         expect(estimate).to_contain_text("运行会在花费超过 5 之前停下。")
         screenshot(page, "book-estimate-zh")
 
+        slow.answering.clear()
         job = workbench.start(book, model)
         page.reload()
         live = page.locator(f"[data-live-job='{job}']")
         expect(live.locator("[data-live=times]")).to_contain_text("已用")
         expect(live.locator("[data-live=spent]")).to_contain_text("已花费")
         screenshot(page, "book-live-zh")
+        slow.answering.set()
         expect(page.locator("tr[data-chapter='3']")).to_contain_text("2/2", timeout=30_000)

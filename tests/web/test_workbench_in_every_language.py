@@ -291,6 +291,7 @@ def test_a_stop_asked_for_is_shown_as_a_stop_and_the_job_page_settles_at_once(
     page = context.new_page()
     try:
         with FakeLLMServer(latency_s=0.4) as slow:
+            slow.answering.clear()
             job = workbench.start(book, workbench.add_model(f"stop-{language}-{slow.port}", slow))
             page.goto(f"jobs/{job}")
             expect(page.locator(".empty-log")).to_be_visible()
@@ -304,6 +305,7 @@ def test_a_stop_asked_for_is_shown_as_a_stop_and_the_job_page_settles_at_once(
             expect(page.get_by_role("button", name=words["Resume"])).to_be_visible()
             screenshot(page, f"job-stopped-{language}")
 
+            slow.answering.set()
             page.get_by_role("button", name=words["Resume"]).click()
             workbench.wait_for(job, "finished")
     finally:

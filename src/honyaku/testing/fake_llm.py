@@ -144,12 +144,20 @@ class Fault:
     """Retry-After for 429/500, the delay for a slow first byte."""
 
 
+def _answering() -> threading.Event:
+    event = threading.Event()
+    event.set()
+    return event
+
+
 @dataclass
 class FakeLLMServer(Served):
     translator: ScriptedTranslator = field(default_factory=ScriptedTranslator)
     thinking: Thinking | None = None
     latency_s: float = 0.0
     """Time to first byte of every reply, like a real model's thinking time."""
+    answering: threading.Event = field(default_factory=_answering)
+    """Replies wait while it is clear: a test keeps a job running until it has looked."""
     delta_chars: int = DELTA_CHARS
     delta_delay_s: float = 0.0
     """Time between two stream chunks: a slow model, whose reply can be stopped midway."""
@@ -261,6 +269,9 @@ class FakeLLMServer(Served):
         self.requests.append(body)
         self.arrivals.append(arrived)
         self.headers.append(dict(request.headers))
+        # A threading.Event: the test sets it from its own thread, outside this loop.
+        while not self.answering.is_set():  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
         if refusal := self._refusal(body, request.headers.get("authorization", "")):
             return refusal
         fault = self.faults.popleft() if self.faults else None
