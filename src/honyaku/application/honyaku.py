@@ -24,6 +24,7 @@ from honyaku.application.questions import Questions
 from honyaku.application.queue import queue_launcher, queue_wanted
 from honyaku.application.search import Search
 from honyaku.application.settings import Settings
+from honyaku.application.trials import Trials
 from honyaku.application.versions import Versions
 from honyaku.assistant import ChatService
 from honyaku.jobs import InProcessLauncher, JobLauncher, JobService, RunDeps
@@ -50,6 +51,7 @@ class Honyaku:
         self.settings = Settings(stores.library)
         self.plans = Plans(stores.plans)
         self.jobs = Jobs(stores, self.engine, self.launcher, self.models)
+        self.trials = Trials(stores, self.jobs, self.models)
         self._chat_service = ChatService(self, stores.chats, self.broker, self.open_model)
         self.chats = Chats(self._chat_service, stores.chats, self.models)
         self.questions = Questions(stores)

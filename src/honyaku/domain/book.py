@@ -93,6 +93,10 @@ class BookSettings(BaseModel):
     question_wait_hours: float = Field(default=QUESTION_WAIT_HOURS, gt=0, le=24 * 365)
     """How long a queued job's question waits for a person; then the model is told nobody
     answered, and goes on."""
+    model: str | None = Field(default=None, max_length=200)
+    """The saved model this book's jobs run with where none is named (a trial's choice)."""
+    fallbacks: list[str] = Field(default_factory=list, max_length=10)
+    """The saved models that take over its parts that fail, with ``model``."""
 
 
 @dataclass(frozen=True, slots=True)

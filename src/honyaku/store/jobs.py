@@ -8,6 +8,7 @@ lease; a stop asked while several run it reaches every one of them (``JobRow.sto
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -190,6 +191,8 @@ class Job:
     """Run by workers from the job queue."""
     chunk_chars: int | None = None
     """The size its chunks waiting to run were last planned with."""
+    finished_at: datetime | None = None
+    """When it last ended, whatever its status."""
 
     @property
     def shown_status(self) -> JobStatus:
@@ -414,6 +417,21 @@ class JobStore:
                 for row, position in session.execute(query)
             ]
 
+    def rejected_calls(self, job_id: str) -> dict[str, int]:
+        """How many of the job's tool calls were refused, by error code."""
+        with self.database.transaction() as session:
+            payloads = session.scalars(
+                select(ActionRow.payload).where(
+                    ActionRow.job_id == job_id, ActionRow.kind == ActionKind.TOOL_RESULT.value
+                )
+            ).all()
+        codes = Counter(
+            str(payload.get("error_code"))
+            for payload in payloads
+            if payload.get("success") is False
+        )
+        return dict(sorted(codes.items()))
+
     def model_record(self, model: str, kind: JobKind | None = None) -> ModelRecord:
         """What the jobs that ran with ``model`` (of ``kind``, if given) asked and were billed."""
         query = select(JobRow).where(JobRow.model == model, JobRow.requests > 0)
@@ -556,4 +574,5 @@ def _job(row: JobRow) -> Job:
         row.paragraphs,
         bool(row.queued),
         row.chunk_chars,
+        row.finished_at,
     )

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import ValidationError
-from sqlalchemy import and_, case, func, insert, or_, select, true, update
+from sqlalchemy import and_, case, delete, func, insert, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from honyaku.domain.book import (
@@ -67,9 +67,10 @@ class Library:
         target_lang: str,
         title: str | None = None,
         file_name: str | None = None,
+        trial_of: str | None = None,
     ) -> str:
         """Store a whole book in one transaction, as its edition 1 (read from ``file_name``),
-        and return its new id."""
+        and return its new id; a trial's copy of ``trial_of`` is never listed."""
         with self.database.transaction() as session:
             book_id = fresh_id(session, BookRow)
             session.add(
@@ -81,6 +82,7 @@ class Library:
                     target_lang=target_lang,
                     settings=BookSettings().model_dump(),
                     created_at=utc_now(),
+                    trial_of=trial_of,
                 )
             )
             _insert_chapters(session, book_id, draft)
@@ -97,6 +99,37 @@ class Library:
                 )
             )
         return book_id
+
+    def copy_for_trial(self, book_id: str, chapter_numbers: Collection[int]) -> str:
+        """A copy of the book's ``chapter_numbers``, untranslated, with the same chapter and
+        paragraph ids and the same settings, for a trial (``store.trials``); its id."""
+        with self.database.transaction() as session:
+            row = book_row(session, book_id)
+            copy_id = fresh_id(session, BookRow)
+            session.add(
+                BookRow(
+                    id=copy_id,
+                    title=row.title,
+                    author=row.author,
+                    source_lang=row.source_lang,
+                    target_lang=row.target_lang,
+                    settings=dict(row.settings),
+                    created_at=utc_now(),
+                    trial_of=book_id,
+                )
+            )
+            session.add(EditionRow(book_id=copy_id, number=1, imported_at=utc_now()))
+            chapters = session.scalars(
+                select(ChapterRow)
+                .where(
+                    ChapterRow.book_id == book_id,
+                    ChapterRow.position.in_([n - 1 for n in chapter_numbers]),
+                )
+                .order_by(ChapterRow.position)
+            ).all()
+            for position, chapter in enumerate(chapters):
+                _copy_chapter(session, chapter, copy_id, position)
+        return copy_id
 
     def resolve(self, ref: str) -> str:
         """The id of the book that ``ref`` names: a whole id or an unambiguous prefix."""
@@ -115,7 +148,12 @@ class Library:
         """The books in the order they came, with their counts; only ``limit`` of them from
         the ``start``-th, if asked."""
         with self.database.transaction() as session:
-            query = select(BookRow).order_by(BookRow.created_at, BookRow.id).offset(start)
+            query = (
+                select(BookRow)
+                .where(BookRow.trial_of.is_(None))
+                .order_by(BookRow.created_at, BookRow.id)
+                .offset(start)
+            )
             return _summaries(session, session.scalars(query.limit(limit)).all())
 
     def summary(self, book_id: str) -> BookSummary:
@@ -125,7 +163,8 @@ class Library:
 
     def count_books(self) -> int:
         with self.database.transaction() as session:
-            return session.scalar(select(func.count()).select_from(BookRow)) or 0
+            query = select(func.count()).select_from(BookRow).where(BookRow.trial_of.is_(None))
+            return session.scalar(query) or 0
 
     def book_info(self, book_id: str) -> Book:
         """The book's title, languages and settings, without its chapters."""
@@ -417,8 +456,10 @@ class Library:
             row.selected = True
 
     def delete_book(self, book_id: str) -> None:
-        """Remove a book with everything that belongs to it: chapters, versions, jobs."""
+        """Remove a book with everything that belongs to it: chapters, versions, jobs, and its
+        trials' copies."""
         with self.database.transaction() as session:
+            session.execute(delete(BookRow).where(BookRow.trial_of == book_id))
             session.delete(book_row(session, book_id))
 
     def set_chapter_title(
@@ -585,6 +626,25 @@ def _insert_versions(
             for pid, text in texts.items()
         ],
     )
+
+
+def _copy_chapter(session: Session, chapter: ChapterRow, book_id: str, position: int) -> None:
+    chapter_pk = session.execute(
+        insert(ChapterRow)
+        .values(book_id=book_id, id=chapter.id, position=position, title=chapter.title)
+        .returning(ChapterRow.pk)
+    ).scalar_one()
+    paragraphs = session.execute(
+        select(ParagraphRow.id, ParagraphRow.position, ParagraphRow.text).where(
+            ParagraphRow.chapter_pk == chapter.pk
+        )
+    ).all()
+    if paragraphs:
+        rows = [
+            {"book_id": book_id, "chapter_pk": chapter_pk, "id": pid, "position": at, "text": text}
+            for pid, at, text in paragraphs
+        ]
+        session.execute(insert(table_of(ParagraphRow)), rows)
 
 
 def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:

@@ -38,6 +38,7 @@ def table_of(row: type[Base]) -> Table:
 
 class BookRow(Base):
     __tablename__ = "books"
+    __table_args__ = (Index("ix_books_trial_of", "trial_of"),)
 
     id: Mapped[str] = mapped_column(String(8), primary_key=True)
     title: Mapped[str] = mapped_column(Text)
@@ -47,6 +48,9 @@ class BookRow(Base):
     settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
     translated_title: Mapped[str | None] = mapped_column(Text)
+    trial_of: Mapped[str | None] = mapped_column(String(8))
+    """The book a trial copied this one from (``store.trials``): a copy is never listed, and
+    goes with its trial."""
 
 
 class OriginalFileRow(Base):
@@ -470,6 +474,42 @@ class RatingRow(Base):
     issues: Mapped[list[str]] = mapped_column(JSON)
     comment: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class TrialRow(Base):
+    """Models tried on the same sample of a book, each on its own copy (``store.trials``)."""
+
+    __tablename__ = "trials"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    book_id: Mapped[str] = mapped_column(ForeignKey("books.id", ondelete="CASCADE"))
+    chapters: Mapped[list[int]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(Integer)
+    """Shuffles the versions a judge reads, the same way every time."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    judge: Mapped[str | None] = mapped_column(Text)
+    judge_book_id: Mapped[str | None] = mapped_column(String(8))
+    """The copy the judge rates: every model's version of each paragraph, names hidden."""
+    judge_job_id: Mapped[str | None] = mapped_column(String(8))
+    blind: Mapped[dict[str, list[Any]] | None] = mapped_column(JSON(none_as_null=True))
+    """Each paragraph of the judge's copy: the entry and the paragraph whose version it holds."""
+    used: Mapped[str | None] = mapped_column(Text)
+    """The model whose versions the translator took into the book."""
+
+
+class TrialEntryRow(Base):
+    """One model of a trial: the copy it translated and the job that did."""
+
+    __tablename__ = "trial_entries"
+
+    trial_id: Mapped[str] = mapped_column(
+        ForeignKey("trials.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    model: Mapped[str] = mapped_column(Text)
+    """The saved profile's name."""
+    book_id: Mapped[str] = mapped_column(String(8))
+    job_id: Mapped[str | None] = mapped_column(String(8))
 
 
 class QuestionRow(Base):

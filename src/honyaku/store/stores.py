@@ -19,6 +19,7 @@ from honyaku.store.questions import QuestionStore
 from honyaku.store.rate_log import RateLog
 from honyaku.store.ratings import Ratings
 from honyaku.store.spending import SpendingLedger
+from honyaku.store.trials import Trials
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,7 @@ class Stores:
     questions: QuestionStore
     rate_log: RateLog
     spending: SpendingLedger
+    trials: Trials
 
     @property
     def shared_rate_log(self) -> RateLog | None:
@@ -63,4 +65,5 @@ class Stores:
             QuestionStore(database),
             RateLog(database),
             SpendingLedger(database),
+            Trials(database),
         )

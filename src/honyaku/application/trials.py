@@ -1,0 +1,308 @@
+"""Trials of models on the translator's own book, as every front end asks for them.
+
+Each model translates the same sample through the same tools, glossary and checks, each on
+its own copy (``store.trials``), all at once; the book's selected translations change only
+when the translator takes one model's versions (``use``). A judge then rates every model's
+versions blind: one rating job over a copy holding, for each paragraph, every model's version
+in the order the trial's seed shuffles (``domain.trial.blind_order``), no name shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from honyaku.application.jobs import Jobs
+from honyaku.application.models import Models
+from honyaku.domain.book import Book, BookDraft, ChapterDraft, TranslationKind
+from honyaku.domain.trial import (
+    ModelResult,
+    Scores,
+    TrialTokens,
+    blind_order,
+    chrf_plus_plus,
+    sample_chapters,
+)
+from honyaku.domain.workflow import JobKind
+from honyaku.errors import UserError
+from honyaku.jobs import JobProgress, JobRequest
+from honyaku.store import Stores
+from honyaku.store.jobs import ACTIVE
+from honyaku.store.trials import Blind, Trial, TrialEntry
+
+COPIED = "copied for a trial"
+"""The origin of a glossary entry a trial's copy took from its book."""
+
+
+@dataclass(frozen=True, slots=True)
+class SideBySide:
+    """One paragraph of the sample, with each model's version (``None``: not done)."""
+
+    chapter: int
+    paragraph_id: str
+    text: str
+    reference: str | None
+    """The translator's own version, where they wrote one."""
+    versions: tuple[str | None, ...]
+    """In the order of the trial's models."""
+    scores: tuple[int | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    trial: Trial
+    results: tuple[ModelResult, ...]
+
+    @property
+    def running(self) -> bool:
+        return any(result.status in ACTIVE for result in self.results)
+
+
+class Trials:
+    def __init__(self, stores: Stores, jobs: Jobs, models: Models) -> None:
+        self._stores = stores
+        self._jobs = jobs
+        self._models = models
+
+    async def start(
+        self,
+        book_id: str,
+        models: Sequence[str],
+        *,
+        chapters: list[int] | None = None,
+        seed: int | None = None,
+    ) -> Trial:
+        """Let each saved model translate the sample (``chapters``, by default the first few
+        thousand characters), all at once; the trial, its jobs started."""
+        names = list(dict.fromkeys(models))
+        if not names:
+            raise UserError("name the saved models to try, e.g. --models deepseek,gpt")
+        choices = [
+            await self._models.with_fallbacks(await self._models.saved(n), []) for n in names
+        ]
+        for choice in choices:
+            choice.check()
+        seed = random.randrange(2**31) if seed is None else seed
+        trial = await asyncio.to_thread(self._prepare, book_id, names, chapters, seed)
+        for entry, choice in zip(trial.entries, choices, strict=True):
+            request = JobRequest(book_id=entry.book_id, kind=JobKind.TRANSLATION)
+            job_id = await self._jobs.start(request, choice)
+            await asyncio.to_thread(self._stores.trials.started, trial.id, entry.position, job_id)
+        return await self.get(trial.id)
+
+    async def judge(self, trial_id: str, model: str) -> Trial:
+        """Let the saved ``model`` rate every model's versions, blind."""
+        trial = await self.get(trial_id)
+        if (await self.compare(trial_id)).running:
+            raise UserError("the trial's models are still translating: judge it once they end")
+        choice = await self._models.with_fallbacks(await self._models.saved(model), [])
+        choice.check()
+        copy, blind = await asyncio.to_thread(self._blind_copy, trial)
+        request = JobRequest(book_id=copy, kind=JobKind.RATING)
+        job_id = await self._jobs.start(request, choice)
+        await asyncio.to_thread(self._stores.trials.judged, trial.id, model, copy, job_id, blind)
+        return await self.get(trial_id)
+
+    async def get(self, trial_id: str) -> Trial:
+        return await asyncio.to_thread(self._stores.trials.get, trial_id)
+
+    async def of_book(self, book_id: str) -> list[Trial]:
+        return await asyncio.to_thread(self._stores.trials.of_book, book_id)
+
+    async def compare(self, trial_id: str) -> Comparison:
+        """Each model's figures, as they stand now."""
+        trial = await self.get(trial_id)
+        scores = await asyncio.to_thread(self._judged, trial)
+        references = await asyncio.to_thread(self._references, trial)
+        results = []
+        for entry in trial.entries:
+            result = await self._result(entry, scores.get(entry.position, Scores()))
+            chrf = await asyncio.to_thread(self._chrf, entry, references)
+            results.append(replace(result, chrf=chrf))
+        return Comparison(trial, tuple(results))
+
+    async def side_by_side(self, trial_id: str) -> list[SideBySide]:
+        """The sample, paragraph by paragraph, with every model's version."""
+        trial = await self.get(trial_id)
+        return await asyncio.to_thread(self._side_by_side, trial)
+
+    async def use(self, trial_id: str, model: str, *, fallbacks: Sequence[str] = ()) -> int:
+        """Take ``model``'s versions into the book, selected (its other versions are kept),
+        and make it the book's model, with ``fallbacks``; how many paragraphs it gave."""
+        trial = await self.get(trial_id)
+        entry = trial.entry(model)
+        profile = await self._models.get(model)
+        for name in fallbacks:
+            await self._models.get(name)
+
+        def use() -> int:
+            library = self._stores.library
+            texts = _translations(library.whole_book(entry.book_id))
+            library.add_translations(
+                trial.book_id, texts, kind=TranslationKind.TRANSLATION, model=profile.model
+            )
+            library.update_settings(trial.book_id, model=model, fallbacks=list(fallbacks))
+            self._stores.trials.used(trial.id, model)
+            return len(texts)
+
+        return await asyncio.to_thread(use)
+
+    # -- in a worker thread ---------------------------------------------------------------
+
+    def _prepare(
+        self, book_id: str, names: list[str], chapters: list[int] | None, seed: int
+    ) -> Trial:
+        library = self._stores.library
+        if chapters is None:
+            book = library.whole_book(book_id)
+            sizes = [sum(len(p.text) for p in chapter.paragraphs) for chapter in book.chapters]
+            chapters = sample_chapters(sizes)
+        copies = [(name, library.copy_for_trial(book_id, chapters)) for name in names]
+        for _, copy in copies:
+            self._copy_glossary(book_id, copy)
+        return self._stores.trials.add(book_id, chapters, seed, copies)
+
+    def _copy_glossary(self, book_id: str, copy: str) -> None:
+        glossary = self._stores.glossary
+        own, *shared = glossary.glossaries_of(book_id)
+        entries = [stored.entry for stored in glossary.current([own])]
+        glossary.add(glossary.book_glossary(copy), entries, origin=COPIED)
+        for attached in shared:
+            glossary.attach(copy, attached)
+
+    def _blind_copy(self, trial: Trial) -> tuple[str, dict[str, Blind]]:
+        """A book of every model's version of each sample paragraph, in blind order."""
+        library = self._stores.library
+        book = library.whole_book(trial.book_id, chapter_numbers=trial.chapters)
+        done = [_translations(library.whole_book(e.book_id)) for e in trial.entries]
+        chapters, read = [], []
+        for chapter in book.chapters:
+            texts = []
+            for paragraph in chapter.paragraphs:
+                count = len(trial.entries)
+                for entry in blind_order(trial.seed, paragraph.id, count):
+                    if paragraph.id in done[entry]:
+                        texts.append(paragraph.text)
+                        read.append((entry, paragraph.id, done[entry][paragraph.id]))
+            chapters.append(ChapterDraft(chapter.title, tuple(texts)))
+        draft = BookDraft(book.title, tuple(chapters))
+        copy = library.add_book(
+            draft, source_lang=book.source_lang, target_lang=book.target_lang, trial_of=book.id
+        )
+        self._copy_glossary(trial.book_id, copy)
+        ids = [p.id for c in library.whole_book(copy).chapters for p in c.paragraphs]
+        library.add_translations(
+            copy,
+            {pid: text for pid, (_, _, text) in zip(ids, read, strict=True)},
+            kind=TranslationKind.TRANSLATION,
+        )
+        blind = {pid: Blind(entry, of) for pid, (entry, of, _) in zip(ids, read, strict=True)}
+        return copy, blind
+
+    def _judged(self, trial: Trial) -> dict[int, Scores]:
+        if trial.judge_book_id is None or trial.blind is None:
+            return {}
+        scores: dict[int, list[int]] = {}
+        for rated in self._stores.ratings.rated(trial.judge_book_id):
+            entry = trial.blind[rated.paragraph_id].entry
+            scores.setdefault(entry, []).append(rated.score)
+        return {entry: Scores(tuple(found)) for entry, found in scores.items()}
+
+    def _references(self, trial: Trial) -> dict[str, str]:
+        """The translator's own versions of the sample's paragraphs, by paragraph id."""
+        library = self._stores.library
+        book = library.whole_book(trial.book_id, chapter_numbers=trial.chapters)
+        found = {}
+        for chapter in book.chapters:
+            for paragraph in chapter.paragraphs:
+                manual = [
+                    version
+                    for version in library.versions(book.id, paragraph.id)
+                    if version.kind is TranslationKind.MANUAL
+                ]
+                if manual:
+                    found[paragraph.id] = manual[-1].text
+        return found
+
+    def _chrf(self, entry: TrialEntry, references: dict[str, str]) -> float | None:
+        if not references:
+            return None
+        done = _translations(self._stores.library.whole_book(entry.book_id))
+        pairs = [(done[pid], text) for pid, text in references.items() if pid in done]
+        return chrf_plus_plus([t for t, _ in pairs], [r for _, r in pairs])
+
+    def _side_by_side(self, trial: Trial) -> list[SideBySide]:
+        library = self._stores.library
+        book = library.whole_book(trial.book_id, chapter_numbers=trial.chapters)
+        done = [_translations(library.whole_book(e.book_id)) for e in trial.entries]
+        references = self._references(trial)
+        scores = self._scores_by_paragraph(trial)
+        rows = []
+        for number, chapter in zip(trial.chapters, book.chapters, strict=True):
+            for paragraph in chapter.paragraphs:
+                if paragraph.is_empty:
+                    continue
+                rows.append(
+                    SideBySide(
+                        number,
+                        paragraph.id,
+                        paragraph.text,
+                        references.get(paragraph.id),
+                        tuple(versions.get(paragraph.id) for versions in done),
+                        tuple(scores.get((e.position, paragraph.id)) for e in trial.entries),
+                    )
+                )
+        return rows
+
+    def _scores_by_paragraph(self, trial: Trial) -> dict[tuple[int, str], int]:
+        if trial.judge_book_id is None or trial.blind is None:
+            return {}
+        return {
+            (trial.blind[r.paragraph_id].entry, trial.blind[r.paragraph_id].paragraph_id): r.score
+            for r in self._stores.ratings.rated(trial.judge_book_id)
+        }
+
+    async def _result(self, entry: TrialEntry, judged: Scores) -> ModelResult:
+        if entry.job_id is None:
+            return ModelResult(entry.model, "not started", 0, 0, 0, judged=judged)
+        progress = await self._jobs.progress(entry.job_id)
+        job = await self._jobs.get(entry.job_id)
+        prices = (await self._models.saved(entry.model)).prices
+        stores = self._stores
+        parts = len(await asyncio.to_thread(stores.chunks.items, entry.job_id))
+        rejected = await asyncio.to_thread(stores.jobs.rejected_calls, entry.job_id)
+        cost = progress.cost
+        wall = job.finished_at - job.created_at if job.finished_at else None
+        return ModelResult(
+            entry.model,
+            str(progress.status),
+            progress.paragraphs_total,
+            progress.paragraphs_done,
+            parts,
+            dict(Counter(str(failure.failure.kind) for failure in progress.failures)),
+            rejected,
+            cost.retries,
+            cost.requests,
+            _tokens(progress),
+            cost.price(prices) if prices else None,
+            wall.total_seconds() if wall else None,
+            judged,
+        )
+
+
+def _tokens(progress: JobProgress) -> TrialTokens:
+    cost = progress.cost
+    cached = min(cost.cached_tokens, cost.billed_input_tokens)
+    return TrialTokens(cost.billed_input_tokens - cached, cached, cost.billed_output_tokens)
+
+
+def _translations(book: Book) -> dict[str, str]:
+    return {
+        paragraph.id: paragraph.translation
+        for chapter in book.chapters
+        for paragraph in chapter.paragraphs
+        if paragraph.translation is not None and not paragraph.is_empty
+    }
