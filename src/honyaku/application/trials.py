@@ -134,15 +134,15 @@ class Trials:
         and make it the book's model, with ``fallbacks``; how many paragraphs it gave."""
         trial = await self.get(trial_id)
         entry = trial.entry(model)
-        profile = await self._models.get(model)
+        chosen = await self._models.saved(model)
         for name in fallbacks:
-            await self._models.get(name)
+            await self._models.saved(name)
 
         def use() -> int:
             library = self._stores.library
             texts = _translations(library.whole_book(entry.book_id))
             library.add_translations(
-                trial.book_id, texts, kind=TranslationKind.TRANSLATION, model=profile.model
+                trial.book_id, texts, kind=TranslationKind.TRANSLATION, model=chosen.model
             )
             library.update_settings(trial.book_id, model=model, fallbacks=list(fallbacks))
             self._stores.trials.used(trial.id, model)

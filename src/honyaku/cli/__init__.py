@@ -12,6 +12,7 @@ actions.py      a book's job log, one line per thing worth a translator's look
 dialog.py       the terminal as the broker's front end: questions and approvals
 questions.py    ``honyaku questions``: questions of queued jobs waiting for an answer
 glossary.py     ``honyaku glossary …``: a book's glossary and the shared ones
+trial.py        ``honyaku trial``: saved models tried on the same sample, compared
 check.py        ``honyaku check``: what a book still needs: what is left, what is flagged
 models.py       the model a command talks to: its options, models saved under a name, checks
 chat.py         ``honyaku chat``: the assistant in the terminal
@@ -27,7 +28,7 @@ from typing import Annotated
 import typer
 
 from honyaku import __version__
-from honyaku.cli import chat, check, glossary, jobs, library, models, serve, worker
+from honyaku.cli import chat, check, glossary, jobs, library, models, serve, trial, worker
 from honyaku.cli.console import error_boundary
 from honyaku.cli.database import db_app
 from honyaku.cli.job_control import jobs_app
@@ -49,6 +50,7 @@ app.command("translate")(jobs.translate)
 app.command("polish")(jobs.polish)
 app.command("proofread")(jobs.proofread)
 app.command("rate")(jobs.rate)
+app.command()(trial.trial)
 app.command()(jobs.demo)
 app.command("serve")(serve.serve)
 app.command()(chat.chat)

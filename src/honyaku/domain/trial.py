@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from sacrebleu.metrics import CHRF
 
@@ -101,3 +102,25 @@ class ModelResult:
     @property
     def requests_per_part(self) -> float | None:
         return self.requests / self.parts if self.parts else None
+
+    def figures(self) -> dict[str, Any]:
+        """Its figures as plain data, as ``honyaku trial --json`` and the API give them."""
+        return {
+            "model": self.model,
+            "status": self.status,
+            "paragraphs": self.paragraphs,
+            "paragraphs_done": self.paragraphs_done,
+            "parts": self.parts,
+            "parts_failed": self.parts_failed,
+            "rejected_calls": self.rejected_calls,
+            "retries": self.retries,
+            "requests": self.requests,
+            "requests_per_part": self.requests_per_part,
+            "tokens": asdict(self.tokens),
+            "billed": self.billed,
+            "wall_s": self.wall_s,
+            "judged": len(self.judged.scores),
+            "mean_score": self.judged.mean,
+            "low_share": self.judged.low_share,
+            "chrf": self.chrf,
+        }

@@ -1,0 +1,138 @@
+"""``honyaku trial``: saved models tried on the same sample of a book, side by side."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from honyaku.application import Honyaku
+from honyaku.application.trials import Comparison
+from honyaku.cli.console import out
+from honyaku.cli.jobs import chosen_chapters
+from honyaku.cli.options import BookRef, Home, open_honyaku, run
+from honyaku.domain.trial import ModelResult
+
+Models = Annotated[
+    str,
+    typer.Option("--models", help="The saved models to try, by name, e.g. deepseek,gpt-4o-mini."),
+]
+
+
+def trial(
+    book: BookRef,
+    models: Models,
+    chapters: Annotated[
+        str | None,
+        typer.Option(
+            "--chapters",
+            help="The sample, e.g. 1-2. Default: the first chapters, a few thousand characters.",
+        ),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="A saved model that then rates every model's versions, blind."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Shuffles what the judge reads; random by default.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the comparison as JSON, one object a model.")
+    ] = False,
+    home: Home = None,
+) -> None:
+    """Try saved models on the same sample of the book, each through the same tools, glossary
+    and checks, and compare what each did, refused, retried, spent and (with --judge) how
+    well it read. The book's translations do not change until you take one model's versions,
+    on the workbench's comparison page."""
+    honyaku = open_honyaku(home)
+    book_id, numbers = chosen_chapters(honyaku, book, chapters)
+    names = [name.strip() for name in models.split(",") if name.strip()]
+    comparison = run(_tried(honyaku, book_id, names, numbers, judge, seed, quiet=as_json))
+    if as_json:
+        print(json.dumps([r.figures() for r in comparison.results], ensure_ascii=False, indent=2))
+        return
+    out.print(_table(comparison))
+    out.print(
+        f"Trial [bold]{comparison.trial.id}[/] on chapters "
+        f"{', '.join(map(str, comparison.trial.chapters))}; read the versions side by side "
+        f"in the workbench: /trials/{comparison.trial.id}"
+    )
+
+
+async def _tried(
+    honyaku: Honyaku,
+    book_id: str,
+    names: list[str],
+    chapters: list[int] | None,
+    judge: str | None,
+    seed: int | None,
+    *,
+    quiet: bool,
+) -> Comparison:
+    trial = await honyaku.trials.start(book_id, names, chapters=chapters, seed=seed)
+    for entry in trial.entries:
+        if entry.job_id is not None:
+            await _wait(honyaku, entry.job_id)
+        if not quiet:
+            out.print(f"{escape(entry.model)}: done")
+    if judge is not None:
+        judged = await honyaku.trials.judge(trial.id, judge)
+        if judged.judge_job_id is not None:
+            await _wait(honyaku, judged.judge_job_id)
+    return await honyaku.trials.compare(trial.id)
+
+
+async def _wait(honyaku: Honyaku, job_id: str) -> None:
+    async for _ in honyaku.jobs.watch(job_id):
+        pass
+
+
+FIGURES = (
+    "paragraphs done",
+    "parts failed",
+    "refused calls",
+    "retries",
+    "requests (a part)",
+    "tokens in / cached / out",
+    "billed",
+    "time",
+    "judge: mean, share ≤ 2",
+    "chrF++",
+)
+
+
+def _table(comparison: Comparison) -> Table:
+    """A column a model, a row a figure: a few models side by side fit any terminal."""
+    table = Table("", *(escape(result.model) for result in comparison.results))
+    columns = [_column(result) for result in comparison.results]
+    for name, *values in zip(FIGURES, *columns, strict=True):
+        table.add_row(name, *values)
+    return table
+
+
+def _column(result: ModelResult) -> list[str]:
+    tokens = result.tokens
+    per_part = result.requests_per_part
+    judged = result.judged
+    return [
+        f"{result.paragraphs_done}/{result.paragraphs} ({result.status})",
+        _counts(result.parts_failed) or f"0 of {result.parts}",
+        _counts(result.rejected_calls) or "0",
+        str(result.retries),
+        f"{result.requests} ({per_part:.1f})" if per_part is not None else str(result.requests),
+        f"{tokens.uncached:,} / {tokens.cached:,} / {tokens.output:,}",
+        "-" if result.billed is None else f"{result.billed:.4f}",
+        "-" if result.wall_s is None else f"{result.wall_s:.0f} s",
+        "-"
+        if judged.mean is None or judged.low_share is None
+        else f"{judged.mean:.2f}, {judged.low_share:.0%}",
+        "-" if result.chrf is None else f"{result.chrf:.1f}",
+    ]
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in counts.items())

@@ -1,0 +1,89 @@
+"""honyaku trial as a person types it: saved models tried on the same sample of their book,
+the comparison printed as a table or as JSON, the book's own translations untouched."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+
+from honyaku.testing import (
+    FakeLLMServer,
+    Fault,
+    FaultKind,
+    Mistake,
+    ScriptedTranslator,
+    hanzi_translation,
+)
+
+from .conftest import RASHOMON, honyaku, imported
+
+
+def saved(name: str, server: FakeLLMServer) -> str:
+    honyaku(
+        "models", "add", name, "--model", "fake-translator", "--base-url", server.url,
+        "--protocol", "native", "--input-price", "1", "--output-price", "4",
+    )  # fmt: skip
+    return name
+
+
+def test_a_trial_prints_each_models_figures_as_json_and_leaves_the_book_untranslated() -> None:
+    # Given a book, a careless model that meets a server error, and a clean one
+    book = imported(RASHOMON)
+    careless = ScriptedTranslator(translate=hanzi_translation, mistakes={Mistake.WRONG_STATUS_MOVE})
+    with (
+        FakeLLMServer(translator=careless, faults=deque([Fault(FaultKind.SERVER_ERROR)])) as a,
+        FakeLLMServer() as b,
+    ):
+        models = f"{saved('careless', a)},{saved('clean', b)}"
+
+        # When both are tried on the first chapters
+        printed = honyaku("trial", book, "--models", models, "--json").stdout
+
+    # Then the JSON holds one object a model, with what its server saw
+    careless_figures, clean_figures = json.loads(printed)
+    assert careless_figures["model"] == "careless"
+    assert clean_figures["model"] == "clean"
+    assert careless_figures["retries"] == 1
+    assert careless_figures["requests"] == len(a.requests) - 1
+    # (its one wrong move a conversation, one conversation a part)
+    assert careless_figures["rejected_calls"] == {"INVALID_TRANSITION": careless_figures["parts"]}
+    assert clean_figures["rejected_calls"] == {}
+    for figures in (careless_figures, clean_figures):
+        assert figures["paragraphs_done"] == figures["paragraphs"] > 0
+        assert figures["tokens"]["output"] > 0
+        assert figures["billed"] > 0
+    # And the book is as it was: nothing translated
+    assert "Translated: 0 of" in honyaku("check", book).stdout
+
+
+def test_a_trial_with_a_judge_gives_each_model_the_judges_mean_and_share_of_low_scores() -> None:
+    # Given a saved model that leaves no kana, and a judge that scores kana left low
+    book = imported(RASHOMON)
+    hanzi = ScriptedTranslator(translate=hanzi_translation)
+    with FakeLLMServer(translator=hanzi) as model, FakeLLMServer() as judge:
+        saved("plain", model)
+        saved("judge", judge)
+
+        # When it is tried beside the demo model and judged
+        trial = ["trial", book, "--models", "plain,demo", "--judge", "judge", "--chapters", "1"]
+        printed = honyaku(*trial, "--json").stdout
+
+    # Then every version was rated: the model's all 5, the demo's (kana kept) lower
+    plain, demo = json.loads(printed)
+    for figures in (plain, demo):
+        assert figures["judged"] == figures["paragraphs_done"] > 0
+    assert (plain["mean_score"], plain["low_share"]) == (5.0, 0.0)
+    assert demo["mean_score"] < 3
+    assert demo["low_share"] > 0.5
+
+
+def test_a_trials_table_names_every_figure(fake_model: FakeLLMServer) -> None:
+    book = imported(RASHOMON)
+    saved("plain", fake_model)
+
+    printed = honyaku("trial", book, "--models", "plain", "--chapters", "1").stdout
+
+    assert "plain: done" in printed
+    for heading in ("refused calls", "retries", "requests", "billed", "judge", "chrF++"):
+        assert heading in printed
+    assert "/trials/" in printed
