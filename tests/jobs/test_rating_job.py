@@ -83,6 +83,33 @@ def test_a_version_written_after_its_rating_is_not_rated(
     assert first.paragraph_id not in {r.paragraph_id for r in stores.ratings.rated(book_id)}
 
 
+def test_a_polish_of_the_low_paragraphs_reads_the_judges_comments(
+    library: Library, book_id: str, run_job: RunJob
+) -> None:
+    # Given a book translated and rated: every third paragraph 2 for a wrong pronoun
+    with FakeLLMServer() as server:
+        run_job(server, book_id)
+    with FakeLLMServer(translator=ScriptedTranslator(rate=strict_judge)) as judge:
+        run_job(judge, book_id, JobKind.RATING)
+    low = Stores.over(library.database).ratings.rated(book_id, below=3)
+
+    # When the low paragraphs are polished
+    with FakeLLMServer() as polisher:
+        ids = [r.paragraph_id for r in low]
+        outcome, _ = run_job(polisher, book_id, JobKind.POLISH, paragraphs=ids)
+        tasks = [polisher.requests[0]["messages"][1]["content"]]
+
+    # Then the model read each one's score, problems and comment under its translation
+    assert outcome.ok
+    [task] = tasks
+    assert 'A "! judge:" line' in task
+    assert task.count("! judge: 2/5 pronoun, style: 她 should be 他 here") == task.count("[ID: ")
+    # And a translation job reads no judge
+    with FakeLLMServer() as translator:
+        run_job(translator, book_id, retranslate=True, paragraphs=ids[:1])
+        assert "judge" not in translator.requests[0]["messages"][1]["content"]
+
+
 def rating_tools(library: Library, book_id: str) -> tuple[ToolRegistry, ChunkContext, list[str]]:
     """The rating tools over the first chunk of the book's first chapter, translated, in
     ``working``; and the chunk's ids."""

@@ -74,6 +74,28 @@ def test_low_scores_are_listed_shown_beside_their_paragraphs_and_retranslated(
     assert {r["score"] for r in workbench.api("GET", f"/api/books/{book}/ratings")} == {5}
 
 
+def test_the_chosen_paragraphs_are_polished_with_the_judges_comments(
+    page: Page, workbench: Workbench
+) -> None:
+    # Given a book a judge scored 2 throughout, with a comment on each
+    book = rated_by_the_demo_judge(workbench, "羅生門 polished")
+
+    # When the translator polishes the low ones from the ratings page
+    with FakeLLMServer() as server:
+        model = workbench.add_model(f"polisher-{server.port}", server)
+        page.goto(f"books/{book}/ratings?below=3")
+        form = page.locator("#retranslate-form")
+        form.locator("select[name=model]").select_option(model)
+        form.get_by_role("button", name="Polish them with the judge’s comments").click()
+        expect(page).to_have_url(re.compile(r"/jobs/[0-9a-f]+$"))
+        job = workbench.wait_for(page.url.rsplit("/", 1)[1])
+        task = server.requests[0]["messages"][1]["content"]
+
+    # Then a polish ran over them, and the model read the judge's comment under each
+    assert (job["kind"], job["status"], job["paragraphs_done"]) == ("polish", "finished", 3)
+    assert task.count("! judge: 2/5 untranslated: 仍有假名未译") == 3
+
+
 def test_in_chinese_the_scores_and_problems_are_in_chinese(
     chinese_page: Page, workbench: Workbench
 ) -> None:

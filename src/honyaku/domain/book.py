@@ -109,6 +109,9 @@ class Paragraph:
     previous_source: str | None = None
     """The text ``translation`` was made for, when a new edition has changed the paragraph
     since: the translation is stale, kept to revise rather than thrown away."""
+    judged: str | None = None
+    """A judge's note on ``translation`` (its score, problems and comment), for a polish or
+    proofreading to fix."""
 
     @property
     def is_empty(self) -> bool:

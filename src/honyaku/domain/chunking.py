@@ -3,10 +3,12 @@
 The rendered form is a contract that outside checks rely on: each work paragraph is one line
 ``[n] [ID: xxxxxxxx] text`` where ``n`` is the 1-based chapter position and the rest of the
 line is exactly the paragraph text. Polish, proofreading and rating add the current
-translation on the next line (glossary extraction reads the source alone). A translation's
-paragraph whose translation is stale (a new edition changed its source) adds, as context,
-the text that translation was made for and the translation (``STALE_LINE_PREFIX``); a renamed
-chapter's title likewise. Nothing else ever uses the ``[ID: `` marker.
+translation on the next line (glossary extraction reads the source alone), and polish and
+proofreading a judge's note on it, where a rating job left one (``JUDGE_LINE_PREFIX``). A
+translation's paragraph whose translation is stale (a new edition changed its source) adds,
+as context, the text that translation was made for and the translation
+(``STALE_LINE_PREFIX``); a renamed chapter's title likewise. Nothing else ever uses the
+``[ID: `` marker.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from honyaku.domain.workflow import JobKind
 MAX_CHUNK_PARAGRAPHS = 400
 TRANSLATION_LINE_PREFIX = "    → "
 STALE_LINE_PREFIX = "    ↺ "
+JUDGE_LINE_PREFIX = "    ! judge: "
 REVISIONS = (JobKind.POLISH, JobKind.PROOFREADING)
 """The kinds that revise a translation."""
 WITH_TRANSLATION = (*REVISIONS, JobKind.RATING)
@@ -91,6 +94,8 @@ def render_chunk(chunk: Chunk, kind: JobKind) -> str:
         lines.append(render_paragraph_line(paragraph))
         if kind in WITH_TRANSLATION:
             lines.append(f"{TRANSLATION_LINE_PREFIX}{paragraph.translation or ''}")
+        if kind in REVISIONS and paragraph.judged:
+            lines.append(f"{JUDGE_LINE_PREFIX}{paragraph.judged}")
         elif kind is JobKind.TRANSLATION and paragraph.previous_source is not None:
             lines += _previous(paragraph.previous_source, paragraph.translation)
     return "\n".join(lines)
@@ -100,6 +105,11 @@ def shows_previous(chunk: Chunk) -> bool:
     """Whether a translation chunk shows earlier translations to revise (stale ones)."""
     title = chunk.shows_title and chunk.chapter.previous_title is not None
     return title or any(p.is_stale for p in chunk.paragraphs)
+
+
+def shows_judged(chunk: Chunk, kind: JobKind) -> bool:
+    """Whether a revision's chunk shows a judge's notes on its translations."""
+    return kind in REVISIONS and any(p.judged for p in chunk.paragraphs)
 
 
 def _previous(source: str, translation: str | None) -> list[str]:

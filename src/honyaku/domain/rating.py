@@ -79,3 +79,13 @@ def validate_ratings(
         if item.paragraph_id not in assigned
     ]
     return problems
+
+
+def judge_note(score: int, issues: Sequence[str], comment: str) -> str | None:
+    """What a revision is told of a rating: ``"2/5 pronoun, style: 她 should be 他"``; nothing
+    for a version with nothing to change."""
+    if score >= HIGHEST and not issues and not comment:
+        return None
+    found = f" {', '.join(issues)}" if issues else ""
+    said = f": {comment}" if comment else ""
+    return f"{score}/{HIGHEST}{found}{said}"

@@ -10,7 +10,7 @@ on inviting them, ``domain.workflow.TOGETHER``): every reply resends the convers
 from __future__ import annotations
 
 from honyaku.domain.chinese_scripts import ChineseScript, chinese_script
-from honyaku.domain.chunking import Chunk, render_chunk, shows_previous
+from honyaku.domain.chunking import Chunk, render_chunk, shows_judged, shows_previous
 from honyaku.domain.languages import is_chinese
 from honyaku.domain.workflow import JobKind
 
@@ -157,6 +157,12 @@ STALE_NOTE = (
 )
 
 
+JUDGE_NOTE = (
+    'A "! judge:" line under a translation is a reviewer\'s score (of 5), the problems found '
+    "and what to fix: fix them, and check the rest as usual."
+)
+
+
 def chunk_message(chunk: Chunk, kind: JobKind, *, chunks_in_chapter: int) -> str:
     chapter = chunk.chapter
     header = (
@@ -165,4 +171,6 @@ def chunk_message(chunk: Chunk, kind: JobKind, *, chunks_in_chapter: int) -> str
     )
     if kind is JobKind.TRANSLATION and shows_previous(chunk):
         header = f"{header}\n{STALE_NOTE}"
+    if shows_judged(chunk, kind):
+        header = f"{header}\n{JUDGE_NOTE}"
     return f"{header}\n\n{render_chunk(chunk, kind)}"

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from honyaku.agent.broker import ApprovalPolicy, Broker
 from honyaku.domain.book import Book, Chapter, Paragraph
-from honyaku.domain.chunking import describe_failed_parts
+from honyaku.domain.chunking import REVISIONS, describe_failed_parts
 from honyaku.domain.failures import Failure, Left
+from honyaku.domain.rating import judge_note
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import UserError
 from honyaku.jobs.approvals import book_approvals
@@ -154,9 +155,17 @@ class JobRecords:
             ]
             ids = {p.id for p in left}
             gone = sum(1 for pid in claim.free if pid in to_do and pid not in ids)
+            if job.kind in REVISIONS:
+                left = self._with_judge_notes(job.book_id, left)
             return chapter, left, gone
 
         return await in_thread(work)
+
+    def _with_judge_notes(self, book_id: str, paragraphs: list[Paragraph]) -> list[Paragraph]:
+        """The paragraphs, each carrying the note of the latest rating of its translation."""
+        rated = self.stores.ratings.rated(book_id, paragraph_ids=[p.id for p in paragraphs])
+        notes = {r.paragraph_id: judge_note(r.score, r.issues, r.comment) for r in rated}
+        return [replace(p, judged=notes.get(p.id)) for p in paragraphs]
 
     async def chapter_with(
         self, book_id: str, chapter_id: str, paragraph_ids: Sequence[str]

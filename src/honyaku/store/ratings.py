@@ -90,9 +90,10 @@ class Ratings:
         *,
         below: int | None = None,
         chapter_numbers: Collection[int] | None = None,
+        paragraph_ids: Collection[str] | None = None,
     ) -> list[RatedParagraph]:
         """The paragraphs whose selected version is rated (its latest rating under ``below``,
-        if given), in book order."""
+        if given; of ``chapter_numbers`` or ``paragraph_ids`` only, if given), in book order."""
         latest = select(func.max(RatingRow.pk)).group_by(RatingRow.translation_pk).scalar_subquery()
         query = (
             select(
@@ -118,6 +119,8 @@ class Ratings:
             query = query.where(RatingRow.score < below)
         if chapter_numbers is not None:
             query = query.where(ChapterRow.position.in_([n - 1 for n in chapter_numbers]))
+        if paragraph_ids is not None:
+            query = query.where(ParagraphRow.id.in_(list(paragraph_ids)))
         with self.database.transaction() as session:
             return [_rated(*row) for row in session.execute(query)]
 

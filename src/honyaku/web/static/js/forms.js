@@ -49,7 +49,7 @@ export function offerParagraphJob(form, list) {
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    startParagraphJob(form, list);
+    startParagraphJob(form, list, event.submitter?.value || "translation");
   });
   ready(form);
 }
@@ -60,15 +60,16 @@ export function ready(form) {
   for (const button of form.querySelectorAll("[data-needs-script]")) button.disabled = false;
 }
 
-async function startParagraphJob(form, list) {
+// A polish of rated paragraphs reads the judge's comments on them (the engine passes them on).
+async function startParagraphJob(form, list, kind) {
   const paragraphs = [...list.querySelectorAll("input[name=paragraph]:checked")].map((box) => box.value);
   const values = fields(form);
   const body = {
-    kind: "translation",
+    kind,
     model: values.model,
     fallbacks: fallbacksOf(values),
     paragraphs,
-    retranslate: true,
+    retranslate: kind === "translation",
   };
   const started = await working(form, () => {
     if (!paragraphs.length) throw new Error(t("Choose at least one paragraph."));
