@@ -87,3 +87,25 @@ def test_a_trials_table_names_every_figure(fake_model: FakeLLMServer) -> None:
     for heading in ("refused calls", "retries", "requests", "billed", "judge", "chrF++"):
         assert heading in printed
     assert "/trials/" in printed
+
+
+def test_use_takes_a_models_versions_into_the_book_and_its_next_jobs_run_with_it() -> None:
+    # Given a trial of two models on the first chapter
+    book = imported(RASHOMON)
+    hanzi = ScriptedTranslator(translate=hanzi_translation)
+    with FakeLLMServer(translator=hanzi) as chosen, FakeLLMServer() as other:
+        saved("chosen", chosen)
+        saved("other", other)
+        honyaku("trial", book, "--models", "chosen,other", "--chapters", "1")
+
+        # When the translator uses the first model's versions, with the other as its fallback
+        used = honyaku("trial", book, "--use", "chosen", "--fallback", "other").stdout
+        before = len(chosen.requests)
+
+        # Then chapter 1 is translated, and translating the rest runs with the chosen model
+        translated = honyaku("translate", book).stdout
+        assert len(chosen.requests) > before
+    assert "Took " in used
+    assert "chosen" in used
+    assert "fake-translator" in translated
+    assert "Translated: 0 of" not in honyaku("check", book, "--chapters", "1").stdout

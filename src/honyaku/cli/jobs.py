@@ -104,6 +104,8 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
     ) -> None:
         honyaku = open_honyaku(home, queued=queue or None)
         book_id, numbers = chosen_chapters(honyaku, book, chapters)
+        if model is None and base_url is None:
+            model, fallback = _books_model(honyaku, book_id, fallback)
         request = JobRequest(
             book_id=book_id,
             kind=kind,
@@ -155,6 +157,17 @@ rate = _job_command(
     "Rate the translation: a judge model scores each paragraph 1–5 with the problems it "
     "finds; `honyaku check BOOK --below 3` lists the low ones.",
 )
+
+
+def _books_model(
+    honyaku: Honyaku, book_id: str, fallback: str | None
+) -> tuple[str | None, str | None]:
+    """The model the book was given (by a trial's "use these"), and its fallbacks unless
+    ``--fallback`` names others."""
+    settings = run(honyaku.settings.get(book_id))
+    if settings.model is None:
+        return None, fallback
+    return settings.model, fallback or ",".join(settings.fallbacks) or None
 
 
 def chosen_chapters(

@@ -13,8 +13,10 @@ from honyaku.application import Honyaku
 from honyaku.application.trials import Comparison
 from honyaku.cli.console import out
 from honyaku.cli.jobs import chosen_chapters
+from honyaku.cli.models import Fallback, fallback_names
 from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.domain.trial import ModelResult
+from honyaku.errors import UserError
 
 Models = Annotated[
     str,
@@ -24,7 +26,7 @@ Models = Annotated[
 
 def trial(
     book: BookRef,
-    models: Models,
+    models: Models = "",
     chapters: Annotated[
         str | None,
         typer.Option(
@@ -42,14 +44,25 @@ def trial(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the comparison as JSON, one object a model.")
     ] = False,
+    use: Annotated[
+        str | None,
+        typer.Option(
+            help="Take this model's versions from the book's latest trial into the book, and "
+            "make it the book's model (with --fallback's as its fallbacks); nothing is tried.",
+        ),
+    ] = None,
+    fallback: Fallback = None,
     home: Home = None,
 ) -> None:
     """Try saved models on the same sample of the book, each through the same tools, glossary
     and checks, and compare what each did, refused, retried, spent and (with --judge) how
-    well it read. The book's translations do not change until you take one model's versions,
-    on the workbench's comparison page."""
+    well it read. The book's translations do not change until you take one model's versions
+    (--use MODEL, or "Use this model" on the workbench's comparison page)."""
     honyaku = open_honyaku(home)
     book_id, numbers = chosen_chapters(honyaku, book, chapters)
+    if use is not None:
+        _use(honyaku, book_id, use, fallback_names(fallback))
+        return
     names = [name.strip() for name in models.split(",") if name.strip()]
     comparison = run(_tried(honyaku, book_id, names, numbers, judge, seed, quiet=as_json))
     if as_json:
@@ -60,6 +73,17 @@ def trial(
         f"Trial [bold]{comparison.trial.id}[/] on chapters "
         f"{', '.join(map(str, comparison.trial.chapters))}; read the versions side by side "
         f"in the workbench: /trials/{comparison.trial.id}"
+    )
+
+
+def _use(honyaku: Honyaku, book_id: str, model: str, fallbacks: tuple[str, ...]) -> None:
+    trials = run(honyaku.trials.of_book(book_id))
+    if not trials:
+        raise UserError("the book has no trial yet: try models with --models first")
+    used = run(honyaku.trials.use(trials[0].id, model, fallbacks=fallbacks))
+    out.print(
+        f"Took {used} paragraph(s) of {escape(model)}'s from trial {trials[0].id} into the "
+        "book; its jobs now run with it."
     )
 
 
