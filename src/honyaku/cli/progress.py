@@ -25,6 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from honyaku.domain.failures import Failure, Left
+from honyaku.domain.workflow import JobKind
 from honyaku.jobs import (
     ChunkEvent,
     ChunkFinished,
@@ -206,8 +207,18 @@ def print_summary(console: Console, outcome: JobOutcome) -> None:
             f"{outcome.running_elsewhere} part(s) of this job are still running in another process."
         )
     if outcome.coverage is not None:
-        console.print(f"translated  {outcome.coverage}")
+        console.print(f"{DONE_WORD[outcome.job.kind]:<11} {outcome.coverage}")
     print_left(console, outcome.left)
+
+
+DONE_WORD = {
+    JobKind.TRANSLATION: "translated",
+    JobKind.POLISH: "polished",
+    JobKind.PROOFREADING: "proofread",
+    JobKind.EXTRACTION: "read",
+    JobKind.RATING: "rated",
+}
+"""What a job of each kind did to the paragraphs it counts as done."""
 
 
 def print_left(console: Console, left: Sequence[Left]) -> None:
