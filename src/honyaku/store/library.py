@@ -138,7 +138,9 @@ class Library:
         with self.database.transaction() as session:
             if session.get(BookRow, ref) is not None:
                 return ref
-            query = select(BookRow.id).where(BookRow.id.startswith(ref, autoescape=True))
+            query = select(BookRow.id).where(
+                BookRow.id.startswith(ref, autoescape=True), BookRow.trial_of.is_(None)
+            )
             matches = list(session.scalars(query))
         if len(ref) >= MIN_ID_PREFIX and len(matches) == 1:
             return matches[0]
