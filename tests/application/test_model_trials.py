@@ -127,11 +127,15 @@ def test_use_these_takes_one_models_versions_into_the_book_and_makes_it_the_defa
     # When the translator takes the second model's versions
     used = asyncio.run(honyaku.trials.use(trial.id, "second", fallbacks=["first"]))
 
-    # Then chapter 2 holds them, selected; chapters 1 and 3 are as they were
+    # Then chapter 2 holds them, selected, with its title and the warnings the checks gave
+    # them (the model's pseudo translations keep their kana); chapters 1 and 3 are as they were
     book = asyncio.run(honyaku.books.whole(book_id))
     first_chapter, second_chapter, third = book.chapters
     assert used == 2
     assert all(p.translation for p in second_chapter.paragraphs)
+    assert second_chapter.translated_title
+    flagged = asyncio.run(honyaku.books.flagged(book_id))
+    assert {f.paragraph_id for f in flagged} == {p.id for p in second_chapter.paragraphs}
     assert all(p.translation is None for p in first_chapter.paragraphs + third.paragraphs)
     settings = asyncio.run(honyaku.settings.get(book_id))
     assert (settings.model, settings.fallbacks) == ("second", ["first"])

@@ -130,8 +130,9 @@ class Trials:
         return await asyncio.to_thread(self._side_by_side, trial)
 
     async def use(self, trial_id: str, model: str, *, fallbacks: Sequence[str] = ()) -> int:
-        """Take ``model``'s versions into the book, selected (its other versions are kept),
-        and make it the book's model, with ``fallbacks``; how many paragraphs it gave."""
+        """Take ``model``'s versions and chapter titles into the book, selected (its other
+        versions are kept) with their quality warnings, and make it the book's model, with
+        ``fallbacks``; how many paragraphs it gave."""
         trial = await self.get(trial_id)
         entry = trial.entry(model)
         chosen = await self._models.saved(model)
@@ -140,10 +141,19 @@ class Trials:
 
         def use() -> int:
             library = self._stores.library
-            texts = _translations(library.whole_book(entry.book_id))
+            copy = library.whole_book(entry.book_id)
+            texts = _translations(copy)
+            flags = {f.paragraph_id: f.warnings for f in self._stores.quality.flagged(copy.id)}
             library.add_translations(
-                trial.book_id, texts, kind=TranslationKind.TRANSLATION, model=chosen.model
+                trial.book_id,
+                texts,
+                kind=TranslationKind.TRANSLATION,
+                model=chosen.model,
+                flags=flags,
             )
+            for chapter in copy.chapters:
+                if chapter.translated_title:
+                    library.set_chapter_title(trial.book_id, chapter.id, chapter.translated_title)
             library.update_settings(trial.book_id, model=model, fallbacks=list(fallbacks))
             self._stores.trials.used(trial.id, model)
             return len(texts)
