@@ -19,6 +19,8 @@ application keeps the database off the event loop.
     quality.py      the paragraphs the quality checks flagged
     left.py         what a job left of a book, and why: the paragraphs that need the translator
     ratings.py      what a rating job scored, lowest first, by score and problem
+    trials.py       models tried on the same sample of a book: their figures side by side,
+                    a blind judge, their versions paragraph by paragraph, one taken in
     search.py       search across a book, replace in its translations
     chat.py         the assistant: its page, the chat stream and its sessions
 

@@ -44,6 +44,7 @@ from honyaku.web import (
     questions,
     ratings,
     search,
+    trials,
 )
 from honyaku.web.guard import BodyLimit, Guard, SecurityHeaders
 from honyaku.web.i18n import Language, _, language_of, message_of, speak
@@ -85,6 +86,7 @@ def create_app(
         quality,
         ratings,
         left,
+        trials,
         search,
     )
     for resource in resources:

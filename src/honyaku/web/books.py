@@ -39,6 +39,7 @@ from honyaku.web.schemas import (
     VersionOut,
 )
 from honyaku.web.templating import page
+from honyaku.web.trials import book_trials
 from honyaku.web.uploads import save_capped, uploaded_file_name
 from honyaku.web.workbench import App, Bench
 
@@ -81,6 +82,7 @@ async def book_page(request: Request, honyaku: App, book_id: str) -> HTMLRespons
         needs_you=Counter(item.chapter for item in left.needs_you),
         profiles=await honyaku.models.all(),
         jobs=[JobOut.of(progress) for progress in await honyaku.jobs.all(book_id)],
+        trials=await book_trials(honyaku, detail.book.id),
         tool_names=TOOL_NAMES,
     )
 

@@ -15,6 +15,7 @@ from pydantic import (
     Field,
     StrictBool,
     StrictFloat,
+    StrictInt,
     field_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
@@ -30,6 +31,7 @@ from honyaku.application import (
     StoredQuestion,
     Version,
 )
+from honyaku.application.trials import Trial
 from honyaku.domain.book import BookSettings
 from honyaku.domain.failures import Left
 from honyaku.domain.model_profile import ModelProfile, whole_number
@@ -444,3 +446,99 @@ class ListedPricesOut(BaseModel):
             currency=currency,
             source=listed.source,
         )
+
+
+MAX_TRIAL_MODELS = 8
+"""Models one trial tries at once: more would not fit side by side."""
+
+
+class TrialStart(BaseModel):
+    models: list[ProfileName] = Field(
+        min_length=1,
+        max_length=MAX_TRIAL_MODELS,
+        description="The saved model profiles to try (``demo`` too), in the order to show them.",
+    )
+    chapters: str | None = Field(
+        default=None,
+        pattern=CHAPTERS_PATTERN,
+        description='The sample, e.g. "1-2"; null: the first chapters, a few thousand characters.',
+    )
+    seed: Annotated[StrictInt, Field(ge=0, le=MAX_NUMBER)] | None = Field(
+        default=None, description="Shuffles what the judge reads; null: random."
+    )
+
+
+class TrialEntryOut(BaseModel):
+    model: str = Field(description="The saved profile's name.")
+    job_id: str | None = Field(description="Its translation job, over its own copy.")
+
+
+class TrialOut(BaseModel):
+    """Models tried on the same sample of a book, each on its own copy."""
+
+    id: str
+    book_id: str
+    chapters: list[int] = Field(description="The sample's chapter numbers.")
+    seed: int
+    entries: list[TrialEntryOut]
+    judge: str | None = Field(description="The saved model that rated them blind, if one did.")
+    judge_job_id: str | None
+    used: str | None = Field(description="The model whose versions were taken into the book.")
+
+    @classmethod
+    def of(cls, trial: Trial) -> TrialOut:
+        return cls.model_validate(trial, from_attributes=True)
+
+
+class TrialTokensOut(BaseModel):
+    uncached: int
+    cached: int
+    output: int
+
+
+class ModelFiguresOut(BaseModel):
+    """One model's figures in a trial, as ``domain.trial.ModelResult`` defines each."""
+
+    model: str
+    status: str = Field(description="Its job's status.")
+    paragraphs: int = Field(description="Work paragraphs in the sample.")
+    paragraphs_done: int
+    parts: int
+    parts_failed: dict[str, int] = Field(description="By failure class.")
+    rejected_calls: dict[str, int] = Field(description="Tool calls refused, by error code.")
+    retries: int
+    requests: int
+    requests_per_part: float | None
+    tokens: TrialTokensOut
+    billed: float | None = Field(description="At the profile's prices; null without prices.")
+    wall_s: float | None = Field(description="From its start to its end; null until it ends.")
+    judged: int = Field(description="Its versions the judge scored.")
+    mean_score: float | None
+    low_share: float | None = Field(description="The share of its versions scored 2 or lower.")
+    chrf: float | None = Field(description="chrF++ against the translator's own versions.")
+
+
+class ComparisonOut(TrialOut):
+    """A trial with each model's figures as they stand now."""
+
+    results: list[ModelFiguresOut] = Field(description="In the order of ``entries``.")
+    running: bool = Field(description="Some model is still translating.")
+    judge_status: str | None = Field(description="The judge's job's status, if one was asked.")
+    judging: bool = Field(description="The judge is still rating.")
+
+
+class TrialJudge(BaseModel):
+    model: ProfileName = Field(description="The saved model that rates every version, blind.")
+
+
+class TrialUse(BaseModel):
+    model: ProfileName = Field(description="The model whose versions the book takes.")
+    fallbacks: list[ProfileName] = Field(
+        default_factory=list,
+        max_length=MAX_TRIAL_MODELS,
+        description="Saved profiles the book's jobs fall back on after it, in order.",
+    )
+
+
+class TrialUsed(BaseModel):
+    paragraphs: int = Field(description="The paragraphs whose versions the book took.")

@@ -1,7 +1,7 @@
-// A book's page: start a job, change the translation settings.
+// A book's page: start a job or a trial of models, change the translation settings.
 
 import { api, showErrorAt } from "./api.js";
-import { fallbacksOf, fields, ready } from "./forms.js";
+import { fallbacksOf, fields, ready, working } from "./forms.js";
 import { t } from "./i18n.js";
 
 const book = document.querySelector("[data-book]").dataset.book;
@@ -71,3 +71,17 @@ document.getElementById("settings-form").addEventListener("submit", async (event
     showErrorAt(error, failure);
   }
 });
+
+// Models tried on the same sample: the trial started, then its page.
+const trialForm = document.getElementById("trial-form");
+trialForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const models = new FormData(trialForm).getAll("models");
+  const body = { models, chapters: fields(trialForm).chapters || null };
+  const started = await working(trialForm, () => {
+    if (!models.length) throw new Error(t("Choose at least one model."));
+    return api("POST", `/api/books/${book}/trials`, body);
+  }, "");
+  if (started) location.href = `/trials/${started.id}`;
+});
+ready(trialForm);
