@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import Models
 from honyaku.domain.book import Book, BookDraft, ChapterDraft, TranslationKind
+from honyaku.domain.pricing import Prices
 from honyaku.domain.trial import (
     ModelResult,
     Scores,
@@ -27,7 +28,7 @@ from honyaku.domain.trial import (
     sample_chapters,
 )
 from honyaku.domain.workflow import JobKind
-from honyaku.errors import UserError
+from honyaku.errors import NotFoundError, UserError
 from honyaku.jobs import JobProgress, JobRequest
 from honyaku.store import Stores
 from honyaku.store.jobs import ACTIVE
@@ -98,6 +99,8 @@ class Trials:
         trial = await self.get(trial_id)
         if (await self.compare(trial_id)).running:
             raise UserError("the trial's models are still translating: judge it once they end")
+        if trial.judge_job_id and (await self._jobs.get(trial.judge_job_id)).status in ACTIVE:
+            raise UserError("a judge is rating this trial already: wait for it to end")
         choice = await self._models.with_fallbacks(await self._models.saved(model), [])
         choice.check()
         copy, blind = await asyncio.to_thread(self._blind_copy, trial)
@@ -135,6 +138,8 @@ class Trials:
         ``fallbacks``; how many paragraphs it gave."""
         trial = await self.get(trial_id)
         entry = trial.entry(model)
+        if (await self.compare(trial_id)).running:
+            raise UserError("the trial's models are still translating: use one once they end")
         chosen = await self._models.saved(model)
         for name in fallbacks:
             await self._models.saved(name)
@@ -275,12 +280,19 @@ class Trials:
             for r in self._stores.ratings.rated(trial.judge_book_id)
         }
 
+    async def _prices(self, model: str) -> Prices | None:
+        """The saved model's prices; none for a model removed since it was tried."""
+        try:
+            return (await self._models.saved(model)).prices
+        except NotFoundError:
+            return None
+
     async def _result(self, entry: TrialEntry, judged: Scores) -> ModelResult:
         if entry.job_id is None:
             return ModelResult(entry.model, "not started", 0, 0, 0, judged=judged)
         progress = await self._jobs.progress(entry.job_id)
         job = await self._jobs.get(entry.job_id)
-        prices = (await self._models.saved(entry.model)).prices
+        prices = await self._prices(entry.model)
         stores = self._stores
         parts = len(await asyncio.to_thread(stores.chunks.items, entry.job_id))
         rejected = await asyncio.to_thread(stores.jobs.rejected_calls, entry.job_id)

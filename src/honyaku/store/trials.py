@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -45,6 +46,7 @@ class Trial:
     book_id: str
     chapters: list[int]
     seed: int
+    created_at: datetime
     entries: tuple[TrialEntry, ...]
     judge: str | None = None
     judge_book_id: str | None = None
@@ -144,6 +146,7 @@ def _trial(row: TrialRow, entries: Sequence[TrialEntryRow]) -> Trial:
         row.book_id,
         list(row.chapters),
         row.seed,
+        row.created_at,
         tuple(TrialEntry(e.position, e.model, e.book_id, e.job_id) for e in entries),
         row.judge,
         row.judge_book_id,

@@ -480,6 +480,7 @@ class TrialOut(BaseModel):
     book_id: str
     chapters: list[int] = Field(description="The sample's chapter numbers.")
     seed: int
+    created_at: datetime
     entries: list[TrialEntryOut]
     judge: str | None = Field(description="The saved model that rated them blind, if one did.")
     judge_job_id: str | None

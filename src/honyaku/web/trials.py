@@ -5,7 +5,6 @@ into the book when the translator says so. A trial is started from its book's pa
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -97,13 +96,9 @@ async def use_model(honyaku: App, trial_id: str, use: TrialUse) -> TrialUsed:
     return TrialUsed(paragraphs=used)
 
 
-async def book_trials(honyaku: Honyaku, book_id: str) -> list[tuple[Trial, datetime | None]]:
-    """The book's trials, newest first, each with when it started (its first job's start)."""
-    found = []
-    for trial in await honyaku.trials.of_book(book_id):
-        first = next((entry.job_id for entry in trial.entries if entry.job_id), None)
-        found.append((trial, (await honyaku.jobs.get(first)).created_at if first else None))
-    return found
+async def book_trials(honyaku: Honyaku, book_id: str) -> list[Trial]:
+    """The book's trials, newest first."""
+    return await honyaku.trials.of_book(book_id)
 
 
 async def _compared(honyaku: Honyaku, trial_id: str) -> ComparisonOut:
