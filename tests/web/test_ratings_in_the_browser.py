@@ -74,6 +74,24 @@ def test_low_scores_are_listed_shown_beside_their_paragraphs_and_retranslated(
     assert {r["score"] for r in workbench.api("GET", f"/api/books/{book}/ratings")} == {5}
 
 
+def test_a_rating_job_is_started_from_the_books_page(page: Page, workbench: Workbench) -> None:
+    # Given a book the demo model translated
+    book = workbench.add_book(*PARAGRAPHS, title="羅生門 to rate")
+    workbench.wait_for(workbench.start(book, "demo"))
+
+    # When the translator starts a rating by the demo judge from the book's page
+    page.goto(f"books/{book}")
+    form = page.get_by_role("form", name="Start a job")
+    form.locator("select[name=kind]").select_option(label="Rating by a judge")
+    form.locator("select[name=model]").select_option("demo")
+    form.get_by_role("button", name="Start").click()
+
+    # Then it runs as a rating job, and the ratings page lists its scores
+    expect(page.locator("[data-field=status]")).to_have_text("finished", timeout=20_000)
+    page.goto(f"books/{book}/ratings")
+    expect(page.locator(".rated-list > li")).to_have_count(3)
+
+
 def test_the_chosen_paragraphs_are_polished_with_the_judges_comments(
     page: Page, workbench: Workbench
 ) -> None:

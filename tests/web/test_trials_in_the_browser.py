@@ -130,6 +130,9 @@ def test_two_models_are_compared_judged_blind_and_one_is_taken_into_the_book(
     assert (settings["model"], settings["fallbacks"]) == (sloppy, [plain])
     page.goto(f"books/{book}")
     expect(page.locator("tr[data-chapter='3']")).to_contain_text("0/3")
+    # (and the book's next job is offered with them)
+    expect(page.locator("#job-form select[name=model]")).to_have_value(sloppy)
+    expect(page.locator("#job-form select[name=fallback]")).to_have_value(plain)
     page.locator("summary", has_text="Compare models").click()
     expect(page.locator(".trials li")).to_contain_text(f"{sloppy} in the book")
 
