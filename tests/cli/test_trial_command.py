@@ -15,7 +15,7 @@ from honyaku.testing import (
     hanzi_translation,
 )
 
-from .conftest import RASHOMON, honyaku, imported
+from .conftest import KOJIKI, RASHOMON, honyaku, imported
 
 
 def saved(name: str, server: FakeLLMServer) -> str:
@@ -90,8 +90,8 @@ def test_a_trials_table_names_every_figure(fake_model: FakeLLMServer) -> None:
 
 
 def test_use_takes_a_models_versions_into_the_book_and_its_next_jobs_run_with_it() -> None:
-    # Given a trial of two models on the first chapter
-    book = imported(RASHOMON)
+    # Given a trial of two models on the first chapter of a book of several
+    book = imported(KOJIKI)
     hanzi = ScriptedTranslator(translate=hanzi_translation)
     with FakeLLMServer(translator=hanzi) as chosen, FakeLLMServer() as other:
         saved("chosen", chosen)
@@ -103,7 +103,7 @@ def test_use_takes_a_models_versions_into_the_book_and_its_next_jobs_run_with_it
         before = len(chosen.requests)
 
         # Then chapter 1 is translated, and translating the rest runs with the chosen model
-        translated = honyaku("translate", book).stdout
+        translated = honyaku("translate", book, "--chapters", "2").stdout
         assert len(chosen.requests) > before
     assert "Took " in used
     assert "chosen" in used

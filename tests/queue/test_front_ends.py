@@ -6,6 +6,7 @@ front end."""
 from __future__ import annotations
 
 import re
+from collections import deque
 
 import httpx2
 import pytest
@@ -14,7 +15,7 @@ from playwright.sync_api import Page, expect
 from honyaku.application import Honyaku
 from honyaku.llm.demo import FakeCall
 from honyaku.store import ChunkStatus, JobStatus, Library, QuestionStatus, Stores
-from honyaku.testing import FakeLLMServer
+from honyaku.testing import FakeLLMServer, Fault, FaultKind
 
 from ..conftest import novel
 from .conftest import (
@@ -169,7 +170,10 @@ def test_a_job_page_follows_a_workers_job_live_and_it_stops_there_and_resumes_fr
     # Given a saved model, a worker, and a job queued from the terminal
     monkeypatch.setenv("HONYAKU_QUEUE", "1")
     queued_book = library.add_book(novel(chapters=8), source_lang="ja", target_lang="zh-CN")
-    with FakeLLMServer(latency_s=0.5) as model:
+    # The model answers its first two requests and holds the third, so the job is midway
+    # while the page looks and Stop is pressed, however slow the machine.
+    held = [Fault(FaultKind.SLOW_FIRST_BYTE)] * 2 + [Fault(FaultKind.SLOW_FIRST_BYTE, 60)]
+    with FakeLLMServer(faults=deque(held)) as model:
         honyaku("models", "add", "local", "--model", "fake-translator", "--base-url", model.url)
         worker = workers.start("--concurrency", "1")
         job_id = queue(queued_book, "local")

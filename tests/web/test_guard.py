@@ -93,7 +93,8 @@ def test_an_upload_larger_than_the_cap_is_refused_and_nothing_is_imported(local,
 def test_the_api_is_described_by_openapi(local):
     url, _ = local
 
-    paths = httpx2.get(f"{url}/openapi.json").json()["paths"]
+    # The first request builds the whole schema: seconds on a loaded machine.
+    paths = httpx2.get(f"{url}/openapi.json", timeout=60).json()["paths"]
 
     for path in (
         "/api/books",
