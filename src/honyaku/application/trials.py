@@ -31,7 +31,7 @@ from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError, UserError
 from honyaku.jobs import JobProgress, JobRequest
 from honyaku.store import Stores
-from honyaku.store.jobs import ACTIVE
+from honyaku.store.jobs import ACTIVE, JobStatus
 from honyaku.store.trials import Blind, Trial, TrialEntry
 
 COPIED = "copied for a trial"
@@ -56,10 +56,17 @@ class SideBySide:
 class Comparison:
     trial: Trial
     results: tuple[ModelResult, ...]
+    judge_status: JobStatus | None = None
+    """Of the judge's job, once one was started."""
 
     @property
     def running(self) -> bool:
+        """A model still translates."""
         return any(result.status in ACTIVE for result in self.results)
+
+    @property
+    def judging(self) -> bool:
+        return self.judge_status in ACTIVE
 
 
 class Trials:
@@ -97,9 +104,10 @@ class Trials:
     async def judge(self, trial_id: str, model: str) -> Trial:
         """Let the saved ``model`` rate every model's versions, blind."""
         trial = await self.get(trial_id)
-        if (await self.compare(trial_id)).running:
+        comparison = await self.compare(trial_id)
+        if comparison.running:
             raise UserError("the trial's models are still translating: judge it once they end")
-        if trial.judge_job_id and (await self._jobs.get(trial.judge_job_id)).status in ACTIVE:
+        if comparison.judging:
             raise UserError("a judge is rating this trial already: wait for it to end")
         choice = await self._models.with_fallbacks(await self._models.saved(model), [])
         choice.check()
@@ -125,7 +133,9 @@ class Trials:
             result = await self._result(entry, scores.get(entry.position, Scores()))
             chrf = await asyncio.to_thread(self._chrf, entry, references)
             results.append(replace(result, chrf=chrf))
-        return Comparison(trial, tuple(results))
+        judge = trial.judge_job_id
+        status = None if judge is None else (await self._jobs.progress(judge)).status
+        return Comparison(trial, tuple(results), status)
 
     async def side_by_side(self, trial_id: str) -> list[SideBySide]:
         """The sample, paragraph by paragraph, with every model's version."""

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from honyaku.application import Honyaku
-from honyaku.application.trials import Comparison, Trial
+from honyaku.application.trials import Trial
 from honyaku.web.schemas import (
     ERROR_RESPONSES,
     MAX_NUMBER,
@@ -28,8 +28,6 @@ from honyaku.web.workbench import App
 
 PAGE_ROWS = 200
 """Paragraphs the side-by-side view shows at once; the others a page further."""
-ACTIVE = ("queued", "running", "waiting")
-"""A job's statuses while something runs it or will, as the job's page reads them."""
 
 router = APIRouter(responses=ERROR_RESPONSES)
 
@@ -103,16 +101,10 @@ async def book_trials(honyaku: Honyaku, book_id: str) -> list[Trial]:
 
 async def _compared(honyaku: Honyaku, trial_id: str) -> ComparisonOut:
     comparison = await honyaku.trials.compare(trial_id)
-    judge_status = await _judge_status(honyaku, comparison)
     return ComparisonOut(
         **TrialOut.of(comparison.trial).model_dump(),
         results=[ModelFiguresOut.model_validate(r.figures()) for r in comparison.results],
         running=comparison.running,
-        judge_status=judge_status,
-        judging=judge_status in ACTIVE,
+        judge_status=comparison.judge_status,
+        judging=comparison.judging,
     )
-
-
-async def _judge_status(honyaku: Honyaku, comparison: Comparison) -> str | None:
-    job = comparison.trial.judge_job_id
-    return None if job is None else str((await honyaku.jobs.progress(job)).status)
