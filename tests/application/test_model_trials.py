@@ -10,12 +10,15 @@ from collections import deque
 from typing import Any
 
 import pytest
+from sqlalchemy import func, select
 
 from honyaku.application import Honyaku
 from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.trial import blind_order
+from honyaku.errors import ConfigError
 from honyaku.llm.demo.translator import WorkLine
+from honyaku.store.schema import BookRow
 from honyaku.store.trials import Trial
 from honyaku.testing import (
     FakeLLMServer,
@@ -40,7 +43,7 @@ def book_id(honyaku: Honyaku) -> str:
     return honyaku.stores.library.add_book(draft, source_lang="ja", target_lang="zh-CN")
 
 
-def save(honyaku: Honyaku, name: str, server: FakeLLMServer) -> str:
+def save(honyaku: Honyaku, name: str, server: FakeLLMServer, **more: Any) -> str:
     profile = ModelProfile(
         name=name,
         model="fake-translator",
@@ -48,6 +51,7 @@ def save(honyaku: Honyaku, name: str, server: FakeLLMServer) -> str:
         protocol="native",
         input_price=1.0,
         output_price=4.0,
+        **more,
     )
     asyncio.run(honyaku.models.save(profile))
     return name
@@ -210,3 +214,19 @@ def test_the_blind_order_is_random_but_the_same_for_the_same_seed() -> None:
     assert len(set(orders)) > 1
     assert orders != [tuple(blind_order(8, pid, 3)) for pid in ids]
     assert all(sorted(order) == [0, 1, 2] for order in orders)
+
+
+def test_a_model_whose_key_is_missing_stops_the_trial_before_anything_is_copied(
+    honyaku: Honyaku, book_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HONYAKU_TRIAL_KEY", raising=False)
+    with FakeLLMServer() as server:
+        save(honyaku, "keyed", server, api_key_env="HONYAKU_TRIAL_KEY")
+        save(honyaku, "open", server)
+
+        with pytest.raises(ConfigError, match="HONYAKU_TRIAL_KEY"):
+            asyncio.run(honyaku.trials.start(book_id, ["open", "keyed"]))
+
+    assert asyncio.run(honyaku.trials.of_book(book_id)) == []
+    with honyaku.stores.database.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(BookRow)) == 1

@@ -93,12 +93,23 @@ class Trials:
         ]
         for choice in choices:
             choice.check()
+            await asyncio.to_thread(choice.check_key)
         seed = random.randrange(2**31) if seed is None else seed
         trial = await asyncio.to_thread(self._prepare, book_id, names, chapters, seed)
-        for entry, choice in zip(trial.entries, choices, strict=True):
-            request = JobRequest(book_id=entry.book_id, kind=JobKind.TRANSLATION)
-            job_id = await self._jobs.start(request, choice)
-            await asyncio.to_thread(self._stores.trials.started, trial.id, entry.position, job_id)
+        started: list[str] = []
+        try:
+            for entry, choice in zip(trial.entries, choices, strict=True):
+                request = JobRequest(book_id=entry.book_id, kind=JobKind.TRANSLATION)
+                started.append(await self._jobs.start(request, choice))
+                await asyncio.to_thread(
+                    self._stores.trials.started, trial.id, entry.position, started[-1]
+                )
+        except BaseException:
+            # A model that cannot start leaves no half trial behind.
+            for job_id in started:
+                await self._jobs.stop(job_id)
+            await asyncio.to_thread(self._remove, trial)
+            raise
         return await self.get(trial.id)
 
     async def judge(self, trial_id: str, model: str) -> Trial:
@@ -189,6 +200,11 @@ class Trials:
         for _, copy in copies:
             self._copy_glossary(book_id, copy)
         return self._stores.trials.add(book_id, chapters, seed, copies)
+
+    def _remove(self, trial: Trial) -> None:
+        for entry in trial.entries:
+            self._stores.library.delete_book(entry.book_id)
+        self._stores.trials.remove(trial.id)
 
     def _copy_glossary(self, book_id: str, copy: str) -> None:
         glossary = self._stores.glossary

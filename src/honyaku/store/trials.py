@@ -109,6 +109,11 @@ class Trials:
         with self.database.transaction() as session:
             _row(session, trial_id).used = model
 
+    def remove(self, trial_id: str) -> None:
+        """Forget the trial (its copies are the library's to delete)."""
+        with self.database.transaction() as session:
+            session.delete(_row(session, trial_id))
+
     def get(self, trial_id: str) -> Trial:
         with self.database.transaction() as session:
             row = _row(session, trial_id)
