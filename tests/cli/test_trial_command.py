@@ -3,9 +3,11 @@ the comparison printed as a table or as JSON, the book's own translations untouc
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import deque
 
+from honyaku.application import Honyaku as App
 from honyaku.testing import (
     FakeLLMServer,
     Fault,
@@ -109,3 +111,32 @@ def test_use_takes_a_models_versions_into_the_book_and_its_next_jobs_run_with_it
     assert "chosen" in used
     assert "fake-translator" in translated
     assert "Translated: 0 of" not in honyaku("check", book, "--chapters", "1").stdout
+
+
+def test_a_reference_aligned_by_paragraph_gives_each_model_its_chrf(tmp_path) -> None:
+    # Given a book, and the translator's own translation of its first chapter, a line each
+    book = imported(RASHOMON)
+    app = App.open()
+    try:
+        [chapter] = asyncio.run(app.books.whole(book, [1])).chapters
+    finally:
+        app.close()
+    paragraphs = [p.text for p in chapter.work_paragraphs]
+    reference = tmp_path / "mine.txt"
+    reference.write_text("\n\n".join(hanzi_translation(p) for p in paragraphs), encoding="utf-8")
+    short = tmp_path / "short.txt"
+    short.write_text("一行だけ\n", encoding="utf-8")
+
+    # When models are tried beside it
+    with FakeLLMServer(translator=ScriptedTranslator(translate=hanzi_translation)) as same:
+        saved("same", same)
+        trial = ["trial", book, "--models", "same,demo", "--chapters", "1", "--json"]
+        same_figures, demo_figures = json.loads(honyaku(*trial, "--reference", reference).stdout)
+        refused = honyaku(*trial, "--reference", short, check=False)
+
+    # Then the model that wrote the same text scores 100, the demo's less; a reference that
+    # does not align is refused, saying how many paragraphs each has
+    assert same_figures["chrf"] == 100.0
+    assert demo_figures["chrf"] < 50
+    assert refused.returncode != 0
+    assert f"the reference has 1 paragraphs and the sample {len(paragraphs)}" in refused.stderr

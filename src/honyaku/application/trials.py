@@ -23,6 +23,7 @@ from honyaku.domain.trial import (
     ModelResult,
     Scores,
     TrialTokens,
+    align_reference,
     blind_order,
     chrf_plus_plus,
     sample_chapters,
@@ -82,9 +83,12 @@ class Trials:
         *,
         chapters: list[int] | None = None,
         seed: int | None = None,
+        reference: Sequence[str] | None = None,
     ) -> Trial:
         """Let each saved model translate the sample (``chapters``, by default the first few
-        thousand characters), all at once; the trial, its jobs started."""
+        thousand characters), all at once; the trial, its jobs started. ``reference``: the
+        translator's own translation of the sample, a paragraph each, in order (chrF++ is
+        measured against it)."""
         names = list(dict.fromkeys(models))
         if not names:
             raise UserError("name the saved models to try, e.g. --models deepseek,gpt")
@@ -95,7 +99,7 @@ class Trials:
             choice.check()
             await asyncio.to_thread(choice.check_key)
         seed = random.randrange(2**31) if seed is None else seed
-        trial = await asyncio.to_thread(self._prepare, book_id, names, chapters, seed)
+        trial = await asyncio.to_thread(self._prepare, book_id, names, chapters, seed, reference)
         started: list[str] = []
         try:
             for entry, choice in zip(trial.entries, choices, strict=True):
@@ -189,17 +193,26 @@ class Trials:
     # -- in a worker thread ---------------------------------------------------------------
 
     def _prepare(
-        self, book_id: str, names: list[str], chapters: list[int] | None, seed: int
+        self,
+        book_id: str,
+        names: list[str],
+        chapters: list[int] | None,
+        seed: int,
+        reference: Sequence[str] | None,
     ) -> Trial:
         library = self._stores.library
         if chapters is None:
             book = library.whole_book(book_id)
             sizes = [sum(len(p.text) for p in chapter.paragraphs) for chapter in book.chapters]
             chapters = sample_chapters(sizes)
+        aligned = None
+        if reference is not None:
+            sample = library.whole_book(book_id, chapter_numbers=chapters)
+            aligned = align_reference(sample, reference)
         copies = [(name, library.copy_for_trial(book_id, chapters)) for name in names]
         for _, copy in copies:
             self._copy_glossary(book_id, copy)
-        return self._stores.trials.add(book_id, chapters, seed, copies)
+        return self._stores.trials.add(book_id, chapters, seed, copies, aligned)
 
     def _remove(self, trial: Trial) -> None:
         for entry in trial.entries:
@@ -253,7 +266,8 @@ class Trials:
         return {entry: Scores(tuple(found)) for entry, found in scores.items()}
 
     def _references(self, trial: Trial) -> dict[str, str]:
-        """The translator's own versions of the sample's paragraphs, by paragraph id."""
+        """The translator's own versions of the sample's paragraphs, by paragraph id: those
+        written by hand, and the reference given with the trial, which wins."""
         library = self._stores.library
         book = library.whole_book(trial.book_id, chapter_numbers=trial.chapters)
         found = {}
@@ -266,7 +280,7 @@ class Trials:
                 ]
                 if manual:
                     found[paragraph.id] = manual[-1].text
-        return found
+        return found | (trial.reference or {})
 
     def _chrf(self, entry: TrialEntry, references: dict[str, str]) -> float | None:
         if not references:

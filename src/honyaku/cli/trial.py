@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -41,6 +42,15 @@ def trial(
     seed: Annotated[
         int | None, typer.Option(help="Shuffles what the judge reads; random by default.")
     ] = None,
+    reference: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="Your own translation of the sample (UTF-8 text, a paragraph a line, in "
+            "order): chrF++ against it for each model.",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the comparison as JSON, one object a model.")
     ] = False,
@@ -64,7 +74,8 @@ def trial(
         _use(honyaku, book_id, use, fallback_names(fallback))
         return
     names = [name.strip() for name in models.split(",") if name.strip()]
-    comparison = run(_tried(honyaku, book_id, names, numbers, judge, seed, quiet=as_json))
+    lines = _reference_lines(reference) if reference else None
+    comparison = run(_tried(honyaku, book_id, names, numbers, judge, seed, lines, quiet=as_json))
     if as_json:
         print(json.dumps([r.figures() for r in comparison.results], ensure_ascii=False, indent=2))
         return
@@ -74,6 +85,13 @@ def trial(
         f"{', '.join(map(str, comparison.trial.chapters))}; read the versions side by side "
         f"in the workbench: /trials/{comparison.trial.id}"
     )
+
+
+def _reference_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise UserError("--reference {path}: not UTF-8 text", path=str(path)) from exc
 
 
 def _use(honyaku: Honyaku, book_id: str, model: str, fallbacks: tuple[str, ...]) -> None:
@@ -94,10 +112,13 @@ async def _tried(
     chapters: list[int] | None,
     judge: str | None,
     seed: int | None,
+    reference: list[str] | None,
     *,
     quiet: bool,
 ) -> Comparison:
-    trial = await honyaku.trials.start(book_id, names, chapters=chapters, seed=seed)
+    trial = await honyaku.trials.start(
+        book_id, names, chapters=chapters, seed=seed, reference=reference
+    )
     for entry in trial.entries:
         if entry.job_id is not None:
             await _wait(honyaku, entry.job_id)

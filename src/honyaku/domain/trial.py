@@ -15,6 +15,9 @@ from typing import Any
 
 from sacrebleu.metrics import CHRF
 
+from honyaku.domain.book import Book
+from honyaku.errors import UserError
+
 SAMPLE_CHARS = 3000
 """A trial's default sample: the first chapters until they hold this many characters."""
 
@@ -34,6 +37,21 @@ def sample_chapters(chapter_chars: Sequence[int], limit: int = SAMPLE_CHARS) -> 
             chosen.append(number)
         total += chars
     return chosen
+
+
+def align_reference(sample: Book, reference: Sequence[str]) -> dict[str, str]:
+    """The reference's paragraphs (blank ones left out) by the id of the sample's work
+    paragraph each translates, in order; refused unless there is one for each."""
+    texts = [text.strip() for text in reference if text.strip()]
+    work = [p.id for chapter in sample.chapters for p in chapter.work_paragraphs]
+    if len(texts) != len(work):
+        raise UserError(
+            "the reference has {given} paragraphs and the sample {wanted}: give one a line, "
+            "in order, for each paragraph of the sample",
+            given=len(texts),
+            wanted=len(work),
+        )
+    return dict(zip(work, texts, strict=True))
 
 
 def blind_order(seed: int, paragraph_id: str, count: int) -> list[int]:

@@ -493,6 +493,8 @@ class TrialRow(Base):
     judge_job_id: Mapped[str | None] = mapped_column(String(8))
     blind: Mapped[dict[str, list[Any]] | None] = mapped_column(JSON(none_as_null=True))
     """Each paragraph of the judge's copy: the entry and the paragraph whose version it holds."""
+    reference: Mapped[dict[str, str] | None] = mapped_column(JSON(none_as_null=True))
+    """The translator's own translation of the sample, by paragraph id, where they gave one."""
     used: Mapped[str | None] = mapped_column(Text)
     """The model whose versions the translator took into the book."""
 

@@ -8,7 +8,7 @@ the same id in the book and in every copy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -53,6 +53,8 @@ class Trial:
     judge_job_id: str | None = None
     blind: dict[str, Blind] | None = None
     """By paragraph id of the judge's copy."""
+    reference: dict[str, str] | None = None
+    """The translator's own translation of the sample, by paragraph id."""
     used: str | None = None
 
     def entry(self, model: str) -> TrialEntry:
@@ -67,9 +69,15 @@ class Trials:
         self.database = database
 
     def add(
-        self, book_id: str, chapters: Sequence[int], seed: int, copies: Sequence[tuple[str, str]]
+        self,
+        book_id: str,
+        chapters: Sequence[int],
+        seed: int,
+        copies: Sequence[tuple[str, str]],
+        reference: Mapping[str, str] | None = None,
     ) -> Trial:
-        """A trial of each ``(model, copy)`` on the book's ``chapters``."""
+        """A trial of each ``(model, copy)`` on the book's ``chapters``, beside the
+        translator's ``reference`` (by paragraph id), if given."""
         with self.database.transaction() as session:
             trial_id = fresh_id(session, TrialRow)
             session.add(
@@ -79,6 +87,7 @@ class Trials:
                     chapters=list(chapters),
                     seed=seed,
                     created_at=utc_now(),
+                    reference=dict(reference) if reference else None,
                 )
             )
             session.flush()
@@ -157,5 +166,6 @@ def _trial(row: TrialRow, entries: Sequence[TrialEntryRow]) -> Trial:
         row.judge_book_id,
         row.judge_job_id,
         blind,
+        row.reference,
         row.used,
     )

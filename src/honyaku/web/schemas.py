@@ -452,6 +452,10 @@ MAX_TRIAL_MODELS = 8
 """Models one trial tries at once: more would not fit side by side."""
 
 
+MAX_REFERENCE_PARAGRAPHS = 10_000
+MAX_REFERENCE_CHARS = 20_000
+
+
 class TrialStart(BaseModel):
     models: list[ProfileName] = Field(
         min_length=1,
@@ -465,6 +469,12 @@ class TrialStart(BaseModel):
     )
     seed: Annotated[StrictInt, Field(ge=0, le=MAX_NUMBER)] | None = Field(
         default=None, description="Shuffles what the judge reads; null: random."
+    )
+    reference: list[Annotated[str, Field(max_length=MAX_REFERENCE_CHARS)]] | None = Field(
+        default=None,
+        max_length=MAX_REFERENCE_PARAGRAPHS,
+        description="Your own translation of the sample, a paragraph each, in order: chrF++ "
+        "is measured against it.",
     )
 
 

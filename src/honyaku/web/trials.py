@@ -62,7 +62,9 @@ async def start_trial(honyaku: App, book_id: str, start: TrialStart) -> TrialOut
     translations stay as they are."""
     book = await honyaku.books.resolve(book_id)
     chapters = await honyaku.books.chapter_numbers(book, start.chapters)
-    trial = await honyaku.trials.start(book, start.models, chapters=chapters, seed=start.seed)
+    trial = await honyaku.trials.start(
+        book, start.models, chapters=chapters, seed=start.seed, reference=start.reference
+    )
     return TrialOut.of(trial)
 
 

@@ -1,5 +1,6 @@
 """Keep model trials: each model's copy of the sample and its job, the judge's blind copy,
-and the books that are a trial's copies (books.trial_of, trials, trial_entries).
+the translator's reference, and the books that are a trial's copies (books.trial_of, trials,
+trial_entries).
 
 Revision ID: 0022
 """
@@ -27,6 +28,7 @@ def upgrade() -> None:
         sa.Column("judge_book_id", sa.String(8)),
         sa.Column("judge_job_id", sa.String(8)),
         sa.Column("blind", sa.JSON),
+        sa.Column("reference", sa.JSON),
         sa.Column("used", sa.Text),
     )
     op.create_table(
