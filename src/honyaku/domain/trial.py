@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sacrebleu.metrics import CHRF
-
 from honyaku.domain.book import Book
 from honyaku.errors import UserError
 
@@ -64,6 +62,9 @@ def chrf_plus_plus(translations: Sequence[str], references: Sequence[str]) -> fl
     ``None`` with no pair to score."""
     if not translations:
         return None
+    # Imported here: sacrebleu brings numpy, half a second on every command's start otherwise.
+    from sacrebleu.metrics import CHRF
+
     return CHRF(word_order=2).corpus_score(list(translations), [list(references)]).score
 
 
