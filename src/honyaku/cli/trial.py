@@ -68,7 +68,8 @@ def trial(
     and checks, and compare what each did, refused, retried, spent and (with --judge) how
     well it read. The book's translations do not change until you take one model's versions
     (--use MODEL, or "Use this model" on the workbench's comparison page)."""
-    honyaku = open_honyaku(home)
+    # A trial is watched to its end here: its jobs run here too, whatever HONYAKU_QUEUE says.
+    honyaku = open_honyaku(home, queued=False)
     book_id, numbers = chosen_chapters(honyaku, book, chapters)
     if use is not None:
         _use(honyaku, book_id, use, fallback_names(fallback))
