@@ -28,7 +28,9 @@ jobForm.addEventListener("submit", async (event) => {
 ready(jobForm);
 
 const dialog = document.getElementById("settings-dialog");
-document.getElementById("open-settings").addEventListener("click", () => dialog.showModal());
+const opener = document.getElementById("open-settings");
+opener.addEventListener("click", () => dialog.showModal());
+opener.disabled = false;
 dialog.querySelector(".cancel").addEventListener("click", () => dialog.close());
 
 for (const tab of dialog.querySelectorAll("[role=tab]")) {
