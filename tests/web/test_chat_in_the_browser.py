@@ -17,7 +17,9 @@ from honyaku.testing import FakeCall, FakeLLMServer, Reply, ScriptedAssistant, S
 
 from .conftest import Workbench, screenshot
 
-LONG = Reply("A long answer, written slowly, word after word. " * 30)
+# Numbered, so no stretch repeats: the same sentence thirty times is a loop the guard cuts
+# (and asks again), which a slow machine reaches before the test presses Stop.
+LONG = Reply(" ".join(f"Sentence {n}, written slowly, word after word." for n in range(1, 61)))
 
 
 def plan(book_id: str) -> list:
