@@ -68,13 +68,18 @@ def test_each_paragraph_is_rated_on_its_selected_version_and_the_low_ones_are_li
     assert all(len(library.versions(book_id, r.paragraph_id)) == 1 for r in rated)
 
 
-def test_a_version_written_after_its_rating_is_not_rated(
-    library: Library, book_id: str, run_job: RunJob
-) -> None:
+def translated_and_rated(run_job: RunJob, book_id: str) -> None:
+    """The book translated in full, then rated by ``strict_judge``."""
     with FakeLLMServer() as server:
         run_job(server, book_id)
     with FakeLLMServer(translator=ScriptedTranslator(rate=strict_judge)) as judge:
         run_job(judge, book_id, JobKind.RATING)
+
+
+def test_a_version_written_after_its_rating_is_not_rated(
+    library: Library, book_id: str, run_job: RunJob
+) -> None:
+    translated_and_rated(run_job, book_id)
     stores = Stores.over(library.database)
     [first, *_] = stores.ratings.rated(book_id, below=3)
 
@@ -87,10 +92,7 @@ def test_a_polish_of_the_low_paragraphs_reads_the_judges_comments(
     library: Library, book_id: str, run_job: RunJob
 ) -> None:
     # Given a book translated and rated: every third paragraph 2 for a wrong pronoun
-    with FakeLLMServer() as server:
-        run_job(server, book_id)
-    with FakeLLMServer(translator=ScriptedTranslator(rate=strict_judge)) as judge:
-        run_job(judge, book_id, JobKind.RATING)
+    translated_and_rated(run_job, book_id)
     low = Stores.over(library.database).ratings.rated(book_id, below=3)
 
     # When the low paragraphs are polished

@@ -118,8 +118,8 @@ class Trials:
 
     async def judge(self, trial_id: str, model: str) -> Trial:
         """Let the saved ``model`` rate every model's versions, blind."""
-        trial = await self.get(trial_id)
         comparison = await self.compare(trial_id)
+        trial = comparison.trial
         if comparison.running:
             raise UserError("the trial's models are still translating: judge it once they end")
         if comparison.judging:
@@ -143,11 +143,11 @@ class Trials:
         trial = await self.get(trial_id)
         scores = await asyncio.to_thread(self._judged, trial)
         references = await asyncio.to_thread(self._references, trial)
+        versions = await asyncio.to_thread(self._versions, trial)
         results = []
-        for entry in trial.entries:
+        for entry, done in zip(trial.entries, versions, strict=True):
             result = await self._result(entry, scores.get(entry.position, Scores()))
-            chrf = await asyncio.to_thread(self._chrf, entry, references)
-            results.append(replace(result, chrf=chrf))
+            results.append(replace(result, chrf=_chrf(done, references)))
         judge = trial.judge_job_id
         status = None if judge is None else (await self._jobs.progress(judge)).status
         return Comparison(trial, tuple(results), status)
@@ -231,7 +231,7 @@ class Trials:
         """A book of every model's version of each sample paragraph, in blind order."""
         library = self._stores.library
         book = library.whole_book(trial.book_id, chapter_numbers=trial.chapters)
-        done = [_translations(library.whole_book(e.book_id)) for e in trial.entries]
+        done = self._versions(trial)
         chapters, read = [], []
         for chapter in book.chapters:
             texts = []
@@ -256,13 +256,15 @@ class Trials:
         blind = {pid: Blind(entry, of) for pid, (entry, of, _) in zip(ids, read, strict=True)}
         return copy, blind
 
+    def _versions(self, trial: Trial) -> list[dict[str, str]]:
+        """Each model's versions of the sample, by paragraph id, in the trial's order."""
+        library = self._stores.library
+        return [_translations(library.whole_book(entry.book_id)) for entry in trial.entries]
+
     def _judged(self, trial: Trial) -> dict[int, Scores]:
-        if trial.judge_book_id is None or trial.blind is None:
-            return {}
         scores: dict[int, list[int]] = {}
-        for rated in self._stores.ratings.rated(trial.judge_book_id):
-            entry = trial.blind[rated.paragraph_id].entry
-            scores.setdefault(entry, []).append(rated.score)
+        for (entry, _), score in self._scores_by_paragraph(trial).items():
+            scores.setdefault(entry, []).append(score)
         return {entry: Scores(tuple(found)) for entry, found in scores.items()}
 
     def _references(self, trial: Trial) -> dict[str, str]:
@@ -282,17 +284,10 @@ class Trials:
                     found[paragraph.id] = manual[-1].text
         return found | (trial.reference or {})
 
-    def _chrf(self, entry: TrialEntry, references: dict[str, str]) -> float | None:
-        if not references:
-            return None
-        done = _translations(self._stores.library.whole_book(entry.book_id))
-        pairs = [(done[pid], text) for pid, text in references.items() if pid in done]
-        return chrf_plus_plus([t for t, _ in pairs], [r for _, r in pairs])
-
     def _side_by_side(self, trial: Trial) -> list[SideBySide]:
         library = self._stores.library
         book = library.whole_book(trial.book_id, chapter_numbers=trial.chapters)
-        done = [_translations(library.whole_book(e.book_id)) for e in trial.entries]
+        done = self._versions(trial)
         references = self._references(trial)
         scores = self._scores_by_paragraph(trial)
         rows = []
@@ -313,6 +308,7 @@ class Trials:
         return rows
 
     def _scores_by_paragraph(self, trial: Trial) -> dict[tuple[int, str], int]:
+        """The judge's score of each (model's position, paragraph id) it rated."""
         if trial.judge_book_id is None or trial.blind is None:
             return {}
         return {
@@ -353,6 +349,11 @@ class Trials:
             wall.total_seconds() if wall else None,
             judged,
         )
+
+
+def _chrf(done: dict[str, str], references: dict[str, str]) -> float | None:
+    pairs = [(done[pid], text) for pid, text in references.items() if pid in done]
+    return chrf_plus_plus([t for t, _ in pairs], [r for _, r in pairs])
 
 
 def _tokens(progress: JobProgress) -> TrialTokens:
