@@ -31,6 +31,8 @@ from .conftest import Workbench, serve, stop
 # What is probed here reads the database the same way on both.
 
 CATASTROPHIC = "(a+)+$"
+ANSWER_S = 60
+"""Long enough for a loaded machine; a backtracking engine would never answer."""
 """Python's re backtracks through every way of splitting the a's: 26 took 6 s, 28 took 22 s."""
 
 
@@ -54,14 +56,10 @@ def never_seen_model(workbench: Workbench) -> str:
     return name
 
 
-def timed(request) -> tuple[float, httpx2.Response]:  # type: ignore[no-untyped-def]
-    started = time.monotonic()
-    answer = request()
-    return time.monotonic() - started, answer
-
-
 def test_a_catastrophic_regex_does_not_hold_the_server(workbench: Workbench):
-    # Given paragraphs of 30 and of 3,000 "a" and a "!", in source and translation
+    # Given paragraphs of 30 and of 3,000 "a" and a "!", in source and translation: a
+    # backtracking engine would try (a+)+$ on the long one for longer than the universe has
+    # lasted, so an answer at all shows the pattern ran in linear time
     short, long = "a" * 30 + "!", "a" * 3000 + "!"
     book, _ = translated_book(workbench, short, long)
     search = {"q": CATASTROPHIC, "regex": "true"}
@@ -71,30 +69,23 @@ def test_a_catastrophic_regex_does_not_hold_the_server(workbench: Workbench):
     token = workbench.client.headers
     with (
         ThreadPoolExecutor(2) as pool,
-        httpx2.Client(base_url=workbench.url, headers=token) as replacer,
-        httpx2.Client(base_url=workbench.url, headers=token) as lister,
+        httpx2.Client(base_url=workbench.url, headers=token, timeout=ANSWER_S) as replacer,
+        httpx2.Client(base_url=workbench.url, headers=token, timeout=ANSWER_S) as lister,
     ):
-        lister.get("/api/books")  # connected before, so that only the answer is timed
         searching = pool.submit(
-            timed, lambda: workbench.client.get(f"/api/books/{book}/search", params=search)
+            lambda: workbench.client.get(f"/api/books/{book}/search", params=search)
         )
-        replacing = pool.submit(
-            timed, lambda: replacer.post(f"/api/books/{book}/replace", json=replace)
-        )
-        meanwhile = [timed(lambda: lister.get("/api/books")) for _ in range(3)]
-        searched, found = searching.result(timeout=60)
-        replaced, preview = replacing.result(timeout=60)
+        replacing = pool.submit(lambda: replacer.post(f"/api/books/{book}/replace", json=replace))
+        meanwhile = [lister.get("/api/books") for _ in range(3)]
+        found = searching.result(timeout=ANSWER_S)
+        preview = replacing.result(timeout=ANSWER_S)
 
-    # Then everything is answered at once: no match, nothing to replace
+    # Then everything is answered: no match, nothing to replace, the books listed meanwhile
     assert found.status_code == 200, found.text
     assert found.json()["total"] == 0
     assert preview.status_code == 200, preview.text
     assert preview.json() == []
-    assert searched < 1.0
-    assert replaced < 1.0
-    for seconds, answer in meanwhile:
-        assert answer.status_code == 200
-        assert seconds < 1.0
+    assert [answer.status_code for answer in meanwhile] == [200, 200, 200]
 
 
 @pytest.mark.parametrize("pattern", [r"(\w)\1", "(?<=「)[^」]+", "彼(?!女)"])

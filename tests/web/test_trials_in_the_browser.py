@@ -105,7 +105,9 @@ def test_two_models_are_compared_judged_blind_and_one_is_taken_into_the_book(
 
         # Then the judge's row fills: the careless model's Chinese scores 5, the kana kept 2
         expect(page.get_by_role("button", name="Rate them again")).to_be_visible(timeout=60_000)
-    assert figure(page, "Judge’s mean score") == ["5.00", "2.00"]
+    trial = workbench.api("GET", "/api/trials/" + page.url.rsplit("/", 1)[1])
+    judged = workbench.api("GET", f"/api/jobs/{trial['judge_job_id']}")
+    assert figure(page, "Judge’s mean score") == ["5.00", "2.00"], (trial, judged)
     assert figure(page, "Scored 2 or lower") == ["0%", "100%"]
     expect(page.locator(".trial-versions .rating-badge").first).to_have_text("score 5")
     page.evaluate("window.scrollTo(0, 0)")
