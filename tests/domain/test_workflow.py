@@ -45,7 +45,7 @@ def test_review_may_go_back_to_working_or_end_and_revisions_go_straight_to_end()
 
 def test_each_result_is_short_and_names_the_next_calls_inviting_those_that_go_together():
     given = {pid: Paragraph(pid, n, f"段落{n}") for n, pid in enumerate(["1a2b3c4d", "2b3c4d5e"])}
-    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, "c0ffee00", needs_title=True)
+    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, ("c0ffee00",), ("c0ffee00",))
 
     assert workflow.move("working") == {
         "status": "working",
@@ -61,7 +61,7 @@ def test_each_result_is_short_and_names_the_next_calls_inviting_those_that_go_to
         'and update_task_status("end"), in one reply',
     }
     workflow.accepted.clear()
-    workflow.title_done = True
+    workflow.accept_title("c0ffee00")
     assert workflow.accept(["1a2b3c4d"]) == {
         "accepted": 1,
         "remaining": 1,
@@ -83,7 +83,7 @@ def test_each_result_is_short_and_names_the_next_calls_inviting_those_that_go_to
 def test_a_result_names_where_to_go_on_not_every_paragraph_left():
     ids = [f"{n:08x}" for n in range(12)]
     given = {pid: Paragraph(pid, n, f"段落{n}") for n, pid in enumerate(ids)}
-    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, "c0ffee00", needs_title=False)
+    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, ("c0ffee00",))
     workflow.move("working")
 
     result = workflow.accept(ids[:3])
@@ -95,7 +95,7 @@ def test_a_result_names_where_to_go_on_not_every_paragraph_left():
 def test_a_batch_sent_again_with_the_texts_it_saved_is_already_saved_not_accepted():
     ids = [f"{n:08x}" for n in range(12)]
     given = {pid: Paragraph(pid, n, f"段落{n}") for n, pid in enumerate(ids)}
-    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, "c0ffee00", needs_title=False)
+    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, ("c0ffee00",))
     workflow.move("working")
     workflow.accept(ids[:8], stored=set(ids[:8]))
 
@@ -114,7 +114,7 @@ def test_a_batch_sent_again_with_the_texts_it_saved_is_already_saved_not_accepte
 def test_a_new_text_or_a_first_submission_is_accepted_even_when_no_version_is_added():
     ids = ["1a2b3c4d", "2b3c4d5e", "3c4d5e6f"]
     given = {pid: Paragraph(pid, n, f"段落{n}") for n, pid in enumerate(ids)}
-    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, "c0ffee00", needs_title=False)
+    workflow = ChunkWorkflow(JobKind.TRANSLATION, given, ("c0ffee00",))
     workflow.move("working")
     workflow.accept(ids[:2], stored=set(ids[:2]))
 
@@ -128,7 +128,7 @@ def test_a_new_text_or_a_first_submission_is_accepted_even_when_no_version_is_ad
 
 def test_a_revision_is_told_to_submit_its_changes_then_end():
     given = {"1a2b3c4d": Paragraph("1a2b3c4d", 0, "段落", "译文")}
-    workflow = ChunkWorkflow(JobKind.POLISH, given, "c0ffee00", needs_title=False)
+    workflow = ChunkWorkflow(JobKind.POLISH, given, ("c0ffee00",))
 
     assert workflow.move("working")["next"] == (
         'add_translation_batch with your changes, then update_task_status("end")'

@@ -207,7 +207,7 @@ def test_the_model_looks_entries_up_with_get_glossary(run_job, library, fake_mod
     book = library.whole_book(with_glossary)
     chapter = book.chapters[0]
     [chunk] = split_into_chunks(chapter, chapter.work_paragraphs, max_chars=8000)
-    workflow = ChunkWorkflow(JobKind.TRANSLATION, {}, chapter.id, False)
+    workflow = ChunkWorkflow(JobKind.TRANSLATION, {}, (chapter.id,))
     context = ChunkContext(
         Broker(), "a test", Stores.over(library.database), book, "job00000", "m", chunk, workflow
     )

@@ -25,7 +25,11 @@ def chunks(library, book_id):
 def task_for(library, book, chunk, status=TaskStatus.PLANNING) -> ChunkContext:
     assigned = {p.id: p for p in chunk.paragraphs}
     workflow = ChunkWorkflow(
-        JobKind.TRANSLATION, assigned, chunk.chapter.id, chunk.shows_title, status=status
+        JobKind.TRANSLATION,
+        assigned,
+        (chunk.chapter.id,),
+        tuple(c.id for c in chunk.titles),
+        status=status,
     )
     return ChunkContext(
         Broker(), "a test", Stores.over(library.database), book, "job00000", "fake", chunk, workflow

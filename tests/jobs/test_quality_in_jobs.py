@@ -136,8 +136,7 @@ def test_a_miscopied_id_is_refused_with_did_you_mean(library, book_id):
     workflow = ChunkWorkflow(
         JobKind.TRANSLATION,
         {p.id: p for p in chunk.paragraphs},
-        chapter.id,
-        False,
+        (chapter.id,),
         status=TaskStatus.WORKING,
     )
     context = ChunkContext(

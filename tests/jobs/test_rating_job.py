@@ -127,8 +127,7 @@ def rating_tools(library: Library, book_id: str) -> tuple[ToolRegistry, ChunkCon
     workflow = ChunkWorkflow(
         JobKind.RATING,
         {p.id: p for p in chunk.paragraphs},
-        chapter.id,
-        False,
+        (chapter.id,),
         status=TaskStatus.WORKING,
     )
     stores = Stores.over(library.database)

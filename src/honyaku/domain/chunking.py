@@ -9,17 +9,24 @@ translation's paragraph whose translation is stale (a new edition changed its so
 as context, the text that translation was made for and the translation
 (``STALE_LINE_PREFIX``); a renamed chapter's title likewise. Nothing else ever uses the
 ``[ID: `` marker.
+
+Consecutive chapters shorter than a chunk share one conversation (``conversations``): the
+chunk of the first carries the others (``Chunk.joined``), each rendered after its own
+``chapter_id`` line, so that every title goes under its chapter's id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from honyaku.domain.book import Chapter, Paragraph
 from honyaku.domain.workflow import JobKind
 
 MAX_CHUNK_PARAGRAPHS = 400
+MAX_JOINED_CHAPTERS = 8
+"""Short chapters in one conversation at most: each brings a title and a chapter_id to keep
+apart."""
 TRANSLATION_LINE_PREFIX = "    → "
 STALE_LINE_PREFIX = "    ↺ "
 JUDGE_LINE_PREFIX = "    ! judge: "
@@ -37,10 +44,50 @@ class Chunk:
     paragraphs: tuple[Paragraph, ...]
     shows_title: bool
     """The chapter's first chunk carries the title to translate."""
+    joined: tuple[Chunk, ...] = ()
+    """The short chapters after this one that share its conversation, each whole."""
 
     @property
     def paragraph_ids(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.paragraphs)
+
+    @property
+    def sections(self) -> tuple[Chunk, ...]:
+        """The chunk, then the chapters joined to it."""
+        return (self, *self.joined)
+
+    @property
+    def all_paragraphs(self) -> tuple[Paragraph, ...]:
+        """The work paragraphs of every section, in order."""
+        return tuple(p for section in self.sections for p in section.paragraphs)
+
+    @property
+    def titles(self) -> tuple[Chapter, ...]:
+        """The chapters whose title the chunk carries."""
+        return tuple(section.chapter for section in self.sections if section.shows_title)
+
+
+def conversations(chapters: Sequence[tuple[int, int | None]], max_chars: int) -> list[list[int]]:
+    """Chapters (by number, in order, each with its size in characters where its work is one
+    whole chunk, else ``None``) grouped by the conversation they share: consecutive short
+    chapters together up to ``max_chars`` and ``MAX_JOINED_CHAPTERS``, any other alone."""
+    groups: list[list[int]] = []
+    size: int | None = None
+    """The characters of the last group, while it may take another short chapter."""
+    for number, chars in chapters:
+        if (
+            chars is not None
+            and size is not None
+            and groups[-1][-1] == number - 1
+            and size + chars <= max_chars
+            and len(groups[-1]) < MAX_JOINED_CHAPTERS
+        ):
+            groups[-1].append(number)
+            size += chars
+        else:
+            groups.append([number])
+            size = chars
+    return groups
 
 
 def split_into_chunks(
@@ -74,21 +121,49 @@ def split_into_chunks(
     ]
 
 
+def joined_chunks(chapters: Sequence[Sequence[Chunk]], max_chars: int) -> list[Chunk]:
+    """Each chapter's chunks (in order), the short ones joined as they share conversations."""
+    by_number = {chunks[0].chapter.order: chunks for chunks in chapters if chunks}
+    sizes = [
+        (n, sum(len(p.text) for p in chunks[0].paragraphs) if len(chunks) == 1 else None)
+        for n, chunks in by_number.items()
+    ]
+    found: list[Chunk] = []
+    for group in conversations(sizes, max_chars):
+        if len(group) == 1:
+            found += by_number[group[0]]
+        else:
+            first, *rest = (by_number[n][0] for n in group)
+            found.append(replace(first, joined=tuple(rest)))
+    return found
+
+
 def render_paragraph_line(paragraph: Paragraph) -> str:
     return f"[{paragraph.index + 1}] [ID: {paragraph.id}] {paragraph.text}"
 
 
 def render_chunk(chunk: Chunk, kind: JobKind) -> str:
-    """The chunk as the model reads it: an optional title block, then one line per paragraph."""
+    """The chunk as the model reads it: each of its chapters' title block (or, where chapters
+    share it, a ``chapter_id`` line without its title if that is not wanted), then one line a
+    paragraph."""
+    if not chunk.joined:
+        return _render_section(chunk, kind, shared=False)
+    sections = [_render_section(s, kind, shared=True).rstrip("\n") for s in chunk.sections]
+    return "\n\n".join(sections)
+
+
+def _render_section(chunk: Chunk, kind: JobKind, *, shared: bool) -> str:
     lines: list[str] = []
     chapter = chunk.chapter
-    if chunk.shows_title:
+    if chunk.shows_title or shared:
         lines.append(f"chapter_id: {chapter.id}")
+    if chunk.shows_title:
         lines.append(f"title: {chapter.title}")
         if kind in REVISIONS and chapter.translated_title:
             lines.append(f"{TRANSLATION_LINE_PREFIX}{chapter.translated_title}")
         elif kind is JobKind.TRANSLATION and chapter.previous_title is not None:
             lines += _previous(chapter.previous_title, chapter.translated_title)
+    if lines:
         lines.append("")
     for paragraph in chunk.paragraphs:
         lines.append(render_paragraph_line(paragraph))
@@ -103,13 +178,13 @@ def render_chunk(chunk: Chunk, kind: JobKind) -> str:
 
 def shows_previous(chunk: Chunk) -> bool:
     """Whether a translation chunk shows earlier translations to revise (stale ones)."""
-    title = chunk.shows_title and chunk.chapter.previous_title is not None
-    return title or any(p.is_stale for p in chunk.paragraphs)
+    titles = any(chapter.previous_title is not None for chapter in chunk.titles)
+    return titles or any(p.is_stale for p in chunk.all_paragraphs)
 
 
 def shows_judged(chunk: Chunk, kind: JobKind) -> bool:
     """Whether a revision's chunk shows a judge's notes on its translations."""
-    return kind in REVISIONS and any(p.judged for p in chunk.paragraphs)
+    return kind in REVISIONS and any(p.judged for p in chunk.all_paragraphs)
 
 
 def _previous(source: str, translation: str | None) -> list[str]:

@@ -2,10 +2,10 @@
 through it.
 
 ``ChunkWorkflow`` never trusts the model: each move is checked against the table, and
-translation may enter ``review`` only when every work paragraph (and, on a chapter's first
-chunk, the title) has been accepted, and a rating may end only when every paragraph is rated.
-It holds no library and writes nothing: a tool checks with it, writes, then tells it what was
-accepted.
+translation may enter ``review`` only when every work paragraph (and the title of each
+chapter the chunk begins) has been accepted, and a rating may end only when every paragraph
+is rated. It holds no library and writes nothing: a tool checks with it, writes, then tells
+it what was accepted.
 """
 
 from __future__ import annotations
@@ -95,23 +95,30 @@ class ChunkWorkflow:
     kind: JobKind
     assigned: Mapping[str, Paragraph]
     """The chunk's work paragraphs by id, in chapter order."""
-    chapter_id: str
-    needs_title: bool
-    """Translation of a chapter's first chunk: the title must be accepted before review."""
+    chapters: tuple[str, ...]
+    """The ids of the chapters the chunk holds: its own, then the short chapters that share
+    its conversation."""
+    titles: tuple[str, ...] = ()
+    """Those whose title a translation must have accepted before review."""
     status: TaskStatus = TaskStatus.PLANNING
     accepted: set[str] = field(default_factory=set)
-    title_done: bool = False
+    titles_done: set[str] = field(default_factory=set)
     furthest: TaskStatus = TaskStatus.PLANNING
     """The furthest status reached: a move back to ``working`` to revise goes no further."""
 
-    def progress(self) -> tuple[int, bool, int]:
-        """What the chunk has got done: paragraphs accepted, its title, the furthest status.
+    def progress(self) -> tuple[int, int, int]:
+        """What the chunk has got done: paragraphs accepted, titles, the furthest status.
         Text sent again, a revision or a move back is no progress."""
-        return len(self.accepted), self.title_done, _ORDER.index(self.furthest)
+        return len(self.accepted), len(self.titles_done), _ORDER.index(self.furthest)
 
     @property
     def missing_ids(self) -> list[str]:
         return [pid for pid in self.assigned if pid not in self.accepted]
+
+    @property
+    def missing_titles(self) -> list[str]:
+        """The chapters whose title is wanted and not accepted yet."""
+        return [chapter for chapter in self.titles if chapter not in self.titles_done]
 
     # -- moves -----------------------------------------------------------------------------
 
@@ -153,11 +160,8 @@ class ChunkWorkflow:
             parts.append(f"{len(missing)} paragraph(s) are not rated: {_ids(missing)}")
         elif missing:
             parts.append(f"{len(missing)} paragraph(s) have no accepted text: {_ids(missing)}")
-        if self.kind is JobKind.TRANSLATION and self.needs_title and not self.title_done:
-            parts.append(
-                f"the chapter title is not translated: call update_chapter_title with "
-                f'chapter_id "{self.chapter_id}"'
-            )
+        if self.kind is JobKind.TRANSLATION and (titles := self.missing_titles):
+            parts.append(f"{_titles(titles)} not translated: call {_title_calls(titles)}")
         return "; ".join(parts)
 
     # -- submissions -----------------------------------------------------------------------
@@ -213,16 +217,21 @@ class ChunkWorkflow:
     def check_title(self, chapter_id: str, translated_title: str) -> str:
         """The title to write, one clean line; raises if the call cannot be accepted."""
         self.require_working("update_chapter_title")
-        if chapter_id != self.chapter_id:
+        if chapter_id not in self.chapters:
+            shown = ", ".join(f'"{chapter}"' for chapter in self.chapters)
             raise ToolError(
                 "CHAPTER_NOT_ASSIGNED",
-                f"chapter {chapter_id} is not this task's chapter; use chapter_id "
-                f'"{self.chapter_id}"',
+                f"chapter {chapter_id} is not in this task; its chapter_id: {shown}",
             )
         title = translated_title.strip()
         if not title or "\n" in title:
             raise ToolError("BLANK_TEXT", "translated_title must be one non-empty line")
         return title
+
+    def accept_title(self, chapter_id: str) -> dict[str, Any]:
+        """Take a saved title; what next."""
+        self.titles_done.add(chapter_id)
+        return self.next_step()
 
     def next_step(self) -> dict[str, str]:
         """What the model should call next, in a few words, for a result to end with: a model
@@ -238,8 +247,8 @@ class ChunkWorkflow:
                 step = self._rating_step()
             case TaskStatus.WORKING if self.kind is not JobKind.TRANSLATION:
                 step = 'add_translation_batch with your changes, then update_task_status("end")'
-            case TaskStatus.WORKING if self.needs_title and not self.title_done:
-                return {"title_missing": self.chapter_id, "next": self._translation_step()}
+            case TaskStatus.WORKING if titles := self.missing_titles:
+                return {"title_missing": ", ".join(titles), "next": self._translation_step()}
             case TaskStatus.WORKING:
                 step = self._translation_step()
             case TaskStatus.REVIEW:
@@ -254,9 +263,7 @@ class ChunkWorkflow:
         return 'update_task_status("end")'
 
     def _translation_step(self) -> str:
-        title = ""
-        if self.needs_title and not self.title_done:
-            title = f'update_chapter_title with chapter_id "{self.chapter_id}"'
+        title = _title_calls(self.missing_titles) if self.missing_titles else ""
         if missing := len(self.missing_ids):
             batch = f"add_translation_batch with the {missing} paragraph(s) left"
             return f"{batch}, and {title}, {TOGETHER}" if title else batch
@@ -295,6 +302,17 @@ def _refuse(problems: Sequence[BatchProblem]) -> None:
                 if p.paragraph_id
             ],
         )
+
+
+def _titles(chapters: list[str]) -> str:
+    return "the chapter title is" if len(chapters) == 1 else f"{len(chapters)} chapter titles are"
+
+
+def _title_calls(chapters: list[str]) -> str:
+    shown = ", ".join(f'"{chapter}"' for chapter in chapters)
+    return f"update_chapter_title with chapter_id {shown}" + (
+        ", one call each" if len(chapters) > 1 else ""
+    )
 
 
 def _ids(ids: list[str]) -> str:

@@ -81,7 +81,7 @@ async def run_chunk(
     """The chunk's conversation: a new one, or the ``resumed`` one a question parked."""
     chunk, workflow = context.chunk, context.workflow
     where = context.where
-    yield ChunkStarted(where, len(chunk.paragraphs))
+    yield ChunkStarted(where, len(chunk.all_paragraphs))
     history = list(resumed) or await _opening(context, talk, chunks_in_chapter)
     registry = await asyncio.to_thread(conversation_registry, talk.registry, context)
     accepted_before = 0
@@ -125,7 +125,7 @@ async def run_chunk(
             raise
         yield ChunkFinished(where, failure)
         return
-    if unchanged := len(chunk.paragraphs) - len(workflow.accepted):
+    if unchanged := len(chunk.all_paragraphs) - len(workflow.accepted):
         # Proofreading leaves right paragraphs alone: they are done all the same.
         yield ParagraphsDone(where, unchanged)
     yield ChunkFinished(where, None)
@@ -142,8 +142,7 @@ async def _opening(context: ChunkContext, talk: ChunkTalk, chunks_in_chapter: in
 
 def _hand_over(context: ChunkContext, reason: str) -> HandOver:
     workflow = context.workflow
-    title = workflow.needs_title and not workflow.title_done
-    return HandOver(tuple(workflow.missing_ids), title, reason)
+    return HandOver(tuple(workflow.missing_ids), tuple(workflow.missing_titles), reason)
 
 
 async def _learn_from_overflow(window: ContextWindow, exc: ContextOverflowError, sent: int) -> None:

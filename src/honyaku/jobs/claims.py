@@ -52,6 +52,11 @@ class Claims:
         """The chunk's end is being written under its claim: it is not to be given back."""
         self.held.pop(token, None)
 
+    async def give_back(self, token: ClaimToken) -> None:
+        """Give a claim back before its chunk ran to its end: the chunk waits to run again."""
+        self.held.pop(token, None)
+        await in_thread(self.records.release_now, [token])
+
     def lose(self, token: ClaimToken) -> None:
         self.held.pop(token, None)
         self.lost.add(token)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from honyaku.domain.book import Book
 from honyaku.domain.chunk_sizing import NOTHING, Behaviour, ChunkBill, chunk_bill
+from honyaku.domain.chunking import joined_chunks
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import TokenCounter
 from honyaku.domain.workflow import JobKind
@@ -161,24 +162,22 @@ class _Paper:
             only=self.only,
         )
         total: ChunkBill = NOTHING
-        for chunk in (chunk for chunks in planned for chunk in chunks):
+        chunks = joined_chunks(planned, chunk_chars)
+        for chunk in chunks:
             glossary = glossary_section(chunk_glossary(chunk, matcher), kind)
-            chapter = chunk.chapter
-            title = (
-                title_tokens(self.tokens, chapter.id, chapter.title) if chunk.shows_title else 0.0
-            )
+            title = sum(title_tokens(self.tokens, c.id, c.title) for c in chunk.titles)
+            paragraphs = chunk.all_paragraphs
             total += chunk_bill(
                 self.sizing.cost,
                 behaviour,
-                sum(len(p.text) for p in chunk.paragraphs),
-                len(chunk.paragraphs),
+                sum(len(p.text) for p in paragraphs),
+                len(paragraphs),
                 title=title * self.factor,
                 shown=self.tokens.count(glossary) * self.factor,
                 cached_prefix=total.requests > 0,
             )
-        chunks = [chunk for chunks in planned for chunk in chunks]
-        paragraphs = sum(len(chunk.paragraphs) for chunk in chunks)
-        return _Planned(len(chunks), paragraphs, chunk_chars, total)
+        done = sum(len(chunk.all_paragraphs) for chunk in chunks)
+        return _Planned(len(chunks), done, chunk_chars, total)
 
 
 def _between(careful: ChunkBill, whole: ChunkBill, spread: float) -> ChunkBill:

@@ -152,8 +152,8 @@ class HandOver:
     or its reply did not fit the model's context window."""
 
     paragraph_ids: tuple[str, ...]
-    title: bool
-    """The chapter's title is not done either."""
+    titles: tuple[str, ...]
+    """The chapters (by id) whose title is not done either."""
     reason: str
 
 

@@ -22,9 +22,14 @@ KNOWN_HEADER = "Already in the glossary (do not propose these again):"
 
 
 def chunk_texts(chunk: Chunk) -> list[str]:
-    """The texts of a chunk that its glossary is looked up in: title first, if shown."""
-    title = [chunk.chapter.title] if chunk.shows_title else []
-    return title + [p.text for p in chunk.paragraphs]
+    """The texts of a chunk that its glossary is looked up in: each chapter's title first,
+    where it is shown."""
+    return [
+        text
+        for section in chunk.sections
+        for text in ([section.chapter.title] if section.shows_title else [])
+        + [p.text for p in section.paragraphs]
+    ]
 
 
 def chunk_glossary(chunk: Chunk, matcher: GlossaryMatcher) -> list[GlossaryEntry]:

@@ -81,8 +81,8 @@ def workflow_record(workflow: ChunkWorkflow) -> dict[str, Any]:
         "assigned": list(workflow.assigned),
         "status": workflow.status.value,
         "accepted": sorted(workflow.accepted),
-        "title_done": workflow.title_done,
-        "needs_title": workflow.needs_title,
+        "titles": list(workflow.titles),
+        "titles_done": sorted(workflow.titles_done),
     }
 
 
@@ -91,12 +91,22 @@ def workflow_from_record(
 ) -> ChunkWorkflow:
     """``workflow`` (made for the chunk now) as the parked one stood, over the paragraphs it
     was assigned then."""
+    titles, titles_done = parked_titles(record, workflow.chapters[0])
     return ChunkWorkflow(
         workflow.kind,
         {pid: paragraphs[pid] for pid in record["assigned"] if pid in paragraphs},
-        workflow.chapter_id,
-        needs_title=record["needs_title"],
+        workflow.chapters,
+        titles,
         status=TaskStatus(record["status"]),
         accepted=set(record["accepted"]),
-        title_done=record["title_done"],
+        titles_done=titles_done,
     )
+
+
+def parked_titles(record: dict[str, Any], chapter_id: str) -> tuple[tuple[str, ...], set[str]]:
+    """The titles the parked workflow wanted and those it had; a conversation parked before
+    a chunk could hold several chapters says whether its own title was wanted and done."""
+    if "titles" in record:
+        return tuple(record["titles"]), set(record["titles_done"])
+    wanted = (chapter_id,) if record["needs_title"] else ()
+    return wanted, set(wanted) if record["title_done"] else set()

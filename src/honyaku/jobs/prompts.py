@@ -163,12 +163,19 @@ JUDGE_NOTE = (
 )
 
 
+JOINED_TITLES = "Submit each title with update_chapter_title under its own chapter_id."
+
+
 def chunk_message(chunk: Chunk, kind: JobKind, *, chunks_in_chapter: int) -> str:
     chapter = chunk.chapter
-    header = (
-        f"Chapter {chapter.order}, chunk {chunk.number}/{chunks_in_chapter}: "
-        f"{len(chunk.paragraphs)} work paragraph(s)."
-    )
+    paragraphs = f"{len(chunk.all_paragraphs)} work paragraph(s)."
+    if chunk.joined:
+        last = chunk.joined[-1].chapter.order
+        header = f"Chapters {chapter.order}–{last}, each whole after its chapter_id: {paragraphs}"
+        if kind is JobKind.TRANSLATION and len(chunk.titles) > 1:
+            header = f"{header}\n{JOINED_TITLES}"
+    else:
+        header = f"Chapter {chapter.order}, chunk {chunk.number}/{chunks_in_chapter}: {paragraphs}"
     if kind is JobKind.TRANSLATION and shows_previous(chunk):
         header = f"{header}\n{STALE_NOTE}"
     if shows_judged(chunk, kind):

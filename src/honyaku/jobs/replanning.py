@@ -79,5 +79,6 @@ class Replanner:
                 )
             best = sum(len(p.text) for p in handed) // 2
         kept = tuple(p.id for p in work if p.id not in set(over.paragraph_ids))
-        await self.replan(best, HandedBack(claim.token, kept, over.paragraph_ids, over.title))
+        title = claim.item.planned.chapter_id in over.titles
+        await self.replan(best, HandedBack(claim.token, kept, over.paragraph_ids, title))
         return None

@@ -11,6 +11,9 @@ two drivers do differently: many chapters at once, or one.
 A chapter's lane runs its chunks in order, each read as it stands when its turn comes (the
 rest may have been planned again meanwhile), claiming each before it runs it
 (``chunk_driver``). A chunk another process holds, or takes over, leaves it the chapter.
+Consecutive chapters shorter than a chunk share a lane, and first one conversation
+(``domain.chunking.conversations``); then each goes on as a chapter's lane would, with what
+that conversation left. A worker's run, one chapter of a queued job, has a lane of its own.
 
 A chapter whose parts failed is not done yet: in rounds, what failed is tried again, each
 part split in halves so that what fails is isolated, down to a single paragraph; what still
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 
 from honyaku.agent.broker import Broker
 from honyaku.domain.book import Book
+from honyaku.domain.chunking import conversations
 from honyaku.domain.failures import Coverage
 from honyaku.errors import SpendingCapReached, WorkerStopping
 from honyaku.jobs.action_log import ActionLog
@@ -89,7 +93,7 @@ class JobRun:
         models: ModelChain,
         to_do: set[str],
         started: JobStarted,
-        chapters: list[int],
+        chapters: list[list[int]],
     ) -> None:
         self.job, self.book, self.deps, self.models = job, book, deps, models
         self.records, self.claims = deps.records, deps.claims
@@ -99,7 +103,8 @@ class JobRun:
         self.progress = JobProgress.starting(started)
         """The run's figures, from when it started."""
         self.chapters = chapters
-        """The chapters with chunks left to run, the lanes to drive."""
+        """The chapters with chunks left to run, by lane: one chapter, or short ones that
+        share a conversation."""
         self.log = ActionLog(deps.records)
         self.stop_seen = False
         """The heartbeat found the job asked to stop."""
@@ -111,7 +116,7 @@ class JobRun:
     async def lanes(self, *, concurrency: int) -> AsyncIterator[JobEvent]:
         """The run's chapters, ``concurrency`` at once, their events as they come; each is
         kept in the job's log and figures first."""
-        async for event in merged(self.chapters, self._chapter, concurrency=concurrency):
+        async for event in merged(self.chapters, self._lane, concurrency=concurrency):
             await self.log.follow(event)
             self.progress.follow(event)
             yield event
@@ -135,6 +140,38 @@ class JobRun:
             ending.left,
             coverage,
         )
+
+    async def _lane(self, numbers: list[int]) -> AsyncIterator[JobEvent]:
+        """Short chapters' conversation, if they share one; then each chapter's lane."""
+        if len(numbers) > 1:
+            async for event in self._together(numbers):
+                yield event
+        for number in numbers:
+            async for event in self._chapter(number):
+                yield event
+
+    async def _together(self, numbers: list[int]) -> AsyncIterator[JobEvent]:
+        """The chunks of the short chapters ``numbers`` that wait to run as they were
+        planned, each a whole chapter, claimed and run in one conversation."""
+        claims = []
+        for number in numbers:
+            item = await self.records.next_item(number, 0)
+            if item is None or item.status is not ChunkStatus.PENDING or not _whole(item):
+                continue
+            if isinstance(claim := await self.claims.take(item.pk), Claim):
+                claims.append(claim)
+        if not claims or self.capped is not None:
+            for claim in claims:
+                await self.claims.give_back(claim.token)
+            return
+        model = await self.models.model(0)
+        assert model is not None
+        driver = ChunkDriver(self.deps, model, self.job, self.book, self.to_do)
+        try:
+            async for event in driver.run_together(claims):
+                yield event
+        except SpendingCapReached as reached:
+            self.capped = reached
 
     async def _chapter(self, number: int) -> AsyncIterator[JobEvent]:
         """A chapter's chunks in order; then, while parts of it failed, rounds that try them
@@ -223,7 +260,7 @@ async def open_run(
         first = await models.connect(choice, records)
         job, resumed, replanner = await _job(records, request, scope, book, first, queued)
         models.start(first, replanner, choice.fallbacks, replanner.chunk_chars)
-        run = await _started(deps, replanner.records, models, job, book, queued, resumed)
+        run = await _started(deps, replanner, models, job, book, queued, resumed)
         run.progress = JobProgress.starting(run.started, choice.prices)
         task = asyncio.current_task()
         assert task is not None
@@ -305,13 +342,14 @@ def _job_ending(
 
 async def _started(
     deps: RunDeps,
-    records: JobRecords,
+    replanner: Replanner,
     models: ModelChain,
     job: Job,
     book: Book,
     queued: QueuedChapter | None,
     resumed: bool,
 ) -> JobRun:
+    records = replanner.records
     total, to_do = await records.to_do(job, book)
     items = await records.items()
     if queued:
@@ -326,14 +364,32 @@ async def _started(
         BookGlossary(deps.stores.glossary, book.id),
         book.settings.question_wait_hours * 3600 if queued else None,
     )
-    return JobRun(job, book, chunk_deps, models, to_do, started, _lanes(items))
+    lanes = [[queued.chapter]] if queued else _lanes(items, book, replanner.chunk_chars)
+    return JobRun(job, book, chunk_deps, models, to_do, started, lanes)
 
 
-def _lanes(items: Sequence[ChunkItem]) -> list[int]:
-    """The chapters with chunks left to run, one lane each, those with the most chunks
-    first: the job ends closest to its critical path."""
-    left = Counter(i.planned.chapter_number for i in items if i.status is not ChunkStatus.DONE)
-    return sorted(left, key=lambda number: (-left[number], number))
+def _lanes(items: Sequence[ChunkItem], book: Book, chunk_chars: int) -> list[list[int]]:
+    """The chapters with chunks left to run by lane, a lane each or short ones together,
+    those with the most chunks first: the job ends closest to its critical path."""
+    left = [i for i in items if i.status is not ChunkStatus.DONE]
+    chunks = Counter(i.planned.chapter_number for i in left)
+    chars = {p.id: len(p.text) for c in book.chapters for p in c.paragraphs}
+    first: dict[int, ChunkItem] = {}
+    for item in left:
+        first.setdefault(item.planned.chapter_number, item)
+    sizes = [
+        (n, sum(chars.get(pid, 0) for pid in item.planned.paragraph_ids))
+        if chunks[n] == 1 and item.status is ChunkStatus.PENDING and _whole(item)
+        else (n, None)
+        for n, item in sorted(first.items())
+    ]
+    lanes = conversations(sizes, chunk_chars)
+    return sorted(lanes, key=lambda lane: (-sum(chunks[n] for n in lane), lane[0]))
+
+
+def _whole(item: ChunkItem) -> bool:
+    """The chunk is its chapter's only one in the plan."""
+    return item.planned.chunks_in_chapter == 1
 
 
 def planned_chunks(book: Book, scope: JobScope, chunk_chars: int) -> list[PlannedChunk]:

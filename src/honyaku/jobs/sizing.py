@@ -279,4 +279,4 @@ def _workflow() -> ChunkWorkflow:
     """A chunk's workflow halfway: 40 paragraphs of hex ids, as real ones are."""
     ids = [f"{n * 2654435761 % 2**32:08x}" for n in range(40)]
     assigned = {pid: Paragraph(pid, n, "") for n, pid in enumerate(ids)}
-    return ChunkWorkflow(JobKind.TRANSLATION, assigned, "", needs_title=False)
+    return ChunkWorkflow(JobKind.TRANSLATION, assigned, ("",))

@@ -22,7 +22,7 @@ may bill what was written. The cap may stop a run a request early, never late.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -84,16 +84,17 @@ def purse(
     return Spending(cap, prices)
 
 
-def reply_bound(workflow: ChunkWorkflow, chapter_title: str) -> float:
-    """The most tokens a reply in the chunk could write: all that is still missing."""
+def reply_bound(workflow: ChunkWorkflow, titles: Mapping[str, str]) -> float:
+    """The most tokens a reply in the chunk could write: all that is still missing
+    (``titles``: the chunk's chapters' titles by id)."""
     texts = [
         p.text if workflow.kind is JobKind.TRANSLATION else p.translation or p.text
         for pid, p in workflow.assigned.items()
         if pid not in workflow.accepted
     ]
     work = sum(estimate_tokens(t) * TEXT_GROWTH + ITEM_TOKENS for t in texts)
-    if workflow.needs_title and not workflow.title_done:
-        work += estimate_tokens(chapter_title) * TEXT_GROWTH + ITEM_TOKENS
+    for chapter in workflow.missing_titles:
+        work += estimate_tokens(titles[chapter]) * TEXT_GROWTH + ITEM_TOKENS
     return work + MOVES_TOKENS
 
 

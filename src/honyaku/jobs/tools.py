@@ -29,7 +29,7 @@ from honyaku.errors import ToolError
 from honyaku.jobs.batch_quality import batch_warnings, warnings_result
 from honyaku.jobs.events import Where
 from honyaku.llm.messages import ToolCall
-from honyaku.store.chunks import ClaimToken
+from honyaku.store.chunks import Held
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.library import Library, LocatedParagraph
 from honyaku.store.stores import Stores
@@ -55,8 +55,9 @@ class ChunkContext(ToolContext):
     workflow: ChunkWorkflow
     glossary: BookGlossary | None = None
     """The job's view of the book's glossary, shared by its chunks; made when first needed."""
-    claim: ClaimToken | None = None
-    """The chunk's claim, which every write of its tools shows (``store.chunks``)."""
+    claim: Held | None = None
+    """The chunk's claim (those of the chunks sharing its conversation), which every write of
+    its tools shows (``store.chunks``)."""
 
     @property
     def library(self) -> Library:
@@ -99,8 +100,7 @@ def update_chapter_title(
     """Submit the chapter title's translation."""
     title = context.workflow.check_title(chapter_id, translated_title)
     context.library.set_chapter_title(context.book.id, chapter_id, title, claim=context.claim)
-    context.workflow.title_done = True
-    return context.workflow.next_step()
+    return context.workflow.accept_title(chapter_id)
 
 
 @tool()

@@ -193,12 +193,18 @@ def chapters_to_run(session: Session, job_id: str) -> list[int]:
     return [chapter for chapter, _ in sorted(rows, key=lambda row: (-row[1], row[0]))]
 
 
-def hold(session: Session, token: ClaimToken, **changes: object) -> None:
+Held = ClaimToken | tuple[ClaimToken, ...]
+"""What a write is made under: a chunk's claim, or the claims of the chunks that share a
+conversation (short chapters together), every one of which must stand."""
+
+
+def hold(session: Session, held: Held, **changes: object) -> None:
     """Check, in the transaction of a write made under a claim, that the claim still stands,
     and keep the chunk locked until that write commits; else raise ``ClaimLost``. The chunk's
     own ``changes``, if any, are made by the same statement."""
-    if not _renew(session, token, **changes):
-        raise ClaimLost(_lost_reason(session, token))
+    for token in (held,) if isinstance(held, ClaimToken) else held:
+        if not _renew(session, token, **changes):
+            raise ClaimLost(_lost_reason(session, token))
 
 
 class ChunkStore:
@@ -263,10 +269,10 @@ class ChunkStore:
                 tuple(pid for pid in ids if pid in held),
             )
 
-    def record_workflow(self, token: ClaimToken, status: str) -> None:
+    def record_workflow(self, held: Held, status: str) -> None:
         """Note the workflow status the chunk's conversation reached."""
         with self.database.transaction() as session:
-            hold(session, token, workflow_status=status)
+            hold(session, held, workflow_status=status)
 
     def finish(
         self, token: ClaimToken, status: ChunkStatus, failure: Failure | None = None

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from honyaku.domain.glossary import EntryStatus, GlossaryEntry, GlossaryMatcher, match_key
 from honyaku.errors import NotFoundError, StoreError
-from honyaku.store.chunks import ClaimToken, hold
+from honyaku.store.chunks import Held, hold
 from honyaku.store.database import Database
 from honyaku.store.schema import (
     BookRow,
@@ -155,7 +155,7 @@ class GlossaryStore:
         entries: Iterable[GlossaryEntry],
         *,
         origin: str,
-        claim: ClaimToken | None = None,
+        claim: Held | None = None,
     ) -> None:
         """Add a version of each entry, all in one transaction; made under a chunk's
         ``claim``, only while that claim stands."""
@@ -172,7 +172,7 @@ class GlossaryStore:
         glossary: GlossaryRef,
         rows: list[tuple[GlossaryEntry, str]],
         origin: str,
-        claim: ClaimToken | None = None,
+        claim: Held | None = None,
     ) -> None:
         if not rows:
             return

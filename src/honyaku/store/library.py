@@ -31,7 +31,7 @@ from honyaku.domain.library import BookSummary, ChapterProgress, LocatedParagrap
 from honyaku.domain.quality import QualityWarning
 from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
 from honyaku.errors import ConfigError, NotFoundError
-from honyaku.store.chunks import ClaimToken, hold
+from honyaku.store.chunks import Held, hold
 from honyaku.store.database import Database
 from honyaku.store.ids import fresh_id
 from honyaku.store.quality_flags import add_flags
@@ -355,7 +355,7 @@ class Library:
         model: str | None = None,
         job_id: str | None = None,
         flags: Mapping[str, Sequence[QualityWarning]] | None = None,
-        claim: ClaimToken | None = None,
+        claim: Held | None = None,
     ) -> set[str]:
         """Make each text its paragraph's selected version, all in one transaction; made under
         ``claim``, only while that claim stands. A paragraph never holds the same text twice:
@@ -470,7 +470,7 @@ class Library:
         chapter_id: str,
         translated_title: str,
         *,
-        claim: ClaimToken | None = None,
+        claim: Held | None = None,
     ) -> None:
         """Set a chapter's translated title; made under ``claim``, only while it stands."""
         with self.database.transaction() as session:

@@ -14,7 +14,7 @@ from sqlalchemy import func, insert, select
 
 from honyaku.domain.rating import RatingItem
 from honyaku.errors import NotFoundError
-from honyaku.store.chunks import ClaimToken, hold
+from honyaku.store.chunks import Held, hold
 from honyaku.store.database import Database
 from honyaku.store.schema import ChapterRow, ParagraphRow, RatingRow, TranslationRow, table_of
 
@@ -46,7 +46,7 @@ class Ratings:
         *,
         job_id: str,
         model: str,
-        claim: ClaimToken | None = None,
+        claim: Held | None = None,
     ) -> None:
         """Rate each paragraph's selected version, all in one transaction; made under
         ``claim``, only while that claim stands."""

@@ -92,8 +92,8 @@ class Chunk:
 
     kind: str
     lines: list[WorkLine]
-    chapter_id: str | None
-    title: str | None
+    titles: dict[str, str]
+    """The titles to translate, by the chapter_id line before each."""
     glossary: dict[str, str] = field(default_factory=dict)
     """The glossary entries the chunk's message lists, source → target."""
 
@@ -104,7 +104,7 @@ class TaskState:
 
     status: str = "planning"
     accepted: set[str] = field(default_factory=set)
-    title_done: bool = False
+    titles_done: set[str] = field(default_factory=set)
     replies: int = 0
     nudged: bool = False
     title_told: bool = False
@@ -138,7 +138,7 @@ class DemoTranslator:
         if not turns or turns[0].role != "user":
             return Reply("Hello! Give me a chunk to translate.")
         chunk = read_chunk(system, turns[0].text)
-        if not chunk.lines and chunk.chapter_id is None:
+        if not chunk.lines and not chunk.titles:
             if offered == (PROBE_TOOL.name,) and len(turns) == 1:
                 return Reply(calls=(FakeCall(PROBE_TOOL.name, {"ready": True}),))
             if not offered and "<tool_use>" not in system:
@@ -163,7 +163,8 @@ class DemoTranslator:
 
 def read_chunk(system: str, text: str) -> Chunk:
     lines: list[WorkLine] = []
-    chapter_id = title = None
+    chapter_id = ""
+    titles: dict[str, str] = {}
     for raw in text.splitlines():
         if match := WORK_LINE.match(raw):
             lines.append(WorkLine(int(match[1]) - 1, match[2], match[3]))
@@ -175,8 +176,8 @@ def read_chunk(system: str, text: str) -> Chunk:
         elif raw.startswith("chapter_id: "):
             chapter_id = raw.removeprefix("chapter_id: ").strip()
         elif raw.startswith("title: "):
-            title = raw.removeprefix("title: ")
-    return Chunk(_kind(system), lines, chapter_id, title, read_glossary_lines(text))
+            titles[chapter_id] = raw.removeprefix("title: ")
+    return Chunk(_kind(system), lines, titles, read_glossary_lines(text))
 
 
 def _kind(system: str) -> str:
@@ -229,7 +230,7 @@ def _apply(state: TaskState, call: FakeCall, result: dict[str, Any], chunk: Chun
             w["paragraph_id"] for w in result.get("warnings", ())
         }
     elif call.name == "update_chapter_title":
-        state.title_done = True
+        state.titles_done.add(call.arguments["chapter_id"])
     elif call.name == "rate_paragraphs":
         state.accepted |= {item["paragraph_id"] for item in call.arguments["ratings"]}
     elif call.name == "ask_user_batch":
@@ -296,24 +297,22 @@ def next_calls(
     back to working where there is work left, the chapter title (after ``review`` if
     ``title_last``), review, and end (unless not ``ends``)."""
     translation = chunk.kind == "translation"
-    needs_title = translation and chunk.chapter_id is not None and not state.title_done
+    titles = [
+        FakeCall("update_chapter_title", {"chapter_id": chapter, "translated_title": translate(t)})
+        for chapter, t in chunk.titles.items()
+        if translation and chapter not in state.titles_done
+    ]
     calls: list[FakeCall] = []
-    if state.status == "planning" or (
-        state.status == "review" and (batch is not None or needs_title)
-    ):
+    if state.status == "planning" or (state.status == "review" and (batch is not None or titles)):
         calls.append(status_call("working"))
-    title = FakeCall(
-        "update_chapter_title",
-        {"chapter_id": chunk.chapter_id, "translated_title": translate(chunk.title or "")},
-    )
-    if needs_title and not title_last:
-        calls.append(title)
+    if not title_last:
+        calls += titles
     if batch is not None:
         calls.append(batch)
     if translation and (state.status != "review" or calls):
         calls.append(status_call("review"))
-    if needs_title and title_last:
-        calls.append(title)
+    if title_last:
+        calls += titles
     if ends:
         calls.append(status_call("end"))
     return calls
