@@ -13,7 +13,7 @@ import pytest
 
 from honyaku.domain import JobKind
 from honyaku.domain.book import BookDraft, ChapterDraft, Paragraph
-from honyaku.domain.chunking import conversations
+from honyaku.domain.chunking import Opening, conversations
 from honyaku.domain.workflow import ChunkWorkflow
 from honyaku.errors import ToolError
 from honyaku.formats.exporting import ExportFormat
@@ -89,7 +89,7 @@ def test_short_chapters_share_a_conversation_each_title_under_its_own_id(
     assert len(opened) == 4
     book = library.whole_book(stories)
     [first] = [message for message in opened if message.startswith("Chapters 1–3")]
-    assert first.startswith("Chapters 1–3, each whole after its chapter_id: 7 work paragraph(s).")
+    assert first.startswith("Chapters 1–3, each after its chapter_id: 7 work paragraph(s).")
     for chapter in book.chapters[:3]:
         assert f"chapter_id: {chapter.id}\ntitle: {chapter.title}\n" in first
     assert book.chapters[3].id not in first
@@ -217,10 +217,53 @@ def test_a_refused_conversation_leaves_each_chapter_to_its_own_rounds(
     assert [(f.where.chapter, f.failure.kind.value) for f in outcome.failures] == [(2, "filtered")]
 
 
+def test_a_title_page_goes_with_the_first_part_of_the_chapter_after_it(
+    library: Library, protocol: str
+) -> None:
+    # Given a story whose title page is a chapter of its own, before a chapter of two parts
+    chapters = (ChapterDraft("表紙", ("羅生門",)), long_chapter(2))
+    book_id = library.add_book(BookDraft("羅生門", chapters), source_lang="ja", target_lang="zh-CN")
+    with FakeLLMServer() as server:
+        outcome, _ = run(library, server, book_id, protocol)
+
+    # Then the title page shares the first part's conversation: two conversations, not three
+    assert outcome.ok
+    opened = first_messages(server)
+    assert len(opened) == 2
+    book = library.whole_book(book_id)
+    [first] = [message for message in opened if message.startswith("Chapters 1–2")]
+    assert f"chapter_id: {book.chapters[1].id}\ntitle: {book.chapters[1].title}" in first
+    assert all(c.translated_title == pseudo_translation(c.title) for c in book.chapters)
+    assert all(p.translation for c in book.chapters for p in c.paragraphs)
+
+
 def test_conversations_join_consecutive_short_chapters_up_to_a_part() -> None:
-    sizes = [(1, 50), (2, 300), (3, 100), (4, None), (5, 10), (7, 10), (8, 390), (9, 5)]
-    assert conversations(sizes, 400) == [[1, 2], [3], [4], [5], [7, 8], [9]]
-    assert conversations([(n, 1) for n in range(1, 12)], 400) == [
+    # Given chapters' first parts: 4 of two parts, 6 not waiting to run, 10 of two parts
+    given = [
+        Opening(1, 50, True),
+        Opening(2, 300, True),
+        Opening(3, 100, True),
+        Opening(4, 290, False),
+        Opening(5, 10, True),
+        6,
+        Opening(7, 10, True),
+        Opening(8, 390, True),
+        Opening(9, 5, True),
+        Opening(10, 20, True),
+        Opening(11, 10, True),
+        Opening(12, 400, False),
+        Opening(13, 10, True),
+    ]
+    assert conversations(given, 400) == [
+        [1, 2],
+        [3, 4],
+        [5],
+        [6],
+        [7, 8],
+        [9, 10, 11, 12],
+        [13],
+    ]
+    assert conversations([Opening(n, 1, True) for n in range(1, 12)], 400) == [
         [1, 2, 3, 4, 5, 6, 7, 8],
         [9, 10, 11],
     ]

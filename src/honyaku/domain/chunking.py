@@ -27,6 +27,10 @@ MAX_CHUNK_PARAGRAPHS = 400
 MAX_JOINED_CHAPTERS = 8
 """Short chapters in one conversation at most: each brings a title and a chapter_id to keep
 apart."""
+TINY_SHARE = 0.1
+"""Chapters this small a share of a chunk (a title page, a one-line preface) go with the next
+chapter's first chunk even past the chunk's size: a conversation of their own would cost a
+whole round of requests for a line or two."""
 TRANSLATION_LINE_PREFIX = "    → "
 STALE_LINE_PREFIX = "    ↺ "
 JUDGE_LINE_PREFIX = "    ! judge: "
@@ -67,26 +71,40 @@ class Chunk:
         return tuple(section.chapter for section in self.sections if section.shows_title)
 
 
-def conversations(chapters: Sequence[tuple[int, int | None]], max_chars: int) -> list[list[int]]:
-    """Chapters (by number, in order, each with its size in characters where its work is one
-    whole chunk, else ``None``) grouped by the conversation they share: consecutive short
-    chapters together up to ``max_chars`` and ``MAX_JOINED_CHAPTERS``, any other alone."""
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A chapter's first chunk waiting to run, as conversations are shared."""
+
+    number: int
+    chars: int
+    whole: bool
+    """The chunk is all the chapter has to do: the next chapter may follow it."""
+
+
+def conversations(chapters: Sequence[Opening | int], max_chars: int) -> list[list[int]]:
+    """Chapters in order (each its first chunk waiting to run, or only its number where that
+    chunk cannot be shared) grouped by the conversation they share: consecutive chapters
+    whose work is one short chunk, up to ``max_chars`` and ``MAX_JOINED_CHAPTERS``, then the
+    first chunk of the next; chapters of a few lines (``TINY_SHARE``) whatever its size."""
     groups: list[list[int]] = []
     size: int | None = None
-    """The characters of the last group, while it may take another short chapter."""
-    for number, chars in chapters:
-        if (
-            chars is not None
-            and size is not None
-            and groups[-1][-1] == number - 1
-            and size + chars <= max_chars
-            and len(groups[-1]) < MAX_JOINED_CHAPTERS
-        ):
-            groups[-1].append(number)
-            size += chars
+    """The characters of the last group, while another chapter may follow it."""
+    for chapter in chapters:
+        if isinstance(chapter, int):
+            groups.append([chapter])
+            size = None
+            continue
+        fits = size is not None and (
+            size + chapter.chars <= max_chars or size <= TINY_SHARE * max_chars
+        )
+        if fits and groups[-1][-1] == chapter.number - 1 and len(groups[-1]) < MAX_JOINED_CHAPTERS:
+            groups[-1].append(chapter.number)
+            size = (size or 0) + chapter.chars
         else:
-            groups.append([number])
-            size = chars
+            groups.append([chapter.number])
+            size = chapter.chars
+        if not chapter.whole:
+            size = None
     return groups
 
 
@@ -124,17 +142,15 @@ def split_into_chunks(
 def joined_chunks(chapters: Sequence[Sequence[Chunk]], max_chars: int) -> list[Chunk]:
     """Each chapter's chunks (in order), the short ones joined as they share conversations."""
     by_number = {chunks[0].chapter.order: chunks for chunks in chapters if chunks}
-    sizes = [
-        (n, sum(len(p.text) for p in chunks[0].paragraphs) if len(chunks) == 1 else None)
+    openings = [
+        Opening(n, sum(len(p.text) for p in chunks[0].paragraphs), len(chunks) == 1)
         for n, chunks in by_number.items()
     ]
     found: list[Chunk] = []
-    for group in conversations(sizes, max_chars):
-        if len(group) == 1:
-            found += by_number[group[0]]
-        else:
-            first, *rest = (by_number[n][0] for n in group)
-            found.append(replace(first, joined=tuple(rest)))
+    for group in conversations(openings, max_chars):
+        first, *rest = (by_number[n][0] for n in group)
+        found.append(replace(first, joined=tuple(rest)))
+        found += by_number[group[-1]][1:]
     return found
 
 

@@ -171,7 +171,7 @@ def chunk_message(chunk: Chunk, kind: JobKind, *, chunks_in_chapter: int) -> str
     paragraphs = f"{len(chunk.all_paragraphs)} work paragraph(s)."
     if chunk.joined:
         last = chunk.joined[-1].chapter.order
-        header = f"Chapters {chapter.order}–{last}, each whole after its chapter_id: {paragraphs}"
+        header = f"Chapters {chapter.order}–{last}, each after its chapter_id: {paragraphs}"
         if kind is JobKind.TRANSLATION and len(chunk.titles) > 1:
             header = f"{header}\n{JOINED_TITLES}"
     else:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from honyaku.agent.broker import Broker
 from honyaku.domain.book import Book
-from honyaku.domain.chunking import conversations
+from honyaku.domain.chunking import Opening, conversations
 from honyaku.domain.failures import Coverage
 from honyaku.errors import SpendingCapReached, WorkerStopping
 from honyaku.jobs.action_log import ActionLog
@@ -151,15 +151,17 @@ class JobRun:
                 yield event
 
     async def _together(self, numbers: list[int]) -> AsyncIterator[JobEvent]:
-        """The chunks of the short chapters ``numbers`` that wait to run as they were
-        planned, each a whole chapter, claimed and run in one conversation."""
+        """The first chunks waiting to run of the chapters ``numbers``, as they stand now,
+        claimed and run in one conversation: up to one that is not its chapter's last."""
         claims = []
         for number in numbers:
             item = await self.records.next_item(number, 0)
-            if item is None or item.status is not ChunkStatus.PENDING or not _whole(item):
+            if item is None or item.status is not ChunkStatus.PENDING:
                 continue
             if isinstance(claim := await self.claims.take(item.pk), Claim):
                 claims.append(claim)
+            if not _is_last(item):
+                break
         if not claims or self.capped is not None:
             for claim in claims:
                 await self.claims.give_back(claim.token)
@@ -377,19 +379,19 @@ def _lanes(items: Sequence[ChunkItem], book: Book, chunk_chars: int) -> list[lis
     first: dict[int, ChunkItem] = {}
     for item in left:
         first.setdefault(item.planned.chapter_number, item)
-    sizes = [
-        (n, sum(chars.get(pid, 0) for pid in item.planned.paragraph_ids))
-        if chunks[n] == 1 and item.status is ChunkStatus.PENDING and _whole(item)
-        else (n, None)
+    openings = [
+        Opening(n, sum(chars.get(pid, 0) for pid in item.planned.paragraph_ids), chunks[n] == 1)
+        if item.status is ChunkStatus.PENDING
+        else n
         for n, item in sorted(first.items())
     ]
-    lanes = conversations(sizes, chunk_chars)
+    lanes = conversations(openings, chunk_chars)
     return sorted(lanes, key=lambda lane: (-sum(chunks[n] for n in lane), lane[0]))
 
 
-def _whole(item: ChunkItem) -> bool:
-    """The chunk is its chapter's only one in the plan."""
-    return item.planned.chunks_in_chapter == 1
+def _is_last(item: ChunkItem) -> bool:
+    """The chunk is the last of its chapter's plan: the next chapter may follow it."""
+    return item.planned.number == item.planned.chunks_in_chapter
 
 
 def planned_chunks(book: Book, scope: JobScope, chunk_chars: int) -> list[PlannedChunk]:
