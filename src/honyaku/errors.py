@@ -202,6 +202,11 @@ class ClaimLost(HonyakuError):
     """Not a tool's failure for the model to read: the tool registry lets it through, and the
     job leaves the chunk to the process that holds it now."""
 
+    def __init__(self, reason: str, *, chunk: int | None = None) -> None:
+        super().__init__(reason)
+        self.chunk = chunk
+        """The key of the chunk whose claim was lost."""
+
 
 class WorkerStopping(HonyakuError):
     """Raised before a request a stopping worker will not send."""

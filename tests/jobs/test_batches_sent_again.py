@@ -23,8 +23,8 @@ from .conftest import (
 # What a job writes, claims and resumes, on both databases.
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
-PER_CHUNK = 10
-"""Work paragraphs of each chapter of the test's book, one chunk each."""
+PER_PART = 30
+"""Work paragraphs of the test's book: its three short chapters share one part."""
 
 
 def version_counts(library: Library, book_id: str) -> dict[str, int]:
@@ -46,10 +46,10 @@ def test_an_accepted_batch_sent_again_word_for_word_stores_no_version(
     assert_translated_in_place(library, book_id)
     assert_one_version_each(library, book_id)
     batches = tool_results(jobs, book_id, "add_translation_batch")
-    assert sorted(r["accepted"] for r in batches) == [0] * 3 + [PER_CHUNK] * 3
+    assert sorted(r["accepted"] for r in batches) == [0, PER_PART]
     for again in (r for r in batches if not r["accepted"]):
         assert again["success"]
-        assert again["already_saved"] == PER_CHUNK
+        assert again["already_saved"] == PER_PART
         assert len(again["already_saved_ids"]) == 5
         assert (again["remaining"], again["next"]) == (
             0,
@@ -107,11 +107,11 @@ def test_a_polish_that_sends_translations_back_unchanged_stores_nothing_new(
     assert_translated_in_place(library, book_id)
     stored = engine(stores).progress(outcome.job.id)
     assert stored.paragraphs_done == stored.paragraphs_total == 30
-    polish = tool_results(jobs, book_id, "add_translation_batch")[-6:]
-    assert (
-        sorted((r["accepted"], r.get("already_saved", 0)) for r in polish)
-        == [(0, PER_CHUNK)] * 3 + [(PER_CHUNK, 0)] * 3
-    )
+    polish = tool_results(jobs, book_id, "add_translation_batch")[-2:]
+    assert sorted((r["accepted"], r.get("already_saved", 0)) for r in polish) == [
+        (0, PER_PART),
+        (PER_PART, 0),
+    ]
 
 
 def test_a_polish_batch_sent_again_keeps_one_polished_version(
@@ -130,5 +130,5 @@ def test_a_polish_batch_sent_again_keeps_one_polished_version(
                 ("translation", pseudo_translation(paragraph.text)),
                 ("polish", pseudo_revision(pseudo_translation(paragraph.text), "polish")),
             ]
-    polish = tool_results(jobs, book_id, "add_translation_batch")[-6:]
-    assert sorted(r["accepted"] for r in polish) == [0] * 3 + [PER_CHUNK] * 3
+    polish = tool_results(jobs, book_id, "add_translation_batch")[-2:]
+    assert sorted(r["accepted"] for r in polish) == [0, PER_PART]

@@ -42,6 +42,10 @@ ENTRIES = [
 ]
 
 
+SEPARATE = 60
+"""A part's characters at which the novel's two chapters each have a conversation."""
+
+
 @pytest.fixture
 def novel_id(library, honyaku, tmp_path: Path) -> str:
     path = tmp_path / "novel.txt"
@@ -81,7 +85,8 @@ def test_each_chunk_lists_exactly_the_accepted_entries_in_its_text(
     waiting = GlossaryEntry("受付", "前台", status=EntryStatus.PROPOSED)
     store.add(store.book_glossary(with_glossary), [waiting], origin="job")
 
-    outcome, _ = run_job(fake_model, with_glossary, concurrency=1)
+    # (parts of 60 characters: the two chapters, of 55 and 34, too long to share one)
+    outcome, _ = run_job(fake_model, with_glossary, concurrency=1, chunk_chars=SEPARATE)
 
     assert outcome.ok
     first, second = first_messages(fake_model)
@@ -104,9 +109,7 @@ def test_each_chunk_lists_exactly_the_accepted_entries_in_its_text(
 def test_the_system_prompt_and_tools_stay_the_same_bytes_across_chunks(
     run_job, library, fake_model, with_glossary
 ):
-    library.update_settings(with_glossary, chunk_chars=200)
-
-    run_job(fake_model, with_glossary)
+    run_job(fake_model, with_glossary, chunk_chars=SEPARATE)
 
     firsts = [b for b in fake_model.requests if len(b["messages"]) == 2]
     assert len(firsts) == 2
@@ -245,7 +248,14 @@ def test_extraction_asks_how_to_render_names_and_proposes_them_with_readings(
     broker = Broker()
 
     with broker.attached(person):
-        outcome, _ = run_job(fake_model, novel_id, JobKind.EXTRACTION, broker=broker, concurrency=1)
+        outcome, _ = run_job(
+            fake_model,
+            novel_id,
+            JobKind.EXTRACTION,
+            broker=broker,
+            concurrency=1,
+            chunk_chars=SEPARATE,
+        )
 
     assert outcome.ok
     assert outcome.paragraphs_done == outcome.paragraphs_total == 5
@@ -284,7 +294,9 @@ def test_an_interrupted_extraction_resumes_with_the_chapters_left(
     library, fake_model, novel_id, protocol
 ):
     service = engine(Stores.over(library.database))
-    request = JobRequest(book_id=novel_id, kind=JobKind.EXTRACTION, concurrency=1)
+    request = JobRequest(
+        book_id=novel_id, kind=JobKind.EXTRACTION, concurrency=1, chunk_chars=SEPARATE
+    )
 
     asyncio.run(stop_after_first_chunk(service, request, connected(fake_model, protocol)))
     sent = len(fake_model.requests)

@@ -84,7 +84,9 @@ def test_every_later_turn_sends_back_the_signature_of_the_turn_before(
         for content in body["contents"]
         if content["role"] == "model"
     ]
-    assert len(first_calls) == 3 * (0 + 1 + 2)  # three chunks, three replies each
+    # The book's three short chapters in one conversation of four replies (working, a batch,
+    # three titles, review, end, two a reply): each request sends those before it back.
+    assert len(first_calls) == 0 + 1 + 2 + 3
     assert all(part.get("thoughtSignature") for part in first_calls)
 
 
@@ -198,7 +200,7 @@ def test_a_job_counts_tokens_with_thinking_as_output(library, jobs, gemini, book
     outcome, _ = run(library, jobs, gemini, book_id)
 
     cost = outcome.job.cost
-    assert cost.requests == len(gemini.requests) == 3
+    assert cost.requests == len(gemini.requests) == 1  # the three short chapters together
     assert cost.input_tokens > 0
-    assert cost.output_tokens > 3 * 7
+    assert cost.output_tokens > 7
     assert cost.input_chars > cost.input_tokens

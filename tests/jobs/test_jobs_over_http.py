@@ -239,8 +239,9 @@ def test_json_printed_as_text_is_never_parsed_only_answered_with_use_the_tools(
 
     outcome, _ = run_job(fake_model, book_id)
 
+    # (the book's three short chapters share one conversation: one nudge)
     nudges = [a.action.payload["text"] for a in jobs.actions(book_id, kinds=[ActionKind.NUDGE])]
-    assert len(nudges) == 3
+    assert len(nudges) == 1
     assert all("Do not print JSON" in text for text in nudges)
     assert outcome.ok
     assert_translated_in_place(library, book_id)
@@ -280,13 +281,13 @@ def test_a_model_that_never_finishes_fails_its_chunks_visibly_after_bounded_nudg
 
     outcome, events = run_job(fake_model, book_id, limits=LoopLimits(max_nudges=2))
 
-    # Each chapter's part, then its halves, then its quarters: two split rounds that got
-    # nothing done, and the model is given up on.
+    # The three short chapters' shared conversation, then each chapter's part in halves, then
+    # in quarters: two split rounds that got nothing done, and the model is given up on.
     assert sorted(e.round for e in events if isinstance(e, RoundStarted)) == [2, 2, 2, 3, 3, 3]
     assert not outcome.ok
     assert len(outcome.failures) == 3 * 4
     assert all("stopped 3 times without finishing" in f.reason for f in outcome.failures)
-    assert len(fake_model.requests) == 3 * (1 + 2 + 4) * 3
+    assert len(fake_model.requests) == (1 + 3 * (2 + 4)) * 3
     assert outcome.job.status == "failed"
     assert all(
         p.translation is None for c in library.whole_book(book_id).chapters for p in c.paragraphs
@@ -301,8 +302,9 @@ def test_one_call_a_reply_invited_to_make_calls_together_spends_two_requests_a_c
     outcome, _ = run_job(fake_model, book_id)
 
     assert outcome.ok
-    # Working with the batch and the title, then review with end: invited in one reply.
-    assert len(fake_model.requests) == 3 * 2
+    # Working with the batch and the titles, then review with end: invited in one reply, in
+    # the one conversation the book's three short chapters share.
+    assert len(fake_model.requests) == 2
     assert_translated_in_place(library, book_id)
 
 
@@ -315,7 +317,8 @@ def test_one_call_a_reply_whatever_it_is_told_takes_more_turns_and_gets_the_same
     outcome, _ = run_job(fake_model, book_id)
 
     assert outcome.ok
-    assert len(fake_model.requests) == 3 * 5
+    # One shared conversation: working, the batch, three titles, review, end.
+    assert len(fake_model.requests) == 7
     assert_translated_in_place(library, book_id)
 
 
@@ -412,7 +415,7 @@ def test_a_job_counts_requests_and_tokens(run_job, library, jobs, fake_model, bo
     outcome, _ = run_job(fake_model, book_id)
 
     cost = outcome.job.cost
-    assert cost.requests == len(fake_model.requests) == 3
+    assert cost.requests == len(fake_model.requests) == 1
     assert cost.input_tokens > 0
     assert cost.output_tokens > 0
     assert cost.input_chars > cost.input_tokens

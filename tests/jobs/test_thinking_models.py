@@ -101,7 +101,9 @@ def test_a_batch_drafted_while_thinking_leaves_no_version_anywhere(
 def test_reasoning_is_neither_shown_as_the_answer_nor_sent_back(
     run_job: RunJob, jobs: JobStore, thinker: FakeLLMServer, book_id: str
 ) -> None:
-    thinker.translator.calls_per_reply = 2  # three replies a chunk: two go back
+    # Two calls a reply: the book's three short chapters, in one conversation, take four
+    # (working, a batch, three titles, review, end); each request sends those before it back.
+    thinker.translator.calls_per_reply = 2
     thinker.translator.heeds_invitations = False
 
     outcome, _ = run_job(thinker, book_id)
@@ -116,7 +118,7 @@ def test_reasoning_is_neither_shown_as_the_answer_nor_sent_back(
         for message in body["messages"]
         if message["role"] == "assistant"
     ]
-    assert len(replies) == 3 * (1 + 2)
+    assert len(replies) == 1 + 2 + 3
     for reply in replies:
         assert "first draft" not in json.dumps(reply, ensure_ascii=False)
         assert "reasoning_content" not in reply

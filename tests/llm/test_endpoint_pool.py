@@ -20,13 +20,16 @@ from honyaku.testing import FakeLLMServer, pseudo_translation
 from ..conftest import novel
 
 CHAPTERS = 8
+PART_CHARS = 50
+"""Parts of 50 characters: each chapter (about 60) has two, and none shares a conversation
+with another."""
 
 FIRST_KEY, SECOND_KEY = "sk-first-0123456789abcdef", "sk-second-0123456789abcdef"
 
 
 @pytest.fixture
 def book_id(library: Library) -> str:
-    """A chapter a request at least, so that the requests can spread."""
+    """Two parts a chapter (``PART_CHARS``), so that the requests can spread."""
     return library.add_book(
         novel(chapters=CHAPTERS, paragraphs=4), source_lang="ja", target_lang="zh-CN"
     )
@@ -50,7 +53,9 @@ def translate(honyaku: Honyaku, book_id: str, profile: ModelProfile) -> JobFinis
     async def run() -> JobFinished:
         await honyaku.models.save(profile)
         model = await honyaku.models.saved(profile.name)
-        request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, concurrency=3)
+        request = JobRequest(
+            book_id=book_id, kind=JobKind.TRANSLATION, concurrency=3, chunk_chars=PART_CHARS
+        )
         events = [event async for event in honyaku.jobs.run(request, model)]
         assert isinstance(events[-1], JobFinished)
         return events[-1]

@@ -116,23 +116,24 @@ class ChunkDriver:
         tokens = [claim.token for claim in claims]
         for token in tokens:
             held.running(token, lane)
+        lost_chunk = None
         try:
             async for event in events:
                 yield event
             return
         except ClaimLost as lost:
-            reason = str(lost)
+            reason, lost_chunk = str(lost), lost.chunk
         except asyncio.CancelledError:
             if not any(held.is_lost(token) for token in tokens) or lane is None:
                 raise  # a stop: a claim still held is given back
             lane.uncancel()
             reason = "the heartbeat found the chunk taken over by another process"
-        for claim in claims:
-            if len(claims) > 1 and not held.is_lost(claim.token):
-                await held.give_back(claim.token)
-                continue
-            held.lose(claim.token)
-            yield ChunkTakenOver(Where.of(claim.item.planned), reason)
+        for token, claim in zip(tokens, claims, strict=True):
+            if len(claims) == 1 or held.is_lost(token) or token.chunk == lost_chunk:
+                held.lose(token)
+                yield ChunkTakenOver(Where.of(claim.item.planned), reason)
+            else:
+                await held.give_back(token)
 
     async def _to_its_end(self, claim: Claim) -> AsyncIterator[JobEvent]:
         deps, token = self.deps, claim.token

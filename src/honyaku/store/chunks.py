@@ -204,7 +204,7 @@ def hold(session: Session, held: Held, **changes: object) -> None:
     own ``changes``, if any, are made by the same statement."""
     for token in (held,) if isinstance(held, ClaimToken) else held:
         if not _renew(session, token, **changes):
-            raise ClaimLost(_lost_reason(session, token))
+            raise ClaimLost(_lost_reason(session, token), chunk=token.chunk)
 
 
 class ChunkStore:
