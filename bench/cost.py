@@ -1,12 +1,13 @@
 """What translating a book costs with honyaku, beside bilingual_book_maker, on the fake model.
 
-    .venv/bin/python bench/cost.py [--books rashomon,web-novel,kusamakura]
+    .venv/bin/python bench/cost.py [--books rashomon,title-page,web-novel,kusamakura]
                                    [--behaviours eager,stepwise,careful] [--chunk-chars N]
                                    [--cached-ratio 0.25] [--output-ratio 4] [--bbm PATH]
                                    [--json PATH]
 
-Three books (a short story, a dialogue-heavy web novel, a long EPUB) go through honyaku over
-real HTTP to the fake model server, once per scripted model behaviour:
+Four books (a short story, the same with its title page a chapter of its own, a dialogue-heavy
+web novel, a long EPUB) go through honyaku over real HTTP to the fake model server, once per
+scripted model behaviour:
 
 - *eager*: every call of a step in one reply, as few replies as the workflow allows;
 - *stepwise*: one tool call per reply, each batch with every missing paragraph;
@@ -92,9 +93,17 @@ def books() -> dict[str, BookDraft]:
     real = real_books()
     return {
         "rashomon": real["羅生門 (short story)"],
+        "title-page": with_title_page(real["羅生門 (short story)"]),
         "web-novel": web_novel(),
         "kusamakura": real["草枕 (novel, EPUB)"],
     }
+
+
+def with_title_page(draft: BookDraft) -> BookDraft:
+    """The story as a TXT import often reads it: its title page (the title, the author) a
+    chapter of its own, before the story."""
+    page = ChapterDraft(draft.title, (draft.title, draft.author or "芥川龍之介"))
+    return BookDraft(draft.title, (page, *draft.chapters), author=draft.author)
 
 
 def web_novel() -> BookDraft:
@@ -323,7 +332,7 @@ def measure_book(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--books", default="rashomon,web-novel,kusamakura")
+    parser.add_argument("--books", default="rashomon,title-page,web-novel,kusamakura")
     parser.add_argument("--behaviours", default=",".join(BEHAVIOURS))
     parser.add_argument(
         "--chunk-chars", type=int, help="the books' chunk size (default: honyaku's)"

@@ -196,6 +196,7 @@ def test_a_stop_reaches_every_process_running_the_job(library, jobs, monkeypatch
         command = [
             *HONYAKU, "translate", book_id, "--model", "m", "--base-url", server.url,
             "--protocol", "native", "--concurrency", "1",
+            "--chunk-chars", "200",  # two parts a chapter: none shared, a part for each
         ]  # fmt: skip
         processes = [
             subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -176,8 +176,10 @@ class _Paper:
                 shown=self.tokens.count(glossary) * self.factor,
                 cached_prefix=total.requests > 0,
             )
+        # Parts as the job plans them, each chapter's own; billed as the conversations go.
+        parts = sum(len(chunks) for chunks in planned)
         done = sum(len(chunk.all_paragraphs) for chunk in chunks)
-        return _Planned(len(chunks), done, chunk_chars, total)
+        return _Planned(parts, done, chunk_chars, total)
 
 
 def _between(careful: ChunkBill, whole: ChunkBill, spread: float) -> ChunkBill:

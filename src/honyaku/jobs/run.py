@@ -11,9 +11,10 @@ two drivers do differently: many chapters at once, or one.
 A chapter's lane runs its chunks in order, each read as it stands when its turn comes (the
 rest may have been planned again meanwhile), claiming each before it runs it
 (``chunk_driver``). A chunk another process holds, or takes over, leaves it the chapter.
-Consecutive chapters shorter than a chunk share a lane, and first one conversation
-(``domain.chunking.conversations``); then each goes on as a chapter's lane would, with what
-that conversation left. A worker's run, one chapter of a queued job, has a lane of its own.
+Consecutive chapters shorter than a chunk (and the first chunk of the chapter after them)
+share a lane, and first one conversation (``domain.chunking.conversations``); then each goes
+on as a chapter's lane would, with what that conversation left. A worker's run, one chapter
+of a queued job, has a lane of its own.
 
 A chapter whose parts failed is not done yet: in rounds, what failed is tried again, each
 part split in halves so that what fails is isolated, down to a single paragraph; what still
