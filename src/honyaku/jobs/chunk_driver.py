@@ -194,6 +194,7 @@ class ChunkDriver:
         return None
 
     async def _together(self, claims: Sequence[Claim]) -> AsyncIterator[JobEvent]:
+        """The claimed chunks' conversation, each chapter a section of it; each chunk's end."""
         records = self.deps.records
         works = [await records.work(claim, self.job, self.to_do) for claim in claims]
         sections = []
@@ -202,15 +203,17 @@ class ChunkDriver:
                 yield event
             if section := self._chunk(claim, chapter, work):
                 sections.append(section)
-        finished, left, seen = None, set[str](), JobCost()
+        finished, seen = None, JobCost()
+        left: set[str] = set()
         if sections:
             chunk = replace(sections[0], joined=tuple(sections[1:]))
             context = self._context(chunk, tuple(claim.token for claim in claims))
             async for event in run_chunk(context, self._talk(context), chunks_in_chapter=1):
                 seen += cost_change(event) or JobCost()
-                if not isinstance(event, ChunkFinished):
+                if isinstance(event, ChunkFinished):
+                    finished = event
+                else:
                     yield event
-                finished = event if isinstance(event, ChunkFinished) else finished
             left = {*context.workflow.missing_ids, *context.workflow.missing_titles}
         for claim, (_, work, _) in zip(claims, works, strict=True):
             mine = {p.id for p in work} | {claim.item.planned.chapter_id}

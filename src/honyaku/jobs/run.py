@@ -154,10 +154,12 @@ class JobRun:
     async def _together(self, numbers: list[int]) -> AsyncIterator[JobEvent]:
         """The first chunks waiting to run of the chapters ``numbers``, as they stand now,
         claimed and run in one conversation: up to one that is not its chapter's last."""
-        claims = []
+        claims: list[Claim] = []
         for number in numbers:
             item = await self.records.next_item(number, 0)
             if item is None or item.status is not ChunkStatus.PENDING:
+                if claims:
+                    break  # the chapters after this one are not next to those claimed
                 continue
             if isinstance(claim := await self.claims.take(item.pk), Claim):
                 claims.append(claim)
@@ -170,8 +172,9 @@ class JobRun:
         model = await self.models.model(0)
         assert model is not None
         driver = ChunkDriver(self.deps, model, self.job, self.book, self.to_do)
+        run = driver.run(claims[0]) if len(claims) == 1 else driver.run_together(claims)
         try:
-            async for event in driver.run_together(claims):
+            async for event in run:
                 yield event
         except SpendingCapReached as reached:
             self.capped = reached
