@@ -10,9 +10,10 @@ as context, the text that translation was made for and the translation
 (``STALE_LINE_PREFIX``); a renamed chapter's title likewise. Nothing else ever uses the
 ``[ID: `` marker.
 
-Consecutive chapters shorter than a chunk share one conversation (``conversations``): the
-chunk of the first carries the others (``Chunk.joined``), each rendered after its own
-``chapter_id`` line, so that every title goes under its chapter's id.
+Consecutive chapters shorter than a chunk share one conversation with each other and the first
+chunk of the chapter after them (``conversations``): the chunk of the first carries the others
+(``Chunk.joined``), each rendered after its own ``chapter_id`` line, so that every title goes
+under its chapter's id.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class Chunk:
     shows_title: bool
     """The chapter's first chunk carries the title to translate."""
     joined: tuple[Chunk, ...] = ()
-    """The short chapters after this one that share its conversation, each whole."""
+    """The chapters after this one that share its conversation: short ones, whole, and
+    perhaps the first chunk of the one after them."""
 
     @property
     def paragraph_ids(self) -> tuple[str, ...]:
@@ -85,7 +87,8 @@ def conversations(chapters: Sequence[Opening | int], max_chars: int) -> list[lis
     """Chapters in order (each its first chunk waiting to run, or only its number where that
     chunk cannot be shared) grouped by the conversation they share: consecutive chapters
     whose work is one short chunk, up to ``max_chars`` and ``MAX_JOINED_CHAPTERS``, then the
-    first chunk of the next; chapters of a few lines (``TINY_SHARE``) whatever its size."""
+    first chunk of the next; a group of a few lines (``TINY_SHARE``) with the next chapter's
+    first chunk whatever its size."""
     groups: list[list[int]] = []
     size: int | None = None
     """The characters of the last group, while another chapter may follow it."""
