@@ -157,5 +157,14 @@ def tool_results(jobs: JobStore, book_id: str, name: str) -> list[dict]:
     ]
 
 
+def first_messages(server: FakeLLMServer) -> list[str]:
+    """Each conversation's first user message, in the order the conversations began."""
+    return [
+        body["messages"][1]["content"]
+        for body in server.requests
+        if [m["role"] for m in body["messages"]] == ["system", "user"]
+    ]
+
+
 def retries(events: list[JobEvent]) -> list[Retry]:
     return [e.event for e in events if isinstance(e, ChunkEvent) and isinstance(e.event, Retry)]

@@ -19,7 +19,14 @@ from honyaku.jobs.glossary_prompts import GLOSSARY_HEADER, KNOWN_HEADER
 from honyaku.store import ActionKind, GlossaryStore, Stores
 from honyaku.testing import Mistake
 
-from .conftest import connected, engine, run_to_end, stop_after_first_chunk, tool_results
+from .conftest import (
+    connected,
+    engine,
+    first_messages,
+    run_to_end,
+    stop_after_first_chunk,
+    tool_results,
+)
 
 NOVEL = """\
 第一章　王都
@@ -58,15 +65,6 @@ def with_glossary(library, honyaku, novel_id) -> str:
     for entry in ENTRIES:
         asyncio.run(honyaku.glossary.add(novel_id, entry))
     return novel_id
-
-
-def first_messages(server) -> list[str]:
-    """Each chunk's first user message, in the order the chunks were sent."""
-    return [
-        body["messages"][1]["content"]
-        for body in server.requests
-        if [m["role"] for m in body["messages"]] == ["system", "user"]
-    ]
 
 
 def section(message: str, header: str = GLOSSARY_HEADER) -> list[str]:

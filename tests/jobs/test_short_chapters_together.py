@@ -26,7 +26,7 @@ from honyaku.testing import (
     pseudo_translation,
 )
 
-from .conftest import connected, engine, run_to_end, tool_results
+from .conftest import connected, engine, first_messages, run_to_end, tool_results
 
 CHUNK_CHARS = 400
 WORD = "爆弾"
@@ -60,12 +60,10 @@ def stories(library: Library) -> str:
     return library.add_book(draft, source_lang="ja", target_lang="zh-CN")
 
 
-def first_messages(server: FakeLLMServer) -> list[str]:
-    return [
-        body["messages"][1]["content"]
-        for body in server.requests
-        if [m["role"] for m in body["messages"]] == ["system", "user"]
-    ]
+def opening(messages: list[str], header: str) -> str:
+    """The one conversation's first message that begins with ``header``."""
+    [found] = [message for message in messages if message.startswith(header)]
+    return found
 
 
 def run(library: Library, server: FakeLLMServer, book_id: str, protocol: str, **request):
@@ -88,7 +86,7 @@ def test_short_chapters_share_a_conversation_each_title_under_its_own_id(
     opened = first_messages(server)
     assert len(opened) == 4
     book = library.whole_book(stories)
-    [first] = [message for message in opened if message.startswith("Chapters 1–3")]
+    first = opening(opened, "Chapters 1–3")
     assert first.startswith("Chapters 1–3, each after its chapter_id: 7 work paragraph(s).")
     for chapter in book.chapters[:3]:
         assert f"chapter_id: {chapter.id}\ntitle: {chapter.title}\n" in first
@@ -231,7 +229,7 @@ def test_a_title_page_goes_with_the_first_part_of_the_chapter_after_it(
     opened = first_messages(server)
     assert len(opened) == 2
     book = library.whole_book(book_id)
-    [first] = [message for message in opened if message.startswith("Chapters 1–2")]
+    first = opening(opened, "Chapters 1–2")
     assert f"chapter_id: {book.chapters[1].id}\ntitle: {book.chapters[1].title}" in first
     assert all(c.translated_title == pseudo_translation(c.title) for c in book.chapters)
     assert all(p.translation for c in book.chapters for p in c.paragraphs)
