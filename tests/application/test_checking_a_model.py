@@ -2,8 +2,9 @@
 
 Against the fake model server over real HTTP, as it behaves like real servers: tools native,
 ignored or refused, a key refused, a server error, nobody listening; and as an attacker would
-use it: a variable that holds no key, a saved key asked to go elsewhere, a redirect, a server
-that refuses everything.
+use it: a variable no terminal named, a saved key asked to go elsewhere, a redirect, a server
+that refuses everything. (A listener on another port hears no secret whatever is asked:
+``tests/web/test_keys_go_only_where_saved.py``.)
 """
 
 from __future__ import annotations
@@ -35,12 +36,18 @@ def profile(server_url: str, **more: object) -> ModelProfile:
     )
 
 
+def declared(honyaku: Honyaku, saved: ModelProfile) -> ModelProfile:
+    """``saved`` as ``honyaku models add`` saves it: its key variable named at a terminal."""
+    return asyncio.run(honyaku.models.save(saved, declared=True))
+
+
 def test_a_model_that_calls_tools_natively_is_reachable_takes_the_key_and_calls_tools(
     honyaku: Honyaku, stores: Stores, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("FAKE_KEY", "right")
     with FakeLLMServer(api_key="right") as server:
-        found = asyncio.run(honyaku.models.check(profile(server.url, api_key_env="FAKE_KEY")))
+        saved = declared(honyaku, profile(server.url, api_key_env="FAKE_KEY"))
+        found = asyncio.run(honyaku.models.check(saved))
         sent = len(server.requests)
 
     assert (found.reachable, found.key_accepted, found.native_tools) == (True, True, True)
@@ -70,7 +77,8 @@ def test_a_refused_key_is_said_and_the_key_never_shown(
 ):
     monkeypatch.setenv("FAKE_KEY", "sk-wrong-secret")
     with FakeLLMServer(api_key="right") as server:
-        found = asyncio.run(honyaku.models.check(profile(server.url, api_key_env="FAKE_KEY")))
+        saved = declared(honyaku, profile(server.url, api_key_env="FAKE_KEY"))
+        found = asyncio.run(honyaku.models.check(saved))
 
     assert (found.reachable, found.key_accepted) == (True, False)
     assert not found.works
@@ -80,7 +88,8 @@ def test_a_refused_key_is_said_and_the_key_never_shown(
 
 def test_a_key_variable_that_is_not_set_is_said_before_any_request(honyaku: Honyaku):
     with FakeLLMServer() as server:
-        found = asyncio.run(honyaku.models.check(profile(server.url, api_key_env="NOT_SET_KEY")))
+        saved = declared(honyaku, profile(server.url, api_key_env="NOT_SET_KEY"))
+        found = asyncio.run(honyaku.models.check(saved))
         sent = len(server.requests)
 
     assert found.problem == "the environment variable NOT_SET_KEY is not set"
@@ -148,14 +157,17 @@ def test_unreachable_addresses_are_told_in_one_neutral_line(honyaku: Honyaku):
     assert not any(f.reachable or f.works for f in found)
 
 
-def test_the_check_sends_no_variable_that_is_not_a_key(
+def test_the_check_sends_no_variable_no_terminal_named(
     honyaku: Honyaku, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("HONYAKU_HOME", "/home/someone/secret-place")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_not-for-a-model-server")
     with FakeLLMServer() as server:
-        with pytest.raises(ConfigError, match="HONYAKU_HOME does not look like a key variable"):
-            asyncio.run(honyaku.models.check(profile(server.url, api_key_env="HONYAKU_HOME")))
-        with pytest.raises(ConfigError, match="PATH does not look like a key variable"):
+        for variable in ("HONYAKU_HOME", "GITHUB_TOKEN"):
+            found = asyncio.run(honyaku.models.check(profile(server.url, api_key_env=variable)))
+            assert found.problem
+            assert f"name ${variable} for http://127.0.0.1:" in found.problem
+        with pytest.raises(ConfigError, match=r"read only for the servers a terminal named"):
             asyncio.run(honyaku.models.save(profile(server.url, api_key_env="PATH")))
         sent = len(server.requests)
 
@@ -177,12 +189,15 @@ def test_a_variable_declared_in_a_terminal_is_a_key_variable_for_its_server(
 def test_a_saved_key_is_sent_to_no_other_server(honyaku: Honyaku, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-the-real-one")
     with FakeLLMServer(api_key="sk-the-real-one") as real, FakeLLMServer() as listener:
-        asyncio.run(honyaku.models.save(profile(real.url, api_key_env="DEEPSEEK_API_KEY")))
-        elsewhere = profile(listener.url, api_key_env="DEEPSEEK_API_KEY")
-        with pytest.raises(ConfigError, match="goes to no other server"):
-            asyncio.run(honyaku.models.check(elsewhere))
-        with pytest.raises(ConfigError, match="goes to no other server"):
-            asyncio.run(honyaku.models.save(elsewhere.model_copy(update={"name": "other"})))
+        declared(honyaku, profile(real.url, api_key_env="DEEPSEEK_API_KEY"))
+        for named in ({"api_key_env": "DEEPSEEK_API_KEY"}, {"key_name": "DEEPSEEK_API_KEY"}):
+            elsewhere = profile(listener.url, **named)
+            found = asyncio.run(honyaku.models.check(elsewhere))
+            assert (found.problem or "").startswith(
+                ("an environment variable is read only", "the key DEEPSEEK_API_KEY goes only to")
+            )
+            with pytest.raises(ConfigError):
+                asyncio.run(honyaku.models.save(elsewhere.model_copy(update={"name": "other"})))
         heard = len(listener.requests)
 
     assert heard == 0
@@ -201,7 +216,8 @@ def test_a_redirect_is_not_followed_and_the_key_stays_home(
         routes = [Route("/v1/chat/completions", moved, methods=["POST"])]
         with BackgroundServer(Starlette(routes=routes)) as redirecting:
             url = f"{redirecting.origin}/v1"
-            found = asyncio.run(honyaku.models.check(profile(url, api_key_env="REDIRECTED_KEY")))
+            saved = declared(honyaku, profile(url, api_key_env="REDIRECTED_KEY"))
+            found = asyncio.run(honyaku.models.check(saved))
         heard = len(elsewhere.requests)
 
     assert heard == 0

@@ -111,9 +111,9 @@ def test_a_saved_profiles_key_and_prices_are_never_looked_up_on_the_event_loop(
     looked_up: dict[str, set[int]] = {"key": set(), "prices": set()}
 
     def recorded(what: str, look_up: Callable[..., Any]) -> Callable[..., Any]:
-        def on_its_thread(*args: Any) -> Any:
+        def on_its_thread(*args: Any, **named: Any) -> Any:
             looked_up[what].add(threading.get_ident())
-            return look_up(*args)
+            return look_up(*args, **named)
 
         return on_its_thread
 

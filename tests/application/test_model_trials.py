@@ -43,7 +43,9 @@ def book_id(honyaku: Honyaku) -> str:
     return honyaku.stores.library.add_book(draft, source_lang="ja", target_lang="zh-CN")
 
 
-def save(honyaku: Honyaku, name: str, server: FakeLLMServer, **more: Any) -> str:
+def save(
+    honyaku: Honyaku, name: str, server: FakeLLMServer, *, declared: bool = False, **more: Any
+) -> str:
     profile = ModelProfile(
         name=name,
         model="fake-translator",
@@ -53,7 +55,7 @@ def save(honyaku: Honyaku, name: str, server: FakeLLMServer, **more: Any) -> str
         output_price=4.0,
         **more,
     )
-    asyncio.run(honyaku.models.save(profile))
+    asyncio.run(honyaku.models.save(profile, declared=declared))
     return name
 
 
@@ -221,7 +223,7 @@ def test_a_model_whose_key_is_missing_stops_the_trial_before_anything_is_copied(
 ) -> None:
     monkeypatch.delenv("HONYAKU_TRIAL_KEY", raising=False)
     with FakeLLMServer() as server:
-        save(honyaku, "keyed", server, api_key_env="HONYAKU_TRIAL_KEY")
+        save(honyaku, "keyed", server, declared=True, api_key_env="HONYAKU_TRIAL_KEY")
         save(honyaku, "open", server)
 
         with pytest.raises(ConfigError, match="HONYAKU_TRIAL_KEY"):

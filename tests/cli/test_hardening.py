@@ -47,7 +47,7 @@ def test_an_unset_key_variable_is_one_line_before_any_request(fake_model):
     )  # fmt: skip
 
     assert done.returncode == 2
-    assert "NO_SUCH_VAR: that environment variable is not set" in done.stderr
+    assert "the environment variable NO_SUCH_VAR is not set" in done.stderr
     assert fake_model.requests == []
 
 
@@ -79,7 +79,8 @@ def test_a_refused_key_during_the_protocol_probe_is_not_taken_for_a_model_withou
     with FakeGeminiServer(api_key="the-right-key") as server:
         done = honyaku(
             "translate", book, "--model", "gemini-fake", "--provider", "gemini",
-            "--base-url", server.url, "--protocol", "auto", check=False,
+            "--base-url", server.url, "--api-key-env", "GEMINI_API_KEY", "--protocol", "auto",
+            check=False,
         )  # fmt: skip
 
     assert done.returncode == 1

@@ -263,3 +263,77 @@ def test_an_environment_variable_of_the_keys_name_wins_and_an_explicit_one_over_
             "--retranslate",
         )  # fmt: skip
         assert "key from $EXPLICIT_KEY" in explicit.stdout
+
+
+PASTED = "sk-proj-Pasted1nto2theName3field4Q"
+
+
+def test_a_key_pasted_as_a_name_is_refused_at_every_terminal_entry_and_kept_nowhere(
+    home: Path, key_store: Path, fake_model: FakeLLMServer
+):
+    book = imported(RASHOMON)
+    add = ("models", "add", "pasted", "--model", "m", "--base-url", fake_model.url)
+
+    # When the key itself is typed where a key's name or a variable's name goes
+    refused = [
+        honyaku(*add, "--key", PASTED, check=False),
+        honyaku(*add, "--api-key-env", PASTED, check=False),
+        honyaku(*add, "--endpoint", f",{PASTED}", check=False),
+        honyaku("keys", "set", PASTED, typed=PASTED, check=False),
+        honyaku("keys", "remove", PASTED, check=False),
+        honyaku("translate", book, "--model", "m", "--base-url", fake_model.url,
+                "--api-key-env", PASTED, check=False),
+    ]  # fmt: skip
+
+    # Then each is one line that says where the key goes, and never repeats it
+    for done in refused:
+        assert done.returncode != 0
+        assert "the key itself goes into the key store" in done.stderr
+        assert done.stderr.count("\n") == 1
+        assert PASTED not in done.stdout + done.stderr
+    # And it is in no file of the home (the database's write-ahead log too), nor kept
+    assert fake_model.requests == []
+    assert not key_store.exists()
+    for path in home.rglob("*"):
+        assert PASTED.encode() not in _contents(path), path
+
+
+def test_a_key_an_http_header_cannot_carry_is_refused_as_typed_and_as_read(
+    key_store: Path, fake_model: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+):
+    typed = honyaku("keys", "set", "DEEPSEEK_API_KEY", typed="sk-秘密ABCDEFGHIJ\n", check=False)
+    monkeypatch.setenv("ODD_KEY", "sk-clé-ABCDEFGHIJ")
+    book = imported(RASHOMON)
+    read = honyaku(
+        "translate", book, "--model", "m", "--base-url", fake_model.url,
+        "--api-key-env", "ODD_KEY", check=False,
+    )  # fmt: skip
+
+    assert typed.returncode == read.returncode == EXIT_USER_ERROR
+    assert typed.stderr.startswith("error: a key is printable ASCII")
+    assert "the key in $ODD_KEY is not one word of printable ASCII" in read.stderr
+    for done in (typed, read):
+        assert done.stderr.count("\n") == 1
+        assert "ABCDEFGHIJ" not in done.stdout + done.stderr
+    assert not key_store.exists()
+    assert fake_model.requests == []
+
+
+def test_a_providers_usual_variable_goes_to_its_own_server_and_elsewhere_only_when_named(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    usual = "sk-usual-for-openai-only-8d7c6b5a"
+    monkeypatch.setenv("OPENAI_API_KEY", usual)
+    book = imported(RASHOMON)
+    with FakeLLMServer() as elsewhere:
+        flags = ("--model", "m", "--base-url", elsewhere.url, "--chapters", "1")
+        unnamed = honyaku("translate", book, *flags)
+        heard_unnamed = [h.get("authorization") for h in elsewhere.headers]
+        named = honyaku(
+            "translate", book, *flags, "--api-key-env", "OPENAI_API_KEY", "--retranslate"
+        )
+
+    assert "(no key)" in unnamed.stdout
+    assert not any(usual in (header or "") for header in heard_unnamed)
+    assert "key from $OPENAI_API_KEY" in named.stdout
+    assert f"Bearer {usual}" in {h.get("authorization") for h in elsewhere.headers}

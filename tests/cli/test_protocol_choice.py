@@ -77,6 +77,9 @@ def test_translate_with_gemini_through_its_own_api(home, monkeypatch):
             "gemini",
             "--base-url",
             server.url,
+            # Not Google's own server: its usual variable goes there only when named.
+            "--api-key-env",
+            "GEMINI_API_KEY",
         )
 
         assert any(body.get("tools") for body in server.requests)

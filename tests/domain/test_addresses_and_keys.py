@@ -1,51 +1,12 @@
-"""Where a model's key may go, and what an address may hold and show: a key variable says it
-holds a key or was declared, a saved key goes only to its servers, no address reaches a
-cloud's metadata service, and no address is shown with a key in it."""
+"""What a model's address may hold and show: no address reaches a cloud's metadata service,
+and no address is shown with a key in it. Where a key may go is ``test_key_addresses``."""
 
 from __future__ import annotations
 
 import pytest
 
 from honyaku.domain.addresses import check_base_url, masked_url, printable_url
-from honyaku.domain.model_profile import (
-    check_key_destination,
-    key_destinations,
-    looks_like_key_variable,
-)
 from honyaku.errors import ConfigError
-
-
-@pytest.mark.parametrize("name", ["DEEPSEEK_API_KEY", "HF_TOKEN", "AZURE_CLIENT_SECRET", "my_key"])
-def test_a_variable_named_for_a_key_looks_like_one(name: str):
-    assert looks_like_key_variable(name)
-
-
-@pytest.mark.parametrize("name", ["HOME", "PATH", "HONYAKU_HOME", "KEYBOARD", "USER"])
-def test_a_variable_such_as_home_or_path_is_no_key_variable(name: str):
-    assert not looks_like_key_variable(name)
-
-    with pytest.raises(ConfigError, match=f"\\${name} does not look like a key variable"):
-        check_key_destination(name, "http://127.0.0.1:8801/v1", {})
-
-
-def test_a_variable_a_person_declared_is_a_key_variable_for_its_server():
-    saved = key_destinations([("MY_DEEPSEEK", "https://api.deepseek.com/v1")])
-
-    check_key_destination("MY_DEEPSEEK", "https://api.deepseek.com/beta", saved)
-
-
-def test_a_saved_key_goes_only_to_the_server_it_was_saved_for():
-    saved = key_destinations(
-        [("DEEPSEEK_API_KEY", "https://api.deepseek.com/v1"), ("OPENAI_API_KEY", None)]
-    )
-
-    check_key_destination("OPENAI_API_KEY", None, saved)
-    with pytest.raises(ConfigError, match=r"saved for https://api\.deepseek\.com/v1"):
-        check_key_destination("DEEPSEEK_API_KEY", "http://127.0.0.1:8801/v1", saved)
-    with pytest.raises(ConfigError, match="goes to no other server"):
-        check_key_destination("DEEPSEEK_API_KEY", "http://api.deepseek.com/v1", saved)
-    with pytest.raises(ConfigError, match="the provider's own"):
-        check_key_destination("OPENAI_API_KEY", "http://127.0.0.1:8801/v1", saved)
 
 
 @pytest.mark.parametrize(

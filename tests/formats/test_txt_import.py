@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from honyaku.domain.book import BookDraft
-from honyaku.errors import ConfigError
+from honyaku.errors import UserError
 from honyaku.formats import read_book
 
 BOOKS = Path(__file__).parents[1] / "fixtures" / "books"
@@ -212,14 +213,40 @@ def test_given_a_custom_pattern_when_read_then_its_lines_start_chapters(tmp_path
     assert [c.title for c in book.chapters] == ["◇Episode-A", "◇Episode-B"]
 
 
-def test_given_an_invalid_custom_pattern_when_read_then_a_config_error_names_it(
+def test_given_an_invalid_custom_pattern_when_read_then_one_line_says_why(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "serial.txt"
     path.write_text("本文\n", encoding="utf-8")
 
-    with pytest.raises(ConfigError, match="not a valid regex"):
+    with pytest.raises(UserError, match="the regular expression does not work: missing ]"):
         read_book(path, chapter_pattern="([")
+    with pytest.raises(UserError, match="time proportional to the text") as refused:
+        read_book(path, chapter_pattern=r"^(第)\1")
+    assert "\n" not in str(refused.value)
+
+
+def test_a_backtracking_pattern_reads_a_line_of_79_characters_at_once(tmp_path: Path) -> None:
+    # Given a line of 78 "a" and a "b": Python's re tries every way of splitting the a's
+    # against (a+)+$, 0.28 s at 20 of them, doubling with each (4.3 s at 24, on this machine)
+    path = tmp_path / "serial.txt"
+    path.write_text("序\n" + "a" * 78 + "b\n第一話\n本文。\n", encoding="utf-8")
+
+    started = time.monotonic()
+    book = read_book(path, chapter_pattern="(a+)+$|^第.話$")
+    took = time.monotonic() - started
+
+    assert took < 5  # on RE2, milliseconds; the backtracking engine would take millennia
+    assert [c.title for c in book.chapters][-1] == "第一話"
+
+
+def test_a_custom_pattern_means_what_python_means_by_d_and_s(tmp_path: Path) -> None:
+    path = tmp_path / "serial.txt"
+    path.write_text("序\n＃\u3000１２\n本文。\n", encoding="utf-8")
+
+    book = read_book(path, chapter_pattern=r"^＃\s\d+$")
+
+    assert [c.title for c in book.chapters][-1] == "＃\u3000１２"
 
 
 def test_given_a_part_heading_before_a_chapter_when_read_then_it_leads_the_title(

@@ -51,7 +51,7 @@ def closed_port_url() -> str:
 
 def translate(honyaku: Honyaku, book_id: str, profile: ModelProfile) -> JobFinished:
     async def run() -> JobFinished:
-        await honyaku.models.save(profile)
+        await honyaku.models.save(profile, declared=True)
         model = await honyaku.models.saved(profile.name)
         request = JobRequest(
             book_id=book_id, kind=JobKind.TRANSLATION, concurrency=3, chunk_chars=PART_CHARS
@@ -138,7 +138,7 @@ def test_a_profile_keeps_its_endpoints_and_lists_them_without_keys(honyaku: Hony
         more_endpoints=(Endpoint.parse(",SECOND_KEY"), Endpoint.parse("http://gpu2:8000/v1")),
     )
 
-    asyncio.run(honyaku.models.save(profile))
+    asyncio.run(honyaku.models.save(profile, declared=True))
     [saved] = asyncio.run(honyaku.models.all())
     choice = asyncio.run(honyaku.models.saved("keys"))
 

@@ -1,5 +1,5 @@
 """The key store: the OS keyring through ``keyring``'s API where one is usable, else a file only
-its owner can read; and the one order in which a request's key is found."""
+its owner can read; and the one order in which a request's key is found, where it may go."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from honyaku.domain.key_addresses import KeyBinding
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.llm.keys import KEY_FILE, KEYRING, KeyFile, KeyStore, config_folder, find_key
 
@@ -124,16 +125,21 @@ def test_a_key_kept_in_the_file_before_a_keyring_came_is_still_found_and_moves_w
     assert [k.where for k in store.all()] == [KEYRING]
 
 
+DEEPSEEK = "https://api.deepseek.com/v1"
+OPENAI = "https://api.openai.com/v1"
+USUAL = ("OPENAI_API_KEY",)
+
+
 def test_a_named_environment_variable_wins_and_alone(monkeypatch: pytest.MonkeyPatch):
     KeyStore.of_this_user().set("DEEPSEEK_API_KEY", KEY)
     monkeypatch.setenv("MY_VAR", OTHER)
 
-    found = find_key("MY_VAR", "DEEPSEEK_API_KEY", ("OPENAI_API_KEY",))
+    found = find_key(DEEPSEEK, variable="MY_VAR", name="DEEPSEEK_API_KEY", usual=USUAL)
     assert found is not None
     assert (found.key, found.source) == (OTHER, "$MY_VAR")
     # A named variable that is not set finds nothing: no other key goes in its place
     monkeypatch.delenv("MY_VAR")
-    assert find_key("MY_VAR", "DEEPSEEK_API_KEY", ("OPENAI_API_KEY",)) is None
+    assert find_key(DEEPSEEK, variable="MY_VAR", name="DEEPSEEK_API_KEY", usual=USUAL) is None
 
 
 def test_a_keys_name_is_looked_up_in_the_environment_then_in_the_key_store(
@@ -142,12 +148,12 @@ def test_a_keys_name_is_looked_up_in_the_environment_then_in_the_key_store(
     KeyStore.of_this_user().set("DEEPSEEK_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-never-sent-to-deepseek")
 
-    found = find_key(None, "DEEPSEEK_API_KEY", ("OPENAI_API_KEY",))
+    found = find_key(DEEPSEEK, name="DEEPSEEK_API_KEY", usual=USUAL)
     assert found is not None
     assert (found.key, found.source) == (KEY, "DEEPSEEK_API_KEY in the key store")
 
     monkeypatch.setenv("DEEPSEEK_API_KEY", OTHER)
-    found = find_key(None, "DEEPSEEK_API_KEY", ("OPENAI_API_KEY",))
+    found = find_key(DEEPSEEK, name="DEEPSEEK_API_KEY", usual=USUAL)
     assert found is not None
     assert (found.key, found.source) == (OTHER, "$DEEPSEEK_API_KEY")
 
@@ -157,15 +163,57 @@ def test_a_keys_name_found_nowhere_is_no_key_not_the_providers_usual_one(
 ):
     monkeypatch.setenv("OPENAI_API_KEY", OTHER)
 
-    assert find_key(None, "DEEPSEEK_API_KEY", ("OPENAI_API_KEY",)) is None
-    found = find_key(None, None, ("OPENAI_API_KEY",))
+    assert find_key(OPENAI, name="DEEPSEEK_API_KEY", usual=USUAL) is None
+    found = find_key(OPENAI, usual=USUAL)
     assert found is not None
     assert found.source == "$OPENAI_API_KEY"
 
 
+def test_a_usual_variable_goes_to_its_providers_server_only(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("OPENAI_API_KEY", OTHER)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+    assert find_key("http://127.0.0.1:8801/v1", usual=USUAL) is None
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8801/v1")
+    assert find_key("http://127.0.0.1:8801/v1", usual=USUAL) is not None
+
+
+def test_a_profiles_key_is_found_only_for_the_servers_it_is_bound_to(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    KeyStore.of_this_user().set("DEEPSEEK_API_KEY", KEY)
+    monkeypatch.setenv("DEEPSEEK_API_KEY", OTHER)
+    monkeypatch.setenv("GITHUB_TOKEN", OTHER)
+    bound = [KeyBinding("DEEPSEEK_API_KEY", "https://api.deepseek.com:443", False)]
+
+    # Bound by a profile of the workbench: the key store's key, never the variable
+    found = find_key(DEEPSEEK, name="DEEPSEEK_API_KEY", bound=bound)
+    assert found is not None
+    assert found.source == "DEEPSEEK_API_KEY in the key store"
+    with pytest.raises(ConfigError, match=r"goes only to https://api\.deepseek\.com"):
+        find_key("http://127.0.0.1:8801/v1", name="DEEPSEEK_API_KEY", bound=bound)
+    with pytest.raises(ConfigError, match="read only for the servers a terminal named it for"):
+        find_key(DEEPSEEK, variable="GITHUB_TOKEN", bound=bound)
+    assert find_key(DEEPSEEK, name="GITHUB_TOKEN", bound=bound) is None
+    # Named at a terminal for that server, the variable is read there
+    named = [KeyBinding("DEEPSEEK_API_KEY", "https://api.deepseek.com:443", True)]
+    found = find_key(DEEPSEEK, name="DEEPSEEK_API_KEY", bound=named)
+    assert found is not None
+    assert found.source == "$DEEPSEEK_API_KEY"
+
+
+def test_a_found_key_that_a_header_cannot_carry_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setenv("MY_VAR", "sk-秘密ABCDEFGHIJ")
+    with pytest.raises(ConfigError, match=r"the key in \$MY_VAR is not one word") as refused:
+        find_key(DEEPSEEK, variable="MY_VAR")
+    assert "ABCDEFGHIJ" not in str(refused.value)
+
+
 def test_a_found_key_never_shows_in_its_repr():
     KeyStore.of_this_user().set("DEEPSEEK_API_KEY", KEY)
-    found = find_key(None, "DEEPSEEK_API_KEY")
+    found = find_key(DEEPSEEK, name="DEEPSEEK_API_KEY")
     assert found is not None
     assert KEY not in repr(found)
 

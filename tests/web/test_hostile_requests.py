@@ -6,6 +6,7 @@ by another site, requests without the token on loopback, nulls and empty books t
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urljoin, urlsplit
 
 import httpx2
 import pytest
@@ -86,6 +88,50 @@ def test_a_catastrophic_regex_does_not_hold_the_server(workbench: Workbench):
     assert preview.status_code == 200, preview.text
     assert preview.json() == []
     assert [answer.status_code for answer in meanwhile] == [200, 200, 200]
+
+
+def test_a_catastrophic_chapter_pattern_at_import_does_not_hold_the_server(
+    workbench: Workbench,
+):
+    # Given a text file with a line of 78 "a" and a "b" (a chapter heading is at most 80
+    # characters): Python's re took 0.24 s on 22 of them, doubling with each one more
+    text = "序\n\n" + "a" * 78 + "b\n\n第一話\n\n本文。\n"
+    files = {"file": ("serial.txt", text.encode())}
+    data = {"chapter_pattern": CATASTROPHIC + "|^第.話$", "again": "true"}
+
+    # When it is imported with (a+)+$ as its chapter pattern while another person lists books
+    token = workbench.client.headers
+    with (
+        ThreadPoolExecutor(1) as pool,
+        httpx2.Client(base_url=workbench.url, headers=token, timeout=ANSWER_S) as lister,
+    ):
+        started = time.monotonic()
+        importing = pool.submit(lambda: workbench.client.post("/api/books", files=files, data=data))
+        meanwhile = [lister.get("/api/books") for _ in range(3)]
+        imported = importing.result(timeout=ANSWER_S)
+        took = time.monotonic() - started
+
+    # Then it is imported at once, its chapters found, and the books were listed meanwhile
+    assert imported.status_code == 201, imported.text
+    assert took < ANSWER_S / 4
+    assert [answer.status_code for answer in meanwhile] == [200, 200, 200]
+    book = workbench.api("GET", f"/api/books/{imported.json()['id']}")
+    assert [chapter["title"] for chapter in book["chapter_list"]][-1] == "第一話"
+
+
+@pytest.mark.parametrize("pattern", [r"^(第)\1", "(?<=「)章", "第(?!二)"])
+def test_a_chapter_pattern_only_a_backtracking_engine_runs_is_refused_in_one_line(
+    workbench: Workbench, pattern: str
+):
+    files = {"file": ("serial.txt", "第一章\n本文。\n".encode())}
+
+    refused = workbench.client.post(
+        "/api/books", files=files, data={"chapter_pattern": pattern, "again": "true"}
+    )
+
+    assert refused.status_code == 400
+    assert "time proportional to the text" in refused.json()["detail"]
+    assert "\n" not in refused.json()["detail"]
 
 
 @pytest.mark.parametrize("pattern", [r"(\w)\1", "(?<=「)[^」]+", "彼(?!女)"])
@@ -213,6 +259,52 @@ def test_on_loopback_too_every_request_needs_the_printed_token(workbench: Workbe
     assert with_cookie.status_code == 200
     assert handed.status_code == 303
     assert f"honyaku_token_{workbench.port}={workbench.token}" in handed.headers["set-cookie"]
+
+
+@pytest.mark.parametrize(
+    ("path", "place"),
+    [
+        ("//evil.example/x", "/evil.example/x"),
+        ("/\\evil.example/x", "/evil.example/x"),
+        ("///evil.example/", "/evil.example/"),
+        ("/books/x", "/books/x"),
+    ],
+)
+def test_the_token_in_an_address_never_sends_the_browser_to_another_host(
+    workbench: Workbench, path: str, place: str
+):
+    # An address with two slashes was sent back as //evil.example/x: another host to a browser
+    origin = workbench.url.rstrip("/")
+    with socket.create_connection(("127.0.0.1", workbench.port), timeout=10) as connection:
+        connection.sendall(
+            f"GET {path}?token={workbench.token}&a=1 HTTP/1.1\r\n"
+            f"Host: 127.0.0.1:{workbench.port}\r\nConnection: close\r\n\r\n".encode()
+        )
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head = answer.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+    location = next(
+        line.split(":", 1)[1].strip() for line in head if line.lower().startswith("location:")
+    )
+
+    assert head[0].split()[1] == "303"
+    assert location == f"{place}?a=1"
+    assert urlsplit(urljoin(origin + "/", location)).netloc == urlsplit(origin).netloc
+
+
+def test_the_api_is_described_at_openapi_json_and_no_page_loads_scripts_from_elsewhere(
+    workbench: Workbench,
+):
+    described = workbench.client.get("/openapi.json")
+    # Swagger UI and ReDoc load their scripts from a CDN the workbench's own policy blocks:
+    # they rendered blank, so they are not served
+    pages = [workbench.client.get(path) for path in ("/docs", "/redoc")]
+
+    assert described.status_code == 200
+    assert described.json()["info"]["title"] == "honyaku"
+    assert [page.status_code for page in pages] == [404, 404]
+    assert not any("cdn.jsdelivr.net" in page.text for page in pages)
 
 
 def test_no_token_serves_loopback_as_before_and_says_so_in_the_terminal(tmp_path):

@@ -13,9 +13,11 @@ settings.py     a book's settings, and which calls about it need the person's ye
 plans.py        the translator's plan: tasks by book and day, done or not
 search.py       search across a book, replace in its translations
 chats.py        chats with the assistant
+trials.py       models tried on a sample of a book, compared, judged blind, one taken
 questions.py    questions of queued jobs, waiting for a person
 queue.py        whether jobs go on the job queue, and the workers that run them
 database.py     the database's schema: its revision, and bringing it up to date
+heavy_work.py   the threads CPU-heavy work runs on, apart from the event loop's and the database's
 
 Front ends import from here what they show (the stores' records, the model choices); they
 never reach the stores or the model servers themselves.

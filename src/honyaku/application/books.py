@@ -9,6 +9,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from honyaku.application.heavy_work import run_heavy
 from honyaku.domain.book import Book, BookDraft, Paragraph, paragraph_text
 from honyaku.domain.failures import Coverage, Left
 from honyaku.domain.languages import guess_language, is_language_tag, normalize_language
@@ -107,6 +108,16 @@ class Books:
     async def resolve(self, ref: str) -> str:
         """The id of the book ``ref`` names: its id, or an unambiguous prefix of it."""
         return await asyncio.to_thread(self._library.resolve, ref)
+
+    async def check_visible(self, book_id: str) -> None:
+        """Refuse, as no book at all, a trial's copy: it is its trial's, and nobody else's to
+        read, change or delete."""
+        if await asyncio.to_thread(self._library.trial_of, book_id) is not None:
+            raise NotFoundError("no book with id {book_id!r}", book_id=book_id)
+
+    async def shown_as(self, book_id: str) -> str:
+        """The book a translator knows ``book_id`` as: a trial's copy is its trial's book."""
+        return await asyncio.to_thread(self._library.trial_of, book_id) or book_id
 
     async def info(self, book_id: str) -> Book:
         """The book's title, languages and settings, without its chapters."""
@@ -216,12 +227,15 @@ class Books:
                 ruby=ruby,
             )
 
-        await asyncio.to_thread(export)
+        await run_heavy(export)
 
     async def delete(self, book_id: str) -> None:
-        """Remove the book and all that belongs to it; refused while a job works on it."""
+        """Remove the book and all that belongs to it (its trials' copies too); refused while
+        a job works on it, and for a trial's copy, which goes with its book."""
 
         def delete() -> None:
+            if self._library.trial_of(book_id) is not None:
+                raise NotFoundError("no book with id {book_id!r}", book_id=book_id)
             for job in self._stores.jobs.for_book(book_id):
                 if job.shown_status is JobStatus.RUNNING:
                     raise UserError("job {job} is running on this book: stop it first", job=job.id)

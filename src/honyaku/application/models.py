@@ -3,9 +3,10 @@ page makes (a saved profile, flags that override it, or a model by its own name)
 
 A profile is checked once, where it is made (``ModelProfile``: prices all or none, an address
 without secrets, a key's or a key variable's name), and again against what honyaku can connect
-to. Made or checked where a person did not declare it at the terminal (the web), its keys go
-only where ``check_key_destination`` lets them: the servers they were saved for, from
-variables that say they hold keys. A profile whose owner typed no prices is priced from
+to. Saved, it binds its keys to its servers, and they go nowhere else
+(``domain.key_addresses``): saved in the workbench, only a key bound nowhere yet or to these
+servers already, and no environment variable a terminal did not name. A profile whose owner
+typed no prices is priced from
 genai-prices' list where it knows the model at its server (``llm.price_list``); estimates,
 caps and spend use those.
 The demo model needs no profile: it is free, so a spending cap never stops it.
@@ -14,11 +15,13 @@ The demo model needs no profile: it is free, so a spending cap never stops it.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 
-from honyaku.domain.model_profile import ModelProfile, check_key_destination, key_destinations
+from honyaku.domain.key_addresses import KeyAddresses
+from honyaku.domain.model_profile import ModelProfile
 from honyaku.domain.pricing import Prices
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.llm.model_check import ModelCheck, check_model
@@ -85,39 +88,52 @@ class Models:
 
     async def save(self, profile: ModelProfile, *, declared: bool = False) -> ModelProfile:
         """Add the profile, or replace the one of the same name; its server, protocol and
-        key's name or variable, never a key. ``declared``: a person typed it in a terminal, so
-        its key variable may be any, and go to any server."""
-        (await self.choice_of(profile)).check()
-        if not declared:
-            await self._check_keys(profile)
-        await asyncio.to_thread(self._profiles.save, profile)
+        key's name or variable, never a key. Its keys are bound to its servers. ``declared``:
+        a person typed it in a terminal, so its keys may go to any server they typed, and the
+        environment variables they named are read for it."""
+        choice = await self.choice_of(profile)
+        choice.check()
+
+        def save() -> None:
+            known = KeyAddresses(self._profiles.key_bindings(), os.environ)
+            routes = choice.key_routes()
+            for route in routes:
+                known.check_binding(route, declared=declared)
+            self._profiles.save(profile, known.bindings(routes, declared=declared))
+
+        await asyncio.to_thread(save)
         return profile
 
     async def check(self, profile: ModelProfile) -> ModelCheck:
         """Ask the profile's model once (saved or not): is its server there, does it take
-        the key, does it call tools natively? An ``auto`` profile's answer is kept for jobs."""
-        await self._check_keys(profile)
+        the key, does it call tools natively? An ``auto`` profile's answer is kept for jobs.
+        Its key goes only where a saved profile bound it (``domain.key_addresses``)."""
         return await check_model(await self.choice_of(profile), self._learned)
 
     async def choice_of(self, profile: ModelProfile) -> ModelChoice:
         """The profile's model, priced (``ModelChoice.from_profile``), with the fallbacks it
-        names; refused if one of them is not saved."""
+        names, its keys going only where saved profiles bound them; refused if one of its
+        fallbacks is not saved."""
 
         def choice() -> ModelChoice:
-            return ModelChoice.from_profile(profile, self._profiles.fallbacks_of(profile))
+            fallbacks = self._profiles.fallbacks_of(profile)
+            bound = self._profiles.key_bindings()
+            return ModelChoice.from_profile(profile, fallbacks, key_bindings=bound)
 
         # The price list takes half a second to load, the first time: off the event loop.
         return await asyncio.to_thread(choice)
 
     async def with_fallbacks(self, choice: ModelChoice, names: Sequence[str]) -> ModelChoice:
         """``choice``, its fallbacks the saved profiles ``names`` instead of its own."""
-        fallbacks = [await self.get(name) for name in names]
-        if choice.profile in names:
+        if choice.profile in names or (choice.profile is None and choice.model in names):
             raise ConfigError("a model cannot be its own fallback")
-        chosen = await asyncio.to_thread(
-            lambda: tuple(ModelChoice.from_profile(profile) for profile in fallbacks)
-        )
-        return replace(choice, fallbacks=chosen)
+        fallbacks = [await self.get(name) for name in names]
+
+        def chosen() -> tuple[ModelChoice, ...]:
+            bound = self._profiles.key_bindings()
+            return tuple(ModelChoice.from_profile(p, key_bindings=bound) for p in fallbacks)
+
+        return replace(choice, fallbacks=await asyncio.to_thread(chosen))
 
     async def prices(self, profile: ModelProfile) -> ProfilePrices | None:
         """What the profile's model costs, as its owner typed it, else as the price list has
@@ -141,23 +157,6 @@ class Models:
         saved. ``None`` for a model or a server the list does not know."""
         choice = ModelChoice(model, base_url, provider=provider, service_tier=service_tier)
         return await asyncio.to_thread(choice.listed_prices)
-
-    async def _check_keys(self, profile: ModelProfile) -> None:
-        """Refuse a key that would go where it was not saved for, or come from a variable
-        that holds no key."""
-
-        def check() -> None:
-            # Off the event loop: a key may be looked up in a keyring, prices in their list.
-            saved = key_destinations(
-                (endpoint.key_variable, endpoint.endpoint)
-                for known in self._profiles.all()
-                for endpoint in ModelChoice.from_profile(known).each_endpoint()
-            )
-            for endpoint in ModelChoice.from_profile(profile).each_endpoint():
-                if endpoint.key_variable and (endpoint.api_key_env or endpoint.api_key):
-                    check_key_destination(endpoint.key_variable, endpoint.endpoint, saved)
-
-        await asyncio.to_thread(check)
 
     async def remove(self, name: str) -> None:
         await asyncio.to_thread(self._profiles.remove, name)
@@ -218,6 +217,9 @@ class Models:
         if base_url or api_key_env:
             # One endpoint named on the command line stands for all the profile's.
             saved = replace(saved, more_endpoints=())
+        if api_key_env:
+            # A key named on the command line goes where that command sends it.
+            saved = replace(saved, key_bindings=None)
         return replace(
             saved,
             base_url=base_url or saved.base_url,

@@ -10,11 +10,13 @@ in the order the trial's seed shuffles (``domain.trial.blind_order``), no name s
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from honyaku.application.heavy_work import run_heavy
 from honyaku.application.jobs import Jobs
 from honyaku.application.models import Models
 from honyaku.domain.book import Book, BookDraft, ChapterDraft, TranslationKind
@@ -29,7 +31,7 @@ from honyaku.domain.trial import (
     sample_chapters,
 )
 from honyaku.domain.workflow import JobKind
-from honyaku.errors import NotFoundError, UserError
+from honyaku.errors import ConfigError, NotFoundError, UserError
 from honyaku.jobs import JobProgress, JobRequest
 from honyaku.store import Stores
 from honyaku.store.jobs import ACTIVE, JobStatus
@@ -75,6 +77,9 @@ class Trials:
         self._stores = stores
         self._jobs = jobs
         self._models = models
+        self._chrf_of: dict[tuple[str, int], tuple[bytes, float | None]] = {}
+        """Each model's chrF++ by trial and position, with the digest of what it scored."""
+        self._scoring: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Lock]] = {}
 
     async def start(
         self,
@@ -92,6 +97,8 @@ class Trials:
         names = list(dict.fromkeys(models))
         if not names:
             raise UserError("name the saved models to try, e.g. --models deepseek,gpt")
+        if await asyncio.to_thread(self._stores.library.trial_of, book_id) is not None:
+            raise NotFoundError("no book with id {book_id!r}", book_id=book_id)
         choices = [
             await self._models.with_fallbacks(await self._models.saved(n), []) for n in names
         ]
@@ -142,12 +149,11 @@ class Trials:
         """Each model's figures, as they stand now."""
         trial = await self.get(trial_id)
         scores = await asyncio.to_thread(self._judged, trial)
-        references = await asyncio.to_thread(self._references, trial)
-        versions = await asyncio.to_thread(self._versions, trial)
+        chrf = await self._chrf(trial)
         results = []
-        for entry, done in zip(trial.entries, versions, strict=True):
+        for entry, score in zip(trial.entries, chrf, strict=True):
             result = await self._result(entry, scores.get(entry.position, Scores()))
-            results.append(replace(result, chrf=_chrf(done, references)))
+            results.append(replace(result, chrf=score))
         judge = trial.judge_job_id
         status = None if judge is None else (await self._jobs.progress(judge)).status
         return Comparison(trial, tuple(results), status)
@@ -157,10 +163,39 @@ class Trials:
         trial = await self.get(trial_id)
         return await asyncio.to_thread(self._side_by_side, trial)
 
+    async def _chrf(self, trial: Trial) -> list[float | None]:
+        """Each model's chrF++ against the translator's versions, in the trial's order:
+        computed off the event loop, once for each state of its versions and the reference,
+        by one request at a time (the others wait for it, then read it)."""
+        references = await asyncio.to_thread(self._references, trial)
+        versions = await asyncio.to_thread(self._versions, trial)
+        loop = asyncio.get_running_loop()
+        lock = self._scoring.get(trial.id)
+        if lock is None or lock[0] is not loop:  # a lock waits on the loop it was made in
+            lock = self._scoring[trial.id] = (loop, asyncio.Lock())
+        async with lock[1]:
+            return await run_heavy(self._scored, trial, versions, references)
+
+    def _scored(
+        self, trial: Trial, versions: list[dict[str, str]], references: dict[str, str]
+    ) -> list[float | None]:
+        found = []
+        for entry, done in zip(trial.entries, versions, strict=True):
+            pairs = [(done[pid], text) for pid, text in references.items() if pid in done]
+            digest = _digest(pairs)
+            kept = self._chrf_of.get((trial.id, entry.position))
+            if kept is None or kept[0] != digest:
+                score = chrf_plus_plus([t for t, _ in pairs], [r for _, r in pairs])
+                kept = self._chrf_of[(trial.id, entry.position)] = (digest, score)
+            found.append(kept[1])
+        return found
+
     async def use(self, trial_id: str, model: str, *, fallbacks: Sequence[str] = ()) -> int:
         """Take ``model``'s versions and chapter titles into the book, selected (its other
         versions are kept) with their quality warnings, and make it the book's model, with
         ``fallbacks``; how many paragraphs it gave."""
+        if model in fallbacks:
+            raise ConfigError("a model cannot be its own fallback")
         trial = await self.get(trial_id)
         entry = trial.entry(model)
         if (await self.compare(trial_id)).running:
@@ -351,9 +386,14 @@ class Trials:
         )
 
 
-def _chrf(done: dict[str, str], references: dict[str, str]) -> float | None:
-    pairs = [(done[pid], text) for pid, text in references.items() if pid in done]
-    return chrf_plus_plus([t for t, _ in pairs], [r for _, r in pairs])
+def _digest(pairs: list[tuple[str, str]]) -> bytes:
+    """What tells one state of a model's versions and their references from another."""
+    digest = hashlib.blake2b(digest_size=16)
+    for version, reference in pairs:
+        for text in (version, reference):
+            encoded = text.encode()
+            digest.update(len(encoded).to_bytes(8, "big") + encoded)
+    return digest.digest()
 
 
 def _tokens(progress: JobProgress) -> TrialTokens:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from honyaku.application.heavy_work import run_heavy
 from honyaku.domain.diff import DiffPart, diff_texts
 from honyaku.errors import NotFoundError
 from honyaku.store import Library, Version
@@ -50,4 +51,5 @@ class Versions:
                     )
             return diff_texts(texts[old_id], texts[new_id])
 
-        return await asyncio.to_thread(diff)
+        # Two long versions take seconds to compare.
+        return await run_heavy(diff)

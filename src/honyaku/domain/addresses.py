@@ -22,14 +22,16 @@ import re
 import socket
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from honyaku.domain.keys import KEY_PREFIXES
 from honyaku.errors import ConfigError
 
 SECRET_WORDS = ("key", "token", "secret", "password", "signature", "sig", "auth", "credential")
 """Parameters with these in their names carry credentials."""
 SECRET_NAMES = frozenset({"code", "k", "pw", "pass"})
 """Parameters with these very names carry credentials (Azure Functions' ``code``)."""
-SECRET_PREFIXES = ("sk-", "sk_", "pk-", "rk-", "aiza", "hf_", "ghp_", "gho_", "xox", "bearer")
-"""How keys of well-known providers begin."""
+SECRET_PREFIXES = tuple(sorted({prefix.lower() for prefix in KEY_PREFIXES} | {"xox", "bearer"}))
+"""How keys of well-known providers begin (``domain.keys``), in any case: an address is no
+variable's name."""
 LONG_SECRET = re.compile(r"(?=.*[0-9])(?=.*[A-Za-z])[A-Za-z0-9_\-.~+/=]{24,}")
 """A long random-looking value, letters and digits mixed: a key more often than not."""
 HIDDEN = "…"
@@ -153,16 +155,22 @@ def same_server(url: str | None, other: str | None) -> bool:
     provider's own), whatever their paths."""
     if url is None or other is None:
         return url is other
-    return _server(url) == _server(other)
+    server = server_of(url)
+    return server is not None and server == server_of(other)
 
 
-def _server(url: str) -> tuple[str, str, int | None] | None:
+def server_of(url: str) -> str | None:
+    """The server a URL reaches, as ``scheme://host:port`` (the port always written, the host
+    in lower case): what a key is bound to, whatever the path. ``None`` for no URL."""
     try:
         parts = urlsplit(url)
-        default = {"http": 80, "https": 443}.get(parts.scheme)
-        return parts.scheme, (parts.hostname or "").rstrip("."), parts.port or default
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+        host = (parts.hostname or "").rstrip(".")
     except ValueError:
         return None
+    if not parts.scheme or not host:
+        return None
+    return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}:{port}"
 
 
 def is_link_local(host: str) -> bool:

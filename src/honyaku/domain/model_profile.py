@@ -2,16 +2,14 @@
 key or the environment variable holding it (never the key), what it costs and how fast it may
 be asked (``domain.pricing``), and how many tokens its context holds.
 
-Where a key may go: a key is read from a variable whose name says it holds one (``…_KEY``,
-``…_TOKEN``, ``…_SECRET``) or that a person declared at the terminal (``honyaku models add
---api-key-env``), never from ``HOME`` or ``PATH``; and once a profile is saved with it, it
-goes only to that profile's servers (``check_key_destination``).
+Where a key may go is ``domain.key_addresses``: once a profile is saved with it, only to
+that profile's servers. A key is never a name: a key's name or a variable's name that looks
+like a key is refused (``domain.keys``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
 from typing import Annotated, Any
 
 from pydantic import (
@@ -26,8 +24,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from honyaku.domain.addresses import check_base_url, printable_url, same_server
-from honyaku.domain.keys import check_key_name
+from honyaku.domain.addresses import check_base_url
+from honyaku.domain.keys import check_key_name, looks_like_key
 from honyaku.domain.pricing import Prices, RateLimits
 from honyaku.errors import ConfigError
 
@@ -51,54 +49,6 @@ PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 # Words the workbench's addresses beside a profile's own use (``/api/models/check``).
 RESERVED_PROFILE_NAMES = ("check", "presets", "prices")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-KEY_VARIABLE_ENDINGS = ("_KEY", "_TOKEN", "_SECRET")
-
-
-def looks_like_key_variable(name: str) -> bool:
-    """Whether a variable's name says it holds a key: ``DEEPSEEK_API_KEY``, ``HF_TOKEN``,
-    ``AZURE_CLIENT_SECRET``; not ``HOME``, ``PATH`` or ``HONYAKU_HOME``."""
-    return name.upper().endswith(KEY_VARIABLE_ENDINGS)
-
-
-def key_destinations(
-    saved: Iterable[tuple[str | None, str | None]],
-) -> dict[str, set[str | None]]:
-    """The servers each key variable was saved for, from the saved profiles' endpoints as
-    (key variable, base URL) pairs (``None``: the provider's own server)."""
-    found: dict[str, set[str | None]] = {}
-    for variable, url in saved:
-        if variable:
-            found.setdefault(variable, set()).add(url)
-    return found
-
-
-def check_key_destination(
-    variable: str, url: str | None, saved: Mapping[str, Collection[str | None]]
-) -> None:
-    """Refuse in one line to send the key in ``variable`` to ``url`` (``None``: the
-    provider's own server) when a profile saved it for other servers, or when its name does
-    not say it holds a key and no profile declared it."""
-    destinations = saved.get(variable)
-    if destinations is None:
-        if not looks_like_key_variable(variable):
-            raise ConfigError(
-                "${variable} does not look like a key variable (a name ending in _KEY, _TOKEN "
-                "or _SECRET): declare it in a terminal with honyaku models add --api-key-env",
-                variable=variable,
-            )
-        return
-    if not any(same_server(url, known) for known in destinations):
-        servers = ", ".join(
-            sorted(
-                printable_url(known) if known else "the provider's own" for known in destinations
-            )
-        )
-        raise ConfigError(
-            "the key in ${variable} is saved for {servers}, and goes to no other server: "
-            "send it elsewhere by saving a profile in a terminal with honyaku models add",
-            variable=variable,
-            servers=servers,
-        )
 
 
 class Endpoint(BaseModel):
@@ -298,6 +248,11 @@ def _checked_url(url: str | None) -> str | None:
 
 
 def _checked_variable(name: str | None) -> str | None:
+    if name is not None and looks_like_key(name):
+        try:
+            check_key_name(name)
+        except ConfigError as exc:
+            raise _problem(str(exc)) from None
     if name is not None and not ENV_NAME.fullmatch(name):
         raise _problem("an environment variable's name, like DEEPSEEK_API_KEY")
     return name

@@ -1,12 +1,8 @@
 """Finding words in a book's text and replacing them, as a translator asks: plain text or a
 regular expression, case-sensitive or not.
 
-Regular expressions run on RE2, which takes time proportional to the text whatever the
-pattern: Python's ``re`` backtracks, so ``(a+)+$`` over a paragraph of thirty ``a`` would hold
-the whole server for minutes. RE2 has no backreferences and no lookaround (those cannot run in
-linear time); a pattern using them is refused in one line. Python's meaning of ``\\d``, ``\\w``
-and ``\\s`` is kept (Unicode digits, letters and spaces, the ideographic space among them),
-where RE2's own are ASCII only, and ``\\Z`` is read as Python reads it.
+Regular expressions run on RE2 (``domain.regular_expressions``), in time proportional to the
+text whatever the pattern.
 
 A replacement yields a paragraph's new text; whether it may be stored is the rule of any
 version written by hand (``book.manual_version_text``).
@@ -18,26 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import re2
-
+from honyaku.domain.regular_expressions import MAX_PATTERN_CHARS, compile_typed
 from honyaku.errors import UserError
 
-MAX_PATTERN_CHARS = 500
-PATTERN_MEMORY_BYTES = 8 * 2**20
-"""What RE2 may spend on one compiled pattern; a larger one is refused as too large."""
+__all__ = ["MAX_PATTERN_CHARS", "SearchPattern", "TextQuery", "replaced", "spans"]
 
-_SPACES = r"\s\p{Z}\x{0b}\x{1c}-\x{1f}\x{85}"
-_PYTHON_CLASSES = {
-    "d": (r"\p{Nd}", r"\p{Nd}"),
-    "D": (r"\P{Nd}", r"\P{Nd}"),
-    "w": (r"[\p{L}\p{N}_]", r"\p{L}\p{N}_"),
-    "W": (r"[^\p{L}\p{N}_]", None),
-    "s": (f"[{_SPACES}]", _SPACES),
-    "S": (f"[^{_SPACES}]", None),
-    "Z": (r"\z", None),
-}
-"""Python's escapes as RE2 spells them: outside a ``[…]`` set, and inside one (``None``: no
-way to write it there)."""
 _TEMPLATE_ESCAPE = re.compile(r"\\(?:g<([^>]*)>|([1-9][0-9]?)|(.)|\Z)", re.DOTALL)
 """In a replacement: ``\\g<name>``, ``\\12``, any other escape, or a ``\\`` at the end."""
 _TEMPLATE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": "\a", "\\": "\\"}
@@ -56,15 +37,10 @@ class TextQuery:
             raise UserError("type something to search for")
         if len(self.pattern) > MAX_PATTERN_CHARS:
             raise UserError("a search is at most {most} characters", most=MAX_PATTERN_CHARS)
-        options = re2.Options()
-        options.log_errors = False  # refused in one line here, not logged on standard error
-        options.case_sensitive = self.case_sensitive
-        options.max_mem = PATTERN_MEMORY_BYTES
-        source = as_re2(self.pattern) if self.regex else re2.escape(self.pattern)
-        try:
-            return SearchPattern(re2.compile(source, options))
-        except re2.error as exc:
-            raise _refusal(exc, self.pattern) from None
+        compiled = compile_typed(
+            self.pattern, case_sensitive=self.case_sensitive, literal=not self.regex
+        )
+        return SearchPattern(compiled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,61 +68,6 @@ def replaced(pattern: SearchPattern, replacement: str, text: str, *, regex: bool
         return "".join(p if isinstance(p, str) else (match.group(p) or "") for p in pieces)
 
     return str(pattern.compiled.sub(expanded, text))
-
-
-def as_re2(pattern: str) -> str:
-    """A Python regular expression in RE2's words, so that it means what Python's ``re`` says:
-    ``\\d``, ``\\w``, ``\\s`` and their opposites over Unicode, ``\\Z`` at the very end."""
-    out: list[str] = []
-    in_set = False
-    at = 0
-    while at < len(pattern):
-        char = pattern[at]
-        if char == "\\" and at + 1 < len(pattern):
-            escaped = pattern[at + 1]
-            outside, inside = _PYTHON_CLASSES.get(escaped, (None, None))
-            if escaped in _PYTHON_CLASSES and in_set and inside is None:
-                raise UserError(
-                    "write \\{escape} outside [ ] in a regular expression", escape=escaped
-                )
-            out.append((inside if in_set else outside) or pattern[at : at + 2])
-            at += 2
-            continue
-        if in_set and pattern.startswith("[:", at) and ":]" in pattern[at:]:
-            end = pattern.index(":]", at) + 2  # a POSIX class, [:alpha:], within the set
-            out.append(pattern[at:end])
-            at = end
-            continue
-        if char == "[" and not in_set:
-            in_set = True
-            start = at + 1 + (pattern.startswith("^", at + 1))
-            if pattern.startswith("]", start):
-                start += 1  # a "]" first in a set is itself
-            out.append(pattern[at:start])
-            at = start
-            continue
-        if char == "]" and in_set:
-            in_set = False
-        out.append(char)
-        at += 1
-    return "".join(out)
-
-
-def _refusal(error: Exception, pattern: str) -> UserError:
-    problem = error.args[0] if error.args else error
-    if isinstance(problem, bytes):
-        problem = problem.decode("utf-8", "replace")
-    problem = str(problem)
-    lookaround = any(op in problem for op in ("(?=", "(?!", "(?<=", "(?<!")) or "(?P=" in pattern
-    backreference = "invalid escape sequence: \\" in problem and problem[-1:].isdigit()
-    if lookaround or backreference:
-        return UserError(
-            "backreferences (\\1) and lookaround ((?=…), (?<=…)) are not supported: a search "
-            "runs in time proportional to the text, whatever the pattern"
-        )
-    if "pattern too large" in problem:
-        return UserError("the regular expression is too large: make it simpler")
-    return UserError("the regular expression does not work: {problem}", problem=problem)
 
 
 def _template(replacement: str, groups: int, names: dict[str, int]) -> list[str | int]:

@@ -40,6 +40,8 @@ def sample_chapters(chapter_chars: Sequence[int], limit: int = SAMPLE_CHARS) -> 
 def align_reference(sample: Book, reference: Sequence[str]) -> dict[str, str]:
     """The reference's paragraphs (blank ones left out) by the id of the sample's work
     paragraph each translates, in order; refused unless there is one for each."""
+    if any("\x00" in text for text in reference):
+        raise UserError("text cannot hold the NUL character (U+0000)")
     texts = [text.strip() for text in reference if text.strip()]
     work = [p.id for chapter in sample.chapters for p in chapter.work_paragraphs]
     if len(texts) != len(work):

@@ -11,6 +11,8 @@ A job that another process runs is followed through the database (``watch_stored
 from __future__ import annotations
 
 import asyncio
+import logging
+import traceback
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -22,6 +24,8 @@ from honyaku.jobs.requests import JobRequest
 from honyaku.jobs.service import JobService
 from honyaku.llm.models import ModelChoice
 from honyaku.store.jobs import ACTIVE, STOPPED_AS_ASKED, JobStatus
+
+log = logging.getLogger("honyaku.jobs")
 
 WATCH_INTERVAL_S = 0.25
 STORED_WATCH_S = 1.0
@@ -111,6 +115,11 @@ async def watch_stored(service: JobService, job_id: str) -> AsyncIterator[JobUpd
         progress = now
 
 
+class UnexpectedJobError(HonyakuError):
+    """What a job's start or its end says of an error honyaku did not expect: its kind only
+    (its message may hold anything, a header's value among it), the rest in the log."""
+
+
 class InProcessLauncher:
     """Jobs run in the background of this process."""
 
@@ -168,6 +177,22 @@ class InProcessLauncher:
             self._ended(followed, JobStatus.INTERRUPTED if stopped else JobStatus.FAILED, str(exc))
             if not opened.done():
                 opened.set_exception(exc)
+        except Exception as exc:
+            # No error of a task nobody awaits may leave its start waiting for ever: whatever
+            # broke (opening the model, an HTTP client refusing a header), the start answers
+            # in one line, and the log keeps the traceback.
+            log.error(
+                "a job stopped on an unexpected %s:\n%s",
+                type(exc).__name__,
+                "".join(traceback.format_tb(exc.__traceback__)),  # not its message: see above
+            )
+            broke = UnexpectedJobError(
+                "the job stopped on an unexpected error ({error}); the log has the details",
+                error=type(exc).__name__,
+            )
+            self._ended(followed, JobStatus.FAILED, str(broke))
+            if not opened.done():
+                opened.set_exception(broke)
 
     def _ended(self, followed: _Followed | None, status: JobStatus, error: str | None) -> None:
         if followed is not None:

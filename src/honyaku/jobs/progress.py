@@ -99,6 +99,7 @@ class JobProgress:
     workers: tuple[str, ...] = ()
     """The processes holding its chunks now, as stored (workers, other terminals)."""
     _started: float | None = None
+    _ended: float | None = None
     _done_at_start: int = 0
     _waiting: dict[Where, tuple[float, float | None]] = field(default_factory=dict)
     """Each chunk's request with the model: when it went, and how long it should take."""
@@ -179,6 +180,8 @@ class JobProgress:
         self.status = status
         self.error = error
         self.running_here = False
+        if self._started is not None and self._ended is None:
+            self._ended = time.monotonic()  # a finished run's time no longer grows
 
     @property
     def tokens(self) -> int:
@@ -192,7 +195,9 @@ class JobProgress:
     @property
     def elapsed_s(self) -> float | None:
         """How long the run followed here has run; ``None`` for a job not running here."""
-        return None if self._started is None else time.monotonic() - self._started
+        if self._started is None:
+            return None
+        return (self._ended or time.monotonic()) - self._started
 
     @property
     def eta_s(self) -> float | None:

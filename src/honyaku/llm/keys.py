@@ -17,9 +17,12 @@ keys in that file on a machine that has a keyring.
 ``find_key`` is how every request's key is found, in order: the environment variable a person
 named (``--api-key-env``); else the name of the profile's key (``--key``) as an environment
 variable, then in the key store; else the provider's usual variables (``OPENAI_API_KEY``…).
-A key named and not found is missing: no other key stands in for it (it would go to another
-provider's server). The key store is opened only for a key named so: a local server that
-needs no key never wakes a locked keyring.
+Each only where it may go (``domain.key_addresses``): a profile's key to the servers it was
+saved for, an environment variable where a terminal named it, a usual variable to its
+provider's own server. A key named and not found is missing: no other key stands in for it
+(it would go to another provider's server). The key store is opened only for a key named so:
+a local server that needs no key never wakes a locked keyring. A key found is printable ASCII
+or refused in one line (``domain.keys.check_found_key``): an HTTP header carries nothing else.
 
 ``keyring`` takes a moment to import and to find its backend: it is imported only when the
 key store is opened, which a key found in the environment never needs.
@@ -37,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from honyaku.domain.keys import check_key_name, check_key_text, key_tail
+from honyaku.domain.key_addresses import KeyAddresses, KeyBinding, KeyRoute
+from honyaku.domain.keys import check_found_key, check_key_name, check_key_text, key_tail
 from honyaku.errors import ConfigError, NotFoundError
 
 if TYPE_CHECKING:
@@ -296,23 +300,41 @@ class FoundKey:
 
 
 def find_key(
-    variable: str | None,
-    name: str | None,
+    address: str,
+    *,
+    variable: str | None = None,
+    name: str | None = None,
     usual: Sequence[str] = (),
+    bound: Sequence[KeyBinding] | None = None,
     store: KeyStore | None = None,
 ) -> FoundKey | None:
-    """The key for a request (see the module's docstring for the order), from this process's
-    environment and ``store`` (by default this user's); ``None`` if there is none."""
+    """The key for a request to ``address`` (see the module's docstring for the order), from
+    this process's environment and ``store`` (by default this user's); ``None`` if there is
+    none that may go there. ``bound``: the servers each key's name was saved for; ``None`` for
+    a key named in the command being run, which goes where that command sends it. A key named
+    that may not go to ``address`` is refused in one line, before it is looked up."""
+    addresses = KeyAddresses(bound or (), os.environ)
     if variable:
-        value = os.environ.get(variable)
-        return FoundKey(value, f"${variable}") if value else None
+        if bound is not None and not addresses.environment_allowed(variable, address):
+            raise addresses.refusal(KeyRoute(address, variable, variable=True))
+        return _found(os.environ.get(variable), f"${variable}")
     if name:
-        if value := os.environ.get(name):
-            return FoundKey(value, f"${name}")
-        if value := (store or KeyStore.of_this_user()).get(name):
-            return FoundKey(value, f"{name} in the key store")
-        return None
+        route = KeyRoute(address, name, variable=False)
+        if bound is not None and (known := addresses.servers(name)) and route.server not in known:
+            raise addresses.refusal(route)
+        readable = bound is None or addresses.environment_allowed(name, address)
+        if readable and (found := _found(os.environ.get(name), f"${name}")):
+            return found
+        key = _found((store or KeyStore.of_this_user()).get(name), f"{name} in the key store")
+        if key is not None and bound is not None and not addresses.store_allowed(name, address):
+            raise addresses.refusal(route)
+        return key
     for each in usual:
-        if value := os.environ.get(each):
-            return FoundKey(value, f"${each}")
+        # A provider's usual variable goes to its provider's server and nowhere else.
+        if os.environ.get(each) and addresses.environment_allowed(each, address):
+            return _found(os.environ[each], f"${each}")
     return None
+
+
+def _found(value: str | None, source: str) -> FoundKey | None:
+    return FoundKey(check_found_key(value, source), source) if value else None

@@ -17,7 +17,6 @@ no more of another machine's ports than whether a model server answered.
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import dataclass
 
 from honyaku.errors import (
@@ -60,11 +59,9 @@ async def check_model(choice: ModelChoice, memory: ModelMemory | None = None) ->
     """Ask the chosen model once; with ``memory``, an ``auto`` profile's verdict is kept."""
     kind = choice.check()
     variable = choice.key_variable
-    if choice.api_key_env and not os.environ.get(choice.api_key_env):
-        problem = f"the environment variable {choice.api_key_env} is not set"
-        return ModelCheck(None, False, None, variable, problem)
     try:
-        # A key may be read from a keyring (over D-Bus, maybe behind an unlock dialog).
+        # A key may be read from a keyring (over D-Bus, maybe behind an unlock dialog). One
+        # that may not go to this server is refused before it is even looked up.
         await asyncio.to_thread(choice.check_key)
         found = await asyncio.to_thread(lambda: choice.found_key)
     except ConfigError as exc:

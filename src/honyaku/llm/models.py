@@ -27,7 +27,8 @@ from enum import StrEnum
 from typing import Protocol
 
 from honyaku.domain.addresses import check_base_url, printable_url
-from honyaku.domain.keys import missing_key
+from honyaku.domain.key_addresses import KeyBinding, KeyRoute, usual_key
+from honyaku.domain.keys import check_key_name, missing_key
 from honyaku.domain.model_profile import Endpoint, ModelProfile
 from honyaku.domain.pace import Pace
 from honyaku.domain.pricing import Prices, RateLimits
@@ -113,13 +114,23 @@ class ModelChoice:
     requests spread over all (``endpoint_pool``)."""
     fallbacks: tuple[ModelChoice, ...] = ()
     """The models that take over, in order, the parts this one could not do."""
+    key_bindings: tuple[KeyBinding, ...] | None = None
+    """The servers each key's name was saved for (``domain.key_addresses``): a profile's key
+    goes to no other. ``None`` for a choice typed in a command (``--api-key-env``), whose key
+    goes where the command sends it."""
 
     @classmethod
     def from_profile(
-        cls, profile: ModelProfile, fallbacks: Sequence[ModelProfile] = ()
+        cls,
+        profile: ModelProfile,
+        fallbacks: Sequence[ModelProfile] = (),
+        *,
+        key_bindings: Sequence[KeyBinding] = (),
     ) -> ModelChoice:
         """The profile's model, and the ``fallbacks`` it names (read by the caller); priced
-        as typed, else as the price list has it."""
+        as typed, else as the price list has it. Its keys go only to the servers
+        ``key_bindings`` (read by the caller) bind them to: by default, nowhere."""
+        bound = tuple(key_bindings)
         choice = cls(
             profile.model,
             profile.base_url,
@@ -134,7 +145,10 @@ class ModelChoice:
             service_tier=profile.service_tier,
             context_window=profile.context_window,
             more_endpoints=profile.endpoints[1:],
-            fallbacks=tuple(cls.from_profile(fallback) for fallback in fallbacks),
+            fallbacks=tuple(
+                cls.from_profile(fallback, key_bindings=bound) for fallback in fallbacks
+            ),
+            key_bindings=bound,
         )
         if choice.prices is None and (listed := choice.listed_prices()):
             return replace(choice, prices=listed.prices, prices_source=listed.source)
@@ -176,6 +190,11 @@ class ModelChoice:
             if not colon or not name.strip():
                 # Never echo it: a header is where secrets go.
                 raise ConfigError(f"--header number {n} must look like 'Name: value'")
+            if not header.isascii() or not header.isprintable():
+                raise ConfigError(
+                    f"--header number {n} holds a character an HTTP header cannot carry: "
+                    "printable ASCII only"
+                )
             headers[name.strip()] = value.strip()
         return headers
 
@@ -203,8 +222,35 @@ class ModelChoice:
         )
 
     @property
+    def address(self) -> str:
+        """The base URL requests go to: the endpoint, else the provider's own."""
+        return self.endpoint or self.kind.default_url or ""
+
+    @property
+    def key_route(self) -> KeyRoute | None:
+        """The key this choice's first endpoint names, and where its requests go; ``None``
+        where it names none (a provider's usual variable, if any, is sent to its own server
+        only) or goes nowhere (the demo model)."""
+        name = self.api_key_env or self.key_name
+        if not name or not self.address:
+            return None
+        return KeyRoute(self.address, name, variable=bool(self.api_key_env))
+
+    def key_routes(self) -> list[KeyRoute]:
+        """The key each endpoint names, and where it goes."""
+        return [route for one in self.each_endpoint() if (route := one.key_route)]
+
+    @property
     def found_key(self) -> FoundKey | None:
-        return find_key(self.api_key_env, self.key_name, self.kind.key_variables)
+        """The key sent with each request (of the first endpoint): ``llm.keys.find_key``."""
+        usual = usual_key(self.kind.name)
+        return find_key(
+            self.address,
+            variable=self.api_key_env,
+            name=self.key_name,
+            usual=usual.variables if usual else (),
+            bound=self.key_bindings,
+        )
 
     @property
     def api_key(self) -> str | None:
@@ -213,22 +259,28 @@ class ModelChoice:
 
     def check(self) -> ProviderKind:
         """Refuse, in one line, what cannot work: an unknown provider, a malformed base URL,
-        a password inside it. Answers the provider's kind."""
+        a password inside it, a key where a key's name goes. Answers the provider's kind."""
         for choice in self.each_endpoint():
             if choice.base_url is not None:
                 check_base_url(choice.base_url)
+            for name in (choice.api_key_env, choice.key_name):
+                if name is not None:
+                    check_key_name(name)  # a key pasted where its name goes is never used
         return self.kind
 
     def check_key(self) -> None:
-        """Refuse, before any request, a key named and found nowhere: a variable named that
-        is not set, a key's name neither in the environment nor in the key store."""
+        """Refuse, before any request, a key named and found nowhere (a variable named that
+        is not set, a key's name neither in the environment nor in the key store), or named
+        for another server than this one's (``domain.key_addresses``)."""
         for choice in self.each_endpoint():
-            if choice.api_key_env and not os.environ.get(choice.api_key_env):
+            found = choice.found_key
+            if choice.api_key_env and found is None:
                 raise ConfigError(
-                    f"--api-key-env {choice.api_key_env}: that environment variable is not set",
+                    "the environment variable {variable} is not set",
+                    variable=choice.api_key_env,
                     terminal_hint=f"export {choice.api_key_env}=…",
                 )
-            if not choice.api_key_env and choice.key_name and choice.found_key is None:
+            if not choice.api_key_env and choice.key_name and found is None:
                 raise missing_key(choice.key_name)
 
     def describe(self) -> str:
@@ -526,24 +578,22 @@ def _demo(_choice: ModelChoice, _pace: ServerPace, _limiter: RateLimiter | None)
     return DemoProvider()
 
 
+def _own(provider: str) -> tuple[str, tuple[str, ...]]:
+    """The provider's own server and usual key variables, from their one table."""
+    row = usual_key(provider)
+    assert row is not None, f"{provider} has no row in domain.key_addresses.USUAL_KEYS"
+    return row.address, row.variables
+
+
 register_provider_kind(
     ProviderKind(
         "openai",
         "Chat Completions: OpenAI, DeepSeek, Ollama, vLLM, llama.cpp, LM Studio…",
-        "https://api.openai.com/v1",
-        ("OPENAI_API_KEY",),
+        *_own("openai"),
         _openai,
     )
 )
-register_provider_kind(
-    ProviderKind(
-        "gemini",
-        "Google's own Gemini API",
-        "https://generativelanguage.googleapis.com",
-        ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-        _gemini,
-    )
-)
+register_provider_kind(ProviderKind("gemini", "Google's own Gemini API", *_own("gemini"), _gemini))
 register_provider_kind(
     ProviderKind(
         "demo",

@@ -30,6 +30,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from honyaku.agent.broker import Broker
+from honyaku.domain.key_addresses import KeyBinding
 from honyaku.errors import ConfigError, HonyakuError, StoreError, WorkerStopping
 from honyaku.jobs import ChapterEnd, ChapterOrder, JobService, RunDeps
 from honyaku.jobs.heartbeat import heartbeat_s
@@ -158,15 +159,19 @@ class Worker:
         """The order's model and its fallbacks, each a saved profile read here or a model
         and its server as the order names it."""
         record = order["model"]
-        choice = self._choice_of(record)
-        return replace(choice, fallbacks=tuple(map(self._choice_of, record.get("fallbacks", ()))))
+        bound = self.stores.profiles.key_bindings()
+        choice = self._choice_of(record, bound)
+        fallbacks = tuple(self._choice_of(each, bound) for each in record.get("fallbacks", ()))
+        return replace(choice, fallbacks=fallbacks)
 
-    def _choice_of(self, record: dict[str, Any]) -> ModelChoice:
+    def _choice_of(self, record: dict[str, Any], bound: list[KeyBinding]) -> ModelChoice:
+        """A saved profile's model, its keys going only where profiles bound them; or a model
+        typed in a terminal, its key named there."""
         if name := record["profile"]:
             profile = self.stores.profiles.get(name)
             if profile is None:
                 raise ConfigError(f"no model profile named {name!r}")
-            return ModelChoice.from_profile(profile)
+            return ModelChoice.from_profile(profile, key_bindings=bound)
         return choice_from_record(record)
 
     def _queue_again(self, order: dict[str, Any], after_s: float) -> None:

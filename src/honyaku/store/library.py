@@ -132,11 +132,13 @@ class Library:
         return copy_id
 
     def resolve(self, ref: str) -> str:
-        """The id of the book that ``ref`` names: a whole id or an unambiguous prefix."""
+        """The id of the book that ``ref`` names: a whole id or an unambiguous prefix. A
+        trial's copy is named by nobody: it is its trial's."""
         if not ID_PREFIX.fullmatch(ref):
             raise NotFoundError("{ref!r} is not a book id (8 hex characters)", ref=ref)
         with self.database.transaction() as session:
-            if session.get(BookRow, ref) is not None:
+            row = session.get(BookRow, ref)
+            if row is not None and row.trial_of is None:
                 return ref
             query = select(BookRow.id).where(
                 BookRow.id.startswith(ref, autoescape=True), BookRow.trial_of.is_(None)
@@ -145,6 +147,11 @@ class Library:
         if len(ref) >= MIN_ID_PREFIX and len(matches) == 1:
             return matches[0]
         raise NotFoundError(_unresolved(ref, matches))
+
+    def trial_of(self, book_id: str) -> str | None:
+        """The book whose trial ``book_id`` is a copy for; ``None`` for a book of its own."""
+        with self.database.transaction() as session:
+            return book_row(session, book_id).trial_of
 
     def list_books(self, *, start: int = 0, limit: int | None = None) -> list[BookSummary]:
         """The books in the order they came, with their counts; only ``limit`` of them from

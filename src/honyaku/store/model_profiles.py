@@ -1,25 +1,48 @@
-"""Models saved under a name, for the command line and the web app alike."""
+"""Models saved under a name, for the command line and the web app alike, and the servers
+their keys were saved for (``domain.key_addresses``), which outlive them."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from pydantic import ValidationError
 from sqlalchemy import select
 
+from honyaku.domain.key_addresses import KeyBinding
 from honyaku.domain.model_profile import ModelProfile
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.store.database import Database
-from honyaku.store.schema import ModelProfileRow, utc_now
-from honyaku.store.upsert import upsert
+from honyaku.store.schema import KeyAddressRow, ModelProfileRow, table_of, utc_now
+from honyaku.store.upsert import insert_missing, upsert
 
 
 class ModelProfiles:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    def save(self, profile: ModelProfile) -> None:
-        """Add the profile, or replace the one of the same name."""
+    def save(self, profile: ModelProfile, bindings: Iterable[KeyBinding] = ()) -> None:
+        """Add the profile, or replace the one of the same name, and bind its keys to its
+        servers (``bindings``), in one transaction. A binding is never undone; one named at a
+        terminal stays so."""
         with self.database.transaction() as session:
             upsert(session, ModelProfileRow, {**profile.model_dump(), "saved_at": utc_now()})
+            for binding in bindings:
+                values = {
+                    "name": binding.name,
+                    "server": binding.server,
+                    "named_at_terminal": binding.named_at_terminal,
+                    "bound_at": utc_now(),
+                }
+                if binding.named_at_terminal:
+                    upsert(session, KeyAddressRow, values)
+                else:
+                    insert_missing(session, table_of(KeyAddressRow), values)
+
+    def key_bindings(self) -> list[KeyBinding]:
+        """The servers each key's name is bound to, as profiles saved them."""
+        with self.database.transaction() as session:
+            rows = session.scalars(select(KeyAddressRow).order_by(KeyAddressRow.name))
+            return [KeyBinding(r.name, r.server, r.named_at_terminal) for r in rows]
 
     def get(self, name: str) -> ModelProfile | None:
         with self.database.transaction() as session:

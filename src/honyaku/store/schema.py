@@ -346,6 +346,21 @@ class ModelProfileRow(Base):
     saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 
+class KeyAddressRow(Base):
+    """A key's name bound to a server by the profile saved with it
+    (``domain.key_addresses``): kept when the profile goes, so that no key is freed to go
+    elsewhere. A name, never a key."""
+
+    __tablename__ = "key_addresses"
+
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    server: Mapped[str] = mapped_column(String(300), primary_key=True)
+    """``scheme://host:port``."""
+    named_at_terminal: Mapped[bool] = mapped_column(Boolean, default=False)
+    """A terminal named it for this server: its environment variable is read for it."""
+    bound_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
 class ChatSessionRow(Base):
     """A conversation with the assistant, about one book or none."""
 

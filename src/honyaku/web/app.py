@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -71,6 +71,11 @@ def create_app(
         version=__version__,
         description="The honyaku workbench: books, jobs, and the person's questions.",
         lifespan=lifespan,
+        # Swagger UI and ReDoc load their scripts from a CDN, which the workbench's own
+        # policy (scripts from the workbench only) blocks: not served, rather than served
+        # blank. The API is described at /openapi.json.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.workbench = bench
     # In this order /openapi.json lists their operations.
@@ -90,7 +95,7 @@ def create_app(
         search,
     )
     for resource in resources:
-        app.include_router(resource.router)
+        app.include_router(resource.router, dependencies=[Depends(books.no_trial_copy)])
     app.include_router(i18n.router)  # the language switch
     app.mount("/static", StaticFiles(directory=Path(__file__).with_name("static")), "static")
     app.add_exception_handler(HonyakuError, _honyaku_error)

@@ -133,6 +133,15 @@ async def versions_page(
 # -- the API --------------------------------------------------------------------------------
 
 
+async def no_trial_copy(request: Request, honyaku: App) -> None:
+    """Every address that names a book answers for the translator's own books only: a trial's
+    copy is its trial's, to read through the trial and never to change or delete
+    (``Books.check_visible``). A dependency of every route (``web.app``)."""
+    for book_id in (request.path_params.get("book_id"), request.query_params.get("book_id")):
+        if book_id:
+            await honyaku.books.check_visible(book_id)
+
+
 @router.get("/api/books")
 async def list_books(honyaku: App) -> list[BookOut]:
     return [BookOut.of(book) for book in await honyaku.books.all()]

@@ -26,7 +26,7 @@ import secrets
 from collections.abc import Callable, Collection
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
@@ -89,7 +89,7 @@ class Guard:
         query = parse_qsl(scope.get("query_string", b"").decode(), keep_blank_values=True)
         if _matches(dict(query).get("token"), self.token):
             rest = urlencode([(key, value) for key, value in query if key != "token"])
-            place = scope["path"] + (f"?{rest}" if rest else "")
+            place = same_host_path(scope["path"]) + (f"?{rest}" if rest else "")
             cookie_line = f"{name}={self.token}; HttpOnly; SameSite=Strict; Path=/"
             await send(
                 {
@@ -107,6 +107,13 @@ class Guard:
             scope, send, 401, _("this workbench needs its token: open the address it printed")
         )
         return False
+
+
+def same_host_path(path: str) -> str:
+    """``path`` as an address on this host, whatever it holds: ``//evil.example/x`` (or
+    ``/\\evil.example/x``, which browsers read the same) would send a browser to another
+    host, so it becomes ``/evil.example/x``; what a header cannot carry is escaped."""
+    return "/" + quote(path.lstrip("/\\"), safe="/:@!$&'()*+,;=-._~%")
 
 
 def token_cookie(scope: Scope) -> str:

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from sse_starlette import EventSourceResponse
 
-from honyaku.application import Honyaku, JobRequest, ModelChoice
+from honyaku.application import Honyaku, JobProgress, JobRequest, ModelChoice
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
 from honyaku.web.events import HEARTBEAT_S, event
@@ -29,13 +29,13 @@ router = APIRouter(responses=ERROR_RESPONSES)
 @router.get("/jobs", include_in_schema=False)
 async def jobs_page(request: Request, honyaku: App) -> HTMLResponse:
     books = {book.id: book for book in await honyaku.books.all()}
-    listed = [JobOut.of(progress) for progress in await honyaku.jobs.all()]
+    listed = [await shown(honyaku, progress) for progress in await honyaku.jobs.all()]
     return page(request, "jobs.html", jobs=listed, books=books)
 
 
 @router.get("/jobs/{job_id}", include_in_schema=False)
 async def job_page(request: Request, honyaku: App, job_id: str) -> HTMLResponse:
-    found = JobOut.of(await honyaku.jobs.progress(job_id))
+    found = await shown(honyaku, await honyaku.jobs.progress(job_id))
     return page(
         request,
         "job.html",
@@ -57,6 +57,16 @@ async def start_job(honyaku: App, book_id: str, start: JobStart) -> Created:
     if start.fallbacks is not None:
         model = await honyaku.models.with_fallbacks(model, start.fallbacks)
     return Created(id=await honyaku.jobs.start(request, model))
+
+
+async def shown(honyaku: Honyaku, progress: JobProgress) -> JobOut:
+    """A job's figures as the translator knows its book: a trial's model works on a copy of
+    the book, which is the trial's alone and never shown (``Books.shown_as``)."""
+    figures = JobOut.of(progress)
+    book_id = await honyaku.books.shown_as(progress.book_id)
+    if book_id == figures.book_id:
+        return figures
+    return figures.model_copy(update={"book_id": book_id})
 
 
 async def job_request(
@@ -82,17 +92,17 @@ async def _model(honyaku: Honyaku, name: str) -> ModelChoice:
 
 @router.get("/api/jobs")
 async def list_jobs(honyaku: App, book_id: str | None = None) -> list[JobOut]:
-    return [JobOut.of(progress) for progress in await honyaku.jobs.all(book_id)]
+    return [await shown(honyaku, progress) for progress in await honyaku.jobs.all(book_id)]
 
 
 @router.get("/api/jobs/{job_id}")
 async def get_job(honyaku: App, job_id: str) -> JobOut:
-    return JobOut.of(await honyaku.jobs.progress(job_id))
+    return await shown(honyaku, await honyaku.jobs.progress(job_id))
 
 
 @router.post("/api/jobs/{job_id}/stop", status_code=202)
 async def stop_job(honyaku: App, job_id: str) -> JobOut:
-    return JobOut.of(await honyaku.jobs.stop(job_id))
+    return await shown(honyaku, await honyaku.jobs.stop(job_id))
 
 
 @router.post("/api/jobs/{job_id}/resume", status_code=201)
@@ -120,11 +130,12 @@ async def job_actions(honyaku: App, job_id: str, reasoning: bool = True) -> list
 async def job_events(honyaku: App, job_id: str) -> EventSourceResponse:
     """The job's progress as server-sent events: a snapshot first, then its changes, a few
     a second at most, until it ends."""
-    await honyaku.jobs.get(job_id)
+    book_id = await honyaku.books.shown_as((await honyaku.jobs.get(job_id)).book_id)
 
     async def stream() -> AsyncIterator[dict[str, Any]]:
         async for update in honyaku.jobs.watch(job_id):
-            yield event({"type": "progress", **JobOut.of(update.progress).model_dump()})
+            figures = JobOut.of(update.progress).model_copy(update={"book_id": book_id})
+            yield event({"type": "progress", **figures.model_dump()})
             if update.log_grew:
                 yield event({"type": "log"})
 

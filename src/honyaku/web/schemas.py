@@ -19,6 +19,7 @@ from pydantic import (
     field_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
 
 from honyaku.application import (
     TOOL_NAMES,
@@ -34,8 +35,10 @@ from honyaku.application import (
 from honyaku.application.trials import Trial
 from honyaku.domain.book import BookSettings
 from honyaku.domain.failures import Left
+from honyaku.domain.keys import check_key_name
 from honyaku.domain.model_profile import ModelProfile, whole_number
 from honyaku.domain.workflow import JobKind
+from honyaku.errors import ConfigError
 
 __all__ = ["BookSettings", "ModelProfile"]
 
@@ -44,8 +47,24 @@ CHAPTERS_PATTERN = r"^ *([0-9]+ *(- *[0-9]+ *)?(, *[0-9]+ *(- *[0-9]+ *)?)*)?$"
 ChaptersQuery = Annotated[
     str | None, Query(pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; empty for all.')
 ]
-KeyName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")]
-"""A key's name in the key store, as an environment variable's: ``DEEPSEEK_API_KEY``."""
+
+
+def _key_name(name: Any) -> Any:
+    """A key's name, or its refusal in one line (one that looks like a key is never
+    repeated, and says where the key goes instead)."""
+    if isinstance(name, str):
+        try:
+            check_key_name(name)
+        except ConfigError as exc:
+            raise PydanticCustomError("key_name", str(exc)) from None
+    return name
+
+
+KeyName = Annotated[
+    str, BeforeValidator(_key_name), Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+]
+"""A key's name in the key store, as an environment variable's: ``DEEPSEEK_API_KEY``; never
+a key."""
 ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")]
 """A saved model profile's name, as ``ModelProfile`` allows it."""
 

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from honyaku.application import Honyaku
+from honyaku.application.heavy_work import run_heavy
 from honyaku.application.trials import Trial
 from honyaku.web.schemas import (
     ERROR_RESPONSES,
@@ -41,7 +42,9 @@ async def trial_page(
 ) -> HTMLResponse:
     compared = await _compared(honyaku, trial_id)
     rows = await honyaku.trials.side_by_side(trial_id)
-    return page(
+    # Every model's version of a long sample makes a page of megabytes: drawn off the loop.
+    return await run_heavy(
+        page,
         request,
         "trial.html",
         book=await honyaku.books.info(compared.book_id),
