@@ -73,7 +73,7 @@ def test_a_model_without_native_tools_is_told_apart_before_it_is_saved(
     assert not [p for p in workbench.api("GET", "/api/models") if p["name"] == "no-tools"]
 
 
-def test_a_key_variable_that_is_not_set_is_said_in_plain_words(
+def test_a_key_variable_no_terminal_named_is_said_in_plain_words_and_not_read(
     page: Page, workbench: Workbench, fake_model: FakeLLMServer
 ) -> None:
     page.goto("models")
@@ -87,7 +87,8 @@ def test_a_key_variable_that_is_not_set_is_said_in_plain_words(
 
     result = form.locator(".check-result")
     expect(result).to_contain_text("The key is refused or missing.")
-    expect(result).to_contain_text("HONYAKU_TEST_UNSET_KEY is not set")
+    expect(result).to_contain_text("read only for the servers a terminal named it for")
+    expect(result).to_contain_text("--api-key-env HONYAKU_TEST_UNSET_KEY")
     assert fake_model.requests == []
 
 

@@ -149,9 +149,11 @@ class Library:
         raise NotFoundError(_unresolved(ref, matches))
 
     def trial_of(self, book_id: str) -> str | None:
-        """The book whose trial ``book_id`` is a copy for; ``None`` for a book of its own."""
+        """The book whose trial ``book_id`` is a copy for; ``None`` for a book of its own, or
+        for no book at all."""
         with self.database.transaction() as session:
-            return book_row(session, book_id).trial_of
+            row = session.get(BookRow, book_id)
+            return row.trial_of if row is not None else None
 
     def list_books(self, *, start: int = 0, limit: int | None = None) -> list[BookSummary]:
         """The books in the order they came, with their counts; only ``limit`` of them from
