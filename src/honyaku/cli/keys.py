@@ -17,9 +17,10 @@ keys_app = typer.Typer(
     "Keychain, Windows Credential Locker, Secret Service) or, where none is usable (a "
     "headless server, CI), in keys.json in your config folder ($HONYAKU_CONFIG_DIR), which "
     "only you can read. Never in the database, never printed: only their last 4 characters. "
-    "A model profile names its key (honyaku models add NAME --model M --key KEY_NAME); an "
-    "environment variable of the same name wins over the store. Each machine keeps its own: "
-    "set the keys a worker needs on the worker's machine.",
+    "A model profile names its key (honyaku models add NAME --model M --key KEY_NAME), and the "
+    "key goes only to the servers of the profiles saved with it: one no profile holds goes "
+    "nowhere. An environment variable of the same name wins over the store where a terminal "
+    "named it. Each machine keeps its own: set the keys a worker needs on the worker's machine.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -34,7 +35,8 @@ KeyName = Annotated[
 def set_key(name: KeyName) -> None:
     """Keep a key under NAME, replacing a key of that name. On a terminal it is asked for
     without being shown; otherwise it is read from standard input (one line, stripped), e.g.
-    `pass show deepseek | honyaku keys set DEEPSEEK_API_KEY`."""
+    `pass show deepseek | honyaku keys set DEEPSEEK_API_KEY`. A key is one word of printable
+    ASCII; NAME is its name, never the key itself."""
     if sys.stdin.isatty():
         key = typer.prompt(f"Key {name}", hide_input=True, prompt_suffix=" (not shown): ")
     else:

@@ -47,8 +47,9 @@ ApiKeyEnv = Annotated[
     str | None,
     typer.Option(
         "--api-key-env",
-        help="Environment variable that holds the API key. Default: OPENAI_API_KEY, or "
-        "GEMINI_API_KEY (else GOOGLE_API_KEY) for Gemini.",
+        help="Environment variable that holds the API key, sent to the server this command "
+        "names. Default: the provider's usual variable (OPENAI_API_KEY; GEMINI_API_KEY, else "
+        "GOOGLE_API_KEY), sent only to the provider's own server (or $OPENAI_BASE_URL).",
         show_default=False,
     ),
 ]
@@ -158,7 +159,7 @@ def add_model(
             help="The name of the model's key, e.g. DEEPSEEK_API_KEY: the environment "
             "variable of that name if it is set, else the key kept under that name by "
             "honyaku keys set (on each machine that runs the model's jobs). Only the name "
-            "is saved.",
+            "is saved, and the key is bound to this profile's servers: it goes to no other.",
             metavar="KEY_NAME",
             show_default=False,
         ),
@@ -237,7 +238,9 @@ def add_model(
 ) -> None:
     """Save a model under a name (replacing a profile of the same name), with the name of its
     key, what it costs and how fast it may be asked, if you say. An --api-key-env given wins
-    over --key; with neither, the provider's usual variable (OPENAI_API_KEY, GEMINI_API_KEY)."""
+    over --key; with neither, the provider's usual variable (OPENAI_API_KEY, GEMINI_API_KEY),
+    which goes only to the provider's own server. The key is bound to the profile's servers,
+    and the variable named here may be read for them by the workbench and workers too."""
     try:
         profile = ModelProfile(
             name=name,
