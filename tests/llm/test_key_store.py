@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from honyaku.domain.key_addresses import KeyBinding
+from honyaku.domain.key_addresses import KeyBinding, usual_key
 from honyaku.errors import ConfigError, NotFoundError
 from honyaku.llm.keys import KEY_FILE, KEYRING, KeyFile, KeyStore, config_folder, find_key
+from honyaku.llm.models import PROVIDER_KINDS
 
 from ..conftest import MemoryKeyring
 
@@ -222,3 +223,12 @@ def test_the_config_folder_is_honyaku_config_dir_else_the_users(monkeypatch: pyt
     assert config_folder() == Path(os.environ["HONYAKU_CONFIG_DIR"])
     monkeypatch.delenv("HONYAKU_CONFIG_DIR")
     assert config_folder().name == "honyaku"
+
+
+def test_each_provider_kind_takes_its_own_server_and_usual_variables_from_its_one_row():
+    for kind in PROVIDER_KINDS.values():
+        row = usual_key(kind.name)
+        if row is None:
+            assert kind.key_variables == (), f"{kind.name} has usual variables but no row"
+            continue
+        assert (kind.default_url, kind.key_variables) == (row.address, row.variables)
