@@ -26,11 +26,20 @@ KEY_MIDDLE = KEY[8:-4]
 SERIOUS = ("critical", "serious")
 
 
-@pytest.fixture
-def provider() -> Iterator[FakeLLMServer]:
-    """The provider's server: it takes the pasted key and no other."""
+@pytest.fixture(scope="module")
+def provider_server() -> Iterator[FakeLLMServer]:
     with FakeLLMServer(api_key=KEY, latency_s=0.02) as server:
         yield server
+
+
+@pytest.fixture
+def provider(provider_server: FakeLLMServer) -> FakeLLMServer:
+    """The provider's server: it takes the pasted key and no other. One for the module's
+    tests, as one provider stands at one address: a key saved for it stays bound to it when
+    its profile goes (``domain.key_addresses``)."""
+    provider_server.requests.clear()
+    provider_server.headers.clear()
+    return provider_server
 
 
 @pytest.fixture
