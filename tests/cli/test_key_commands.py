@@ -333,7 +333,9 @@ def test_a_providers_usual_variable_goes_to_its_own_server_and_elsewhere_only_wh
             "translate", book, *flags, "--api-key-env", "OPENAI_API_KEY", "--retranslate"
         )
 
-    assert "(no key)" in unnamed.stdout
+    assert "(no key: $OPENAI_API_KEY goes only to https://api.openai.com/v1; --api-key-env" in (
+        " ".join(unnamed.stdout.split())
+    )
     assert not any(usual in (header or "") for header in heard_unnamed)
     assert "key from $OPENAI_API_KEY" in named.stdout
     assert f"Bearer {usual}" in {h.get("authorization") for h in elsewhere.headers}

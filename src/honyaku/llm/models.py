@@ -289,6 +289,15 @@ class ModelChoice:
             return "the built-in demo model (it marks each paragraph 〈译〉 instead of translating)"
         found = self.found_key
         key = f"key from {found.source}" if found else "no key"
+        usual = usual_key(self.kind.name)
+        variables = usual.variables if usual and not (self.api_key_env or self.key_name) else ()
+        held = None if found else next((v for v in variables if os.environ.get(v)), None)
+        if usual and held:
+            # Said, so that a key that used to go anywhere is not missed without a word.
+            key += (
+                f": ${held} goes only to {printable_url(usual.address)}; "
+                f"--api-key-env {held} sends it here"
+            )
         more = len(self.more_endpoints)
         also = f" and {more} more endpoint{'s' if more > 1 else ''}" if more else ""
         return f"{self.model} at {self.printable_endpoint} ({key}){also}"
