@@ -113,6 +113,8 @@ class JobCost:
     """Replies that carried an ``add_translation_batch`` call."""
     batched_paragraphs: int = 0
     """Paragraphs those batches saved."""
+    cache_write_tokens: int = 0
+    """Of ``input_tokens``, those written to an explicit prompt cache (Anthropic's)."""
 
     def __add__(self, other: JobCost) -> JobCost:
         return JobCost(
@@ -140,7 +142,13 @@ class JobCost:
     def price(self, prices: Prices) -> float:
         """What these tokens cost at ``prices``."""
         cached = min(self.cached_tokens, self.billed_input_tokens)
-        return prices.cost(self.billed_input_tokens - cached, cached, self.billed_output_tokens)
+        written = min(self.cache_write_tokens, self.billed_input_tokens - cached)
+        return prices.cost(
+            self.billed_input_tokens - cached - written,
+            cached,
+            self.billed_output_tokens,
+            written,
+        )
 
 
 def _cost_values(cost: JobCost) -> tuple[int, ...]:

@@ -236,6 +236,8 @@ class JobRow(Base):
     """Replies that carried a batch, and the paragraphs those batches saved: how the model
     works through a chunk, for the chunk size of its next jobs."""
     batched_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    cache_write_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    """Input tokens written to an explicit prompt cache, billed at a price of their own."""
     chunk_chars: Mapped[int | None] = mapped_column(Integer)
     """The size the job's chunks waiting to run were last planned with."""
     owner: Mapped[str | None] = mapped_column(Text)
@@ -584,3 +586,22 @@ class SpendingRunRow(Base):
 
     run: Mapped[str] = mapped_column(String(80), primary_key=True)
     cap: Mapped[float] = mapped_column(Float)
+
+
+class JobBatchRow(Base):
+    """A batch a job sent through a provider's Batch API: the provider's id, its state and
+    counts as last polled, and the handle (``llm.batches.BatchHandle``) that finds it again,
+    custom ids and the conversations they belong to included."""
+
+    __tablename__ = "job_batches"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    provider: Mapped[str] = mapped_column(String(20))
+    model: Mapped[str] = mapped_column(Text)
+    batch_id: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(20))
+    handle: Mapped[dict[str, Any]] = mapped_column(JSON)
+    counts: Mapped[dict[str, Any]] = mapped_column(JSON)
+    submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

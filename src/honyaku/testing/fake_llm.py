@@ -114,6 +114,11 @@ class FaultKind(StrEnum):
     UNCLOSED_THINKING = "unclosed_thinking"
     """The reply opens a think block in its text, drafts calls in it and never closes it, so
     it has no answer (``FakeLLMServer`` only)."""
+    OVERLOADED = "overloaded"
+    """529 ``overloaded_error`` with ``retry-after`` (``FakeAnthropicServer`` only)."""
+    STREAM_ERROR = "stream_error"
+    """An ``error`` event (``overloaded_error``) halfway through the stream
+    (``FakeAnthropicServer`` only)."""
     LOOPING = "looping"
     """The reply degenerates: its first translation (in a call's arguments, or in the text
     where it makes no batch) repeats one sentence ``LOOP_REPEATS`` times."""
@@ -539,7 +544,7 @@ def _written(reply: Reply, thinking: Thinking | None, *, xml: bool, unclosed: bo
         return _Written(answer=answer, calls=calls, output=output)
     thinking = thinking or Thinking()
     drafts = drafted_calls(reply.calls)
-    thought = _thought(drafts)
+    thought = thought_text(drafts)
     native_drafts = () if xml else drafts
     if unclosed:
         thought = f"<{thinking.element}>{thought}"
@@ -551,7 +556,8 @@ def _written(reply: Reply, thinking: Thinking | None, *, xml: bool, unclosed: bo
     return _Written("", block, native_drafts, answer, calls, block + output)
 
 
-def _thought(drafts: tuple[FakeCall, ...]) -> str:
+def thought_text(drafts: tuple[FakeCall, ...]) -> str:
+    """What a thinking model thinks before a reply: its ``drafts``, written as XML blocks."""
     if not drafts:
         return "\nNothing to call yet; a short answer will do.\n"
     calls = "".join(render_xml_call(call) for call in drafts)
