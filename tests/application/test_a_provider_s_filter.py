@@ -1,8 +1,8 @@
 """A provider whose filter refuses one paragraph of a part of 40: the book still finishes.
 
-The fake servers filter as Azure OpenAI, Gemini and Claude's classifiers do: a request holding the word 血 is
-refused, at its prompt or midway through its reply. The part that holds it fails with the
-filter's reason on its first request, neither retried as it was nor nudged as a model that
+The fake servers filter as Azure OpenAI, Gemini and Claude's classifiers do: a request holding
+the word 血 is refused, at its prompt or midway through its reply. The part that holds it fails
+with the filter's reason on its first request, neither retried as it was nor nudged as a model that
 stopped early; rounds split it until the refused paragraph stands alone, and a fallback model,
 where the run names one, translates that paragraph.
 """
@@ -23,15 +23,15 @@ from honyaku.domain.pricing import Prices
 from honyaku.errors import AuthError, SpendingCapReached
 from honyaku.jobs import ChunkEvent, JobEvent, JobFinished, JobRequest, RoundStarted
 from honyaku.store import Library
-from honyaku.testing.fake_anthropic import MODEL_NAME as ANTHROPIC_MODEL
 from honyaku.testing import (
     Blocked,
-    FakeAnthropicServer,
     ContentFilter,
+    FakeAnthropicServer,
     FakeGeminiServer,
     FakeLLMServer,
     pseudo_translation,
 )
+from honyaku.testing.fake_anthropic import MODEL_NAME as ANTHROPIC_MODEL
 
 WORD = "血"
 PARAGRAPHS = 40

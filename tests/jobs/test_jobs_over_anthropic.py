@@ -9,6 +9,7 @@ its reason.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Iterator
 
 import pytest
@@ -123,7 +124,7 @@ def test_each_request_after_the_first_reads_the_prefix_the_one_before_wrote(
     bills = claude.bills
     assert len(bills) > 3
     assert bills[0].cache_read_input_tokens == 0
-    for before, after in zip(bills, bills[1:], strict=False):
+    for before, after in itertools.pairwise(bills):
         # Everything the earlier request sent is read back; only what is new is written.
         assert after.cache_read_input_tokens == before.prompt_tokens
         assert after.cache_creation_input_tokens > 0
