@@ -251,11 +251,12 @@ class OpenAIBatches(FakeBatches):
         async def upload(request: Request) -> Response:
             if answer := refused(request):
                 return answer
-            form = await request.form()
-            upload = form["file"]
-            content = await upload.read() if not isinstance(upload, str) else upload.encode()
+            async with request.form() as form:  # closed: its upload is a temporary file
+                upload = form["file"]
+                content = await upload.read() if not isinstance(upload, str) else upload.encode()
+                name = getattr(upload, "filename", "batch.jsonl")
+                purpose = form.get("purpose", "batch")
             file_id = self._file(content)
-            name = getattr(upload, "filename", "batch.jsonl")
             return JSONResponse(
                 {
                     "id": file_id,
@@ -263,7 +264,7 @@ class OpenAIBatches(FakeBatches):
                     "bytes": len(content),
                     "created_at": 0,
                     "filename": name,
-                    "purpose": form.get("purpose", "batch"),
+                    "purpose": purpose,
                     "status": "processed",
                 }
             )
@@ -390,8 +391,7 @@ def _jsonl(lines: Sequence[dict[str, Any]]) -> bytes:
 class GeminiBatches(FakeBatches):
     prefix = "fakebatch"
 
-    async def create(self, request: Request, model: str) -> Response:
-        body = await request.json()
+    async def create(self, body: dict[str, Any], model: str) -> Response:
         config = (body.get("batch") or {}).get("inputConfig") or {}
         inlined = (config.get("requests") or {}).get("requests") or []
         lines = [
@@ -443,14 +443,9 @@ def _gemini_response(custom_id: str, outcome: LineOutcome, reply: dict[str, Any]
     metadata = {"key": custom_id}
     if outcome is LineOutcome.SUCCEEDED:
         return {"response": reply, "metadata": metadata}
+    # A google.rpc.Status: its code is gRPC's (13 INTERNAL, 3 INVALID_ARGUMENT…), not HTTP's.
     if outcome is LineOutcome.ERRORED:
-        status = "INTERNAL" if reply["status"] >= 500 else "INVALID_ARGUMENT"
-        error = {"code": reply["status"], "message": reply["message"], "status": status}
-        return {"error": error, "metadata": metadata}
-    status = "DEADLINE_EXCEEDED" if outcome is LineOutcome.EXPIRED else "CANCELLED"
-    error = {
-        "code": 4 if outcome is LineOutcome.EXPIRED else 1,
-        "message": status,
-        "status": status,
-    }
-    return {"error": error, "metadata": metadata}
+        code = 13 if reply["status"] >= 500 else 3
+        return {"error": {"code": code, "message": reply["message"]}, "metadata": metadata}
+    code, word = (4, "DEADLINE_EXCEEDED") if outcome is LineOutcome.EXPIRED else (1, "CANCELLED")
+    return {"error": {"code": code, "message": word}, "metadata": metadata}
