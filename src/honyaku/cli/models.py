@@ -238,7 +238,8 @@ def add_model(
 ) -> None:
     """Save a model under a name (replacing a profile of the same name), with the name of its
     key, what it costs and how fast it may be asked, if you say. An --api-key-env given wins
-    over --key; with neither, the provider's usual variable (OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY)."""
+    over --key; with neither, the provider's usual variable (OPENAI_API_KEY, GEMINI_API_KEY,
+    ANTHROPIC_API_KEY)."""
     try:
         profile = ModelProfile(
             name=name,
