@@ -3,7 +3,8 @@ same words in every front end.
 
 A part fails for its own reason (the provider's filter, the model's refusal, a workflow it
 could not finish, a context window too small, a server that could not keep pace, a reply that
-went round in a loop): a smaller part, or another model, may get past it. A job stops at once
+went round in a loop, a fallback model that could not start): a smaller part, or another
+model, may get past it. A job stops at once
 for a reason every part would meet (a refused key, a missing model, the spending cap).
 """
 
@@ -38,6 +39,7 @@ class FailureClass(StrEnum):
     MODEL = "model"
     CAP = "cap"
     SERVER = "server"
+    FALLBACK = "fallback"
 
     @property
     def words(self) -> str:
@@ -60,6 +62,7 @@ FAILURE_WORDS = {
     FailureClass.MODEL: "the model is not there",
     FailureClass.CAP: "the spending cap was reached",
     FailureClass.SERVER: "the model's server refused the work",
+    FailureClass.FALLBACK: "the fallback model could not start",
 }
 JOB_WIDE = frozenset({FailureClass.KEY, FailureClass.MODEL, FailureClass.CAP, FailureClass.SERVER})
 

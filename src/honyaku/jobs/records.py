@@ -18,6 +18,7 @@ from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunking import REVISIONS, describe_failed_parts
 from honyaku.domain.failures import Failure, Left
 from honyaku.domain.rating import judge_note
+from honyaku.domain.rounds import Part
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import UserError
 from honyaku.jobs.approvals import book_approvals
@@ -31,7 +32,6 @@ from honyaku.store.chunks import (
     ClaimToken,
     HandedBack,
     Heartbeat,
-    Part,
     PlannedChunk,
     Replan,
 )
@@ -179,9 +179,9 @@ class JobRecords:
         return await in_thread(read)
 
     async def finish_chunk(
-        self, token: ClaimToken, status: ChunkStatus, failure: Failure | None
+        self, token: ClaimToken, status: ChunkStatus, failure: Failure | None, model: str
     ) -> None:
-        await in_thread(self.stores.chunks.finish, token, status, failure)
+        await in_thread(self.stores.chunks.finish, token, status, failure, model=model)
 
     async def failed_parts(self, job: Job, chapter: int) -> list[tuple[ChunkItem, Part]] | None:
         """The chapter's failed chunks, each with what it has left to do; ``None`` while the
@@ -219,17 +219,26 @@ class JobRecords:
         )
         return Part(left, title)
 
-    async def retry(self, parts: Mapping[int, Sequence[Part]]) -> None:
-        """Plan failed chunks to run again as ``parts``."""
-        await in_thread(self.stores.chunks.retry, self.job_id, parts)
+    async def retry(self, parts: Mapping[int, Sequence[Part]], round: int) -> None:
+        """Plan failed chunks to run again in ``round`` as ``parts``."""
+        await in_thread(self.stores.chunks.retry, self.job_id, parts, round=round)
 
     async def replan(
-        self, split: Replan, chunk_chars: int, handed_back: HandedBack | None = None
+        self,
+        split: Replan,
+        chunk_chars: int | None,
+        handed_back: HandedBack | None = None,
+        *,
+        alone: bool = False,
     ) -> None:
         """Plan the chunks waiting to run again with ``split`` (and what ``handed_back``
-        gives), at ``chunk_chars``."""
-        await in_thread(self.stores.chunks.replan, self.job_id, split, handed_back=handed_back)
-        await in_thread(self.stores.jobs.planned_with, self.job_id, chunk_chars)
+        gives, ``alone`` if asked), at ``chunk_chars`` (``None``: the plan's size is not
+        changed)."""
+        await in_thread(
+            self.stores.chunks.replan, self.job_id, split, handed_back=handed_back, alone=alone
+        )
+        if chunk_chars is not None:
+            await in_thread(self.stores.jobs.planned_with, self.job_id, chunk_chars)
 
     async def beat(self, tokens: Collection[ClaimToken], stops_seen: int) -> Heartbeat:
         return await in_thread(self.stores.chunks.beat, self.job_id, list(tokens), stops_seen)
@@ -245,11 +254,11 @@ class JobRecords:
     async def take_parked(self, pk: int) -> ParkedConversation | None:
         return await in_thread(self.stores.questions.take_parked, pk)
 
-    async def record(self, actions: Sequence[Action], cost: JobCost) -> None:
-        await in_thread(self.record_now, actions, cost)
+    async def record(self, actions: Sequence[Action], costs: Mapping[str, JobCost]) -> None:
+        await in_thread(self.record_now, actions, costs)
 
-    def record_now(self, actions: Sequence[Action], cost: JobCost) -> None:
-        self.stores.jobs.record(self.job_id, actions, cost)
+    def record_now(self, actions: Sequence[Action], costs: Mapping[str, JobCost]) -> None:
+        self.stores.jobs.record(self.job_id, actions, costs)
 
     # -- the job's end ---------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ chunks waiting to run again when the size changed since.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 
 from honyaku.domain.failures import Coverage
 from honyaku.domain.pricing import Prices
@@ -119,8 +119,11 @@ class JobService:
         if task := self._running.get(job_id):
             task.cancel()
 
-    def progress(self, job_id: str, prices: Prices | None = None) -> JobProgress:
-        """A stored job's figures: its work paragraphs, those done, what it spent."""
+    def progress(
+        self, job_id: str, prices: Mapping[str, Prices | None] | None = None
+    ) -> JobProgress:
+        """A stored job's figures: its work paragraphs, those done, what each model spent
+        (at ``prices``, by model, where given)."""
         jobs, chunks = self.stores.jobs, self.stores.chunks
         job = jobs.get(job_id)
         book = self.stores.library.whole_book(job.book_id, chapter_numbers=job.chapters)
