@@ -98,10 +98,23 @@ class JobOutcome:
     """Each paragraph and chapter title the parts that failed left, with why."""
     coverage: Coverage | None = None
     """How much of the job's share of the book is translated now."""
+    prices: dict[str, Prices | None] = field(default_factory=dict)
+    """The prices of each model of the run's chain, by name."""
 
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    def spent_by(self, model: str) -> float | None:
+        """What ``model`` spent on the job, at its prices; ``None`` without them."""
+        prices, cost = self.prices.get(model), self.job.costs.get(model)
+        return None if prices is None or cost is None else cost.price(prices)
+
+    @property
+    def spent(self) -> float | None:
+        """What the job spent, each model at its prices; ``None`` when one has none."""
+        spent = [self.spent_by(model) for model in self.job.costs]
+        return None if not spent or None in spent else sum(s for s in spent if s is not None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from honyaku.agent.broker import Broker
 from honyaku.domain.book import Book
 from honyaku.domain.chunking import Opening, conversations
-from honyaku.domain.failures import Coverage
 from honyaku.domain.rounds import (
     FailedPart,
     HandOver,
@@ -131,22 +130,21 @@ class JobRun:
         if self.capped is not None:
             raise self.capped
 
-    async def outcome(self) -> JobOutcome:
-        """How the job stands now that the run's lanes ended, its end written."""
-        ending = await self.records.end(self.job)
+    async def outcome(self, *, stopped: bool = False) -> JobOutcome:
+        """How the job stands now that the run's lanes ended (or it was ``stopped``, its
+        end written already), as the database has it."""
+        ending = await self.records.end(self.job, stopped=stopped)
         progress = self.progress
-        coverage = Coverage(
-            progress.paragraphs_done, progress.paragraphs_total, ending.titles_done, ending.titles
-        )
         return JobOutcome(
             ending.job,
             ending.failures,
-            progress.paragraphs_total,
-            progress.paragraphs_done,
+            ending.coverage.paragraphs,
+            ending.coverage.paragraphs_done,
             progress.paragraphs_busy,
             ending.running_elsewhere,
             ending.left,
-            coverage,
+            ending.coverage,
+            self.models.prices,
         )
 
     async def _lane(self, numbers: list[int]) -> AsyncIterator[JobEvent]:

@@ -67,14 +67,6 @@ class PlannedChunk:
     """The round that planned it: 1 for the job's plan (``ChunkRow.round``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class FailedWork:
-    """What jobs failed at: why, by paragraph id, and by chapter id for chapter titles."""
-
-    paragraphs: dict[str, Failure]
-    titles: dict[str, Failure]
-
-
 Replan = Callable[[str, Sequence[str], bool, int], list[PlannedChunk]]
 """Plans a chapter's paragraphs (its id, the paragraph ids, whether the first chunk shows the
 title, the number of the first chunk) as chunks."""
@@ -412,24 +404,6 @@ class ChunkStore:
             )
             stops = session.scalar(select(JobRow.stop_requests).where(JobRow.id == job_id))
             return Heartbeat(bool(stops and stops > stops_seen), lost)
-
-    def failures_of_book(self, book_id: str) -> FailedWork:
-        """Why the book's paragraphs and chapter titles that jobs failed at were left: the
-        latest failure of each."""
-        found = FailedWork({}, {})
-        with self.database.transaction() as session:
-            rows = session.scalars(
-                select(ChunkRow)
-                .where(ChunkRow.book_id == book_id, ChunkRow.status == ChunkStatus.FAILED)
-                .order_by(ChunkRow.pk)
-            )
-            for row in rows:
-                failure = failure_of_row(row)
-                assert failure is not None
-                found.paragraphs.update(dict.fromkeys(row.paragraph_ids, failure))
-                if row.shows_title:
-                    found.titles[row.chapter_id] = failure
-        return found
 
     def holders(self, job_id: str) -> tuple[str, ...]:
         """The live processes running chunks of the job now."""

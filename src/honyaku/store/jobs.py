@@ -19,6 +19,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from honyaku.domain.chunking import describe_failed_parts
+from honyaku.domain.failures import Unfinished
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
@@ -444,6 +445,28 @@ class JobStore:
         )
         return dict(sorted(codes.items()))
 
+    def unfinished(self, book_id: str, job_id: str | None = None) -> dict[str, Unfinished]:
+        """Why the book's jobs (or the job ``job_id``) did not do what they were to do: for
+        each paragraph id, and each chapter id for its title, the latest part holding it
+        that has not ended done: failed, with its failure; or not tried, with why."""
+        query = (
+            select(ChunkRow, JobRow)
+            .join(JobRow, JobRow.id == ChunkRow.job_id)
+            .where(ChunkRow.book_id == book_id, ChunkRow.status != ChunkStatus.DONE)
+            .order_by(ChunkRow.pk)
+        )
+        if job_id is not None:
+            query = query.where(ChunkRow.job_id == job_id)
+        found: dict[str, Unfinished] = {}
+        now = utc_now()
+        with self.database.transaction() as session:
+            for chunk, job in session.execute(query).tuples():
+                why = Unfinished(failure_of_row(chunk), _not_tried(chunk, job, now), chunk.model)
+                found.update(dict.fromkeys(chunk.paragraph_ids, why))
+                if chunk.shows_title:
+                    found[chunk.chapter_id] = why
+        return found
+
     def model_record(self, model: str, kind: JobKind | None = None) -> ModelRecord:
         """What ``model`` asked and was billed in the jobs (of ``kind``, if given) it worked
         on, as the one chosen or as a fallback: what it spent and wrote there, never what the
@@ -567,6 +590,22 @@ def _new_job(
     session.add(row)
     session.flush()
     return row
+
+
+def _not_tried(chunk: ChunkRow, job: JobRow, now: datetime) -> str | None:
+    """Why a part that has not ended was not tried (``None`` for one that failed)."""
+    if chunk.status == ChunkStatus.FAILED:
+        return None
+    if chunk.status == ChunkStatus.WAITING:
+        return "it waits for an answer to the model's question"
+    if chunk.status == ChunkStatus.RUNNING and Lease(chunk.owner, chunk.heartbeat_at).is_live(now):
+        return "it is being translated"
+    if job.status in (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.WAITING):
+        live = job.status != JobStatus.RUNNING or Lease(job.owner, job.heartbeat_at).is_live(now)
+        return "its job has not come to it yet" if live else "its job was interrupted"
+    if job.error == STOPPED_AS_ASKED:
+        return "its job was stopped"
+    return f"its job stopped: {job.error}" if job.error else "its job stopped"
 
 
 def _add_cost(session: Session, job_id: str, model: str, cost: JobCost) -> None:
