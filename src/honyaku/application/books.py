@@ -278,13 +278,13 @@ class Books:
         return await asyncio.to_thread(self._stores.jobs.actions, book_id, kinds=kinds)
 
     def _left(self, book_id: str, chapters: Collection[int] | None) -> Leftover:
-        failed = self._stores.chunks.failures_of_book(book_id)
+        why = self._stores.jobs.unfinished(book_id)
         paragraphs = list(self._library.scan(book_id, chapter_numbers=chapters))
         titles = [
             c for c in self._library.progress(book_id) if chapters is None or c.number in chapters
         ]
         left = [
-            Left(c.number, None, c.id, failed.titles.get(c.id), c.title)
+            Left(c.number, None, c.id, why.get(c.id), c.title)
             for c in titles
             if c.translated_title is None
         ]
@@ -293,7 +293,7 @@ class Books:
                 p.chapter_number,
                 p.paragraph.index + 1,
                 p.paragraph.id,
-                failed.paragraphs.get(p.paragraph.id),
+                why.get(p.paragraph.id),
                 p.paragraph.text,
             )
             for p in paragraphs

@@ -16,8 +16,9 @@ from typing import Any, TypeVar
 from honyaku.agent.broker import ApprovalPolicy, Broker
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunking import REVISIONS, describe_failed_parts
-from honyaku.domain.failures import Failure, Left
+from honyaku.domain.failures import Coverage, Failure, Left
 from honyaku.domain.rating import judge_note
+from honyaku.domain.rounds import Part
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import UserError
 from honyaku.jobs.approvals import book_approvals
@@ -31,7 +32,6 @@ from honyaku.store.chunks import (
     ClaimToken,
     HandedBack,
     Heartbeat,
-    Part,
     PlannedChunk,
     Replan,
 )
@@ -179,9 +179,9 @@ class JobRecords:
         return await in_thread(read)
 
     async def finish_chunk(
-        self, token: ClaimToken, status: ChunkStatus, failure: Failure | None
+        self, token: ClaimToken, status: ChunkStatus, failure: Failure | None, model: str
     ) -> None:
-        await in_thread(self.stores.chunks.finish, token, status, failure)
+        await in_thread(self.stores.chunks.finish, token, status, failure, model=model)
 
     async def failed_parts(self, job: Job, chapter: int) -> list[tuple[ChunkItem, Part]] | None:
         """The chapter's failed chunks, each with what it has left to do; ``None`` while the
@@ -195,10 +195,10 @@ class JobRecords:
             if any(i.status not in (ChunkStatus.DONE, ChunkStatus.FAILED) for i in items):
                 return None
             found = [(i, self._left(job, i)) for i in items if i.status is ChunkStatus.FAILED]
-            done: dict[int, list[Part]] = {i.pk: [] for i, part in found if _is_empty(part)}
+            done: dict[int, list[Part]] = {i.pk: [] for i, part in found if part.is_empty}
             if done:
                 self.stores.chunks.retry(job.id, done)
-            return [(i, part) for i, part in found if not _is_empty(part)]
+            return [(i, part) for i, part in found if not part.is_empty]
 
         return await in_thread(failed)
 
@@ -219,17 +219,26 @@ class JobRecords:
         )
         return Part(left, title)
 
-    async def retry(self, parts: Mapping[int, Sequence[Part]]) -> None:
-        """Plan failed chunks to run again as ``parts``."""
-        await in_thread(self.stores.chunks.retry, self.job_id, parts)
+    async def retry(self, parts: Mapping[int, Sequence[Part]], round: int) -> None:
+        """Plan failed chunks to run again in ``round`` as ``parts``."""
+        await in_thread(self.stores.chunks.retry, self.job_id, parts, round=round)
 
     async def replan(
-        self, split: Replan, chunk_chars: int, handed_back: HandedBack | None = None
+        self,
+        split: Replan,
+        chunk_chars: int | None,
+        handed_back: HandedBack | None = None,
+        *,
+        alone: bool = False,
     ) -> None:
         """Plan the chunks waiting to run again with ``split`` (and what ``handed_back``
-        gives), at ``chunk_chars``."""
-        await in_thread(self.stores.chunks.replan, self.job_id, split, handed_back=handed_back)
-        await in_thread(self.stores.jobs.planned_with, self.job_id, chunk_chars)
+        gives, ``alone`` if asked), at ``chunk_chars`` (``None``: the plan's size is not
+        changed)."""
+        await in_thread(
+            self.stores.chunks.replan, self.job_id, split, handed_back=handed_back, alone=alone
+        )
+        if chunk_chars is not None:
+            await in_thread(self.stores.jobs.planned_with, self.job_id, chunk_chars)
 
     async def beat(self, tokens: Collection[ClaimToken], stops_seen: int) -> Heartbeat:
         return await in_thread(self.stores.chunks.beat, self.job_id, list(tokens), stops_seen)
@@ -245,11 +254,11 @@ class JobRecords:
     async def take_parked(self, pk: int) -> ParkedConversation | None:
         return await in_thread(self.stores.questions.take_parked, pk)
 
-    async def record(self, actions: Sequence[Action], cost: JobCost) -> None:
-        await in_thread(self.record_now, actions, cost)
+    async def record(self, actions: Sequence[Action], costs: Mapping[str, JobCost]) -> None:
+        await in_thread(self.record_now, actions, costs)
 
-    def record_now(self, actions: Sequence[Action], cost: JobCost) -> None:
-        self.stores.jobs.record(self.job_id, actions, cost)
+    def record_now(self, actions: Sequence[Action], costs: Mapping[str, JobCost]) -> None:
+        self.stores.jobs.record(self.job_id, actions, costs)
 
     # -- the job's end ---------------------------------------------------------------------
 
@@ -259,10 +268,11 @@ class JobRecords:
     async def settle(self, stops_seen: int | None = None) -> JobStatus:
         return await in_thread(self.stores.jobs.settle, self.job_id, stops_seen)
 
-    async def end(self, job: Job) -> Ending:
-        """Write how the job ended, once no chunk is left running here: finished, or failed
-        with the parts it could not do, unless another process still runs chunks of it or
-        one waits for a person. How it ended, and what it left."""
+    async def end(self, job: Job, *, stopped: bool = False) -> Ending:
+        """Write how the job ended, once no chunk is left running here (unless the run was
+        ``stopped``, which wrote it already): finished, or failed with the parts it could
+        not do, unless another process still runs chunks of it or one waits for a person.
+        How it ended, and what it left."""
 
         def end() -> Ending:
             chunks, jobs = self.stores.chunks, self.stores.jobs
@@ -271,56 +281,67 @@ class JobRecords:
             failures = [ChunkFailure(Where.of(i.planned), i.failure) for i in failed if i.failure]
             elsewhere = chunks.live_elsewhere(job.id)
             waiting = any(i.status is ChunkStatus.WAITING for i in items)
-            if not elsewhere and not waiting:
+            if stopped:
+                pass
+            elif not elsewhere and not waiting:
                 left = [i for i in items if i.status is not ChunkStatus.DONE]
                 reasons = [(f.where.chapter, f.reason) for f in failures]
                 status = JobStatus.FAILED if left else JobStatus.FINISHED
                 jobs.finish(job.id, status, describe_failed_parts(reasons, len(left)))
             elif not elsewhere:
                 jobs.settle(job.id)
-            titles, titles_done = self.titles_in_thread(job)
-            left_work = self.left_in_thread(job, failed)
-            return Ending(jobs.get(job.id), elsewhere, failures, left_work, titles, titles_done)
+            account = self.account_in_thread(job)
+            return Ending(jobs.get(job.id), elsewhere, failures, account.left, account.coverage)
 
         return await in_thread(end)
 
-    def titles_in_thread(self, job: Job) -> tuple[int, int]:
-        """The chapter titles a translation job covers, and those translated."""
-        if job.kind is not JobKind.TRANSLATION or job.paragraphs is not None:
-            return 0, 0
-        chapters = [
-            c
-            for c in self.stores.library.progress(job.book_id)
-            if job.chapters is None or c.number in job.chapters
-        ]
-        return len(chapters), sum(1 for c in chapters if c.translated_title and not c.title_stale)
-
-    def left_in_thread(self, job: Job, failed: Sequence[ChunkItem]) -> list[Left]:
-        """Each paragraph, and each title, the ``failed`` chunks left, with why."""
-        left = []
-        for item in failed:
-            part, planned = self._left(job, item), item.planned
-            found = self.stores.library.paragraphs(job.book_id, part.paragraph_ids)
-            if part.shows_title:
-                left.append(Left(planned.chapter_number, None, planned.chapter_id, item.failure))
+    def account_in_thread(self, job: Job) -> Account:
+        """What the job has done of its scope, and each work paragraph and chapter title of
+        it that it has not, with why, as the database has it."""
+        library, jobs = self.stores.library, self.stores.jobs
+        book = library.whole_book(job.book_id, chapter_numbers=job.chapters)
+        only = None if job.paragraphs is None else set(job.paragraphs)
+        written = jobs.paragraphs_done(job.id)
+        paragraphs, to_do = still_to_do(
+            book, job.kind, retranslate=job.retranslate, written=written, only=only
+        )
+        ours, anyones = jobs.unfinished(job.book_id, job.id), jobs.unfinished(job.book_id)
+        left, titles, titles_done = [], 0, 0
+        for chapter in book.chapters:
+            if job.kind is JobKind.TRANSLATION and only is None:
+                titles += 1
+                if title_wanted(chapter, job.kind, retranslate=False):
+                    why = ours.get(chapter.id) or anyones.get(chapter.id)
+                    left.append(Left(chapter.order, None, chapter.id, why, chapter.title))
+                else:
+                    titles_done += 1
             left += [
-                Left(planned.chapter_number, found[pid].index + 1, pid, item.failure)
-                for pid in part.paragraph_ids
+                Left(chapter.order, p.index + 1, p.id, ours.get(p.id) or anyones.get(p.id), p.text)
+                for p in chapter.paragraphs
+                if p.id in to_do
             ]
-        return left
+        done = len(paragraphs) - len(to_do)
+        return Account(left, Coverage(done, len(paragraphs), titles_done, titles))
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """What a job has done of its scope, and what it has left, with why."""
+
+    left: list[Left]
+    coverage: Coverage
 
 
 @dataclass(frozen=True, slots=True)
 class Ending:
     """How a job stands once a run ended: the job, the chunks of it still running elsewhere,
-    the parts that failed, and each paragraph and title they left."""
+    the parts that failed, each paragraph and title it left, and how much it covered."""
 
     job: Job
     running_elsewhere: int
     failures: list[ChunkFailure]
     left: list[Left]
-    titles: int
-    titles_done: int
+    coverage: Coverage
 
 
 def job_scope(library: Library, request: JobRequest) -> JobScope:
@@ -333,10 +354,6 @@ def job_scope(library: Library, request: JobRequest) -> JobScope:
         paragraphs = sorted(set(paragraphs))
         chapters = library.chapter_numbers_of(request.book_id, paragraphs)
     return JobScope(request.book_id, request.kind, chapters, request.retranslate, paragraphs)
-
-
-def _is_empty(part: Part) -> bool:
-    return not part.paragraph_ids and not part.shows_title
 
 
 def scope_of(job: Job) -> JobScope:

@@ -14,9 +14,8 @@ chunks waiting to run again when the size changed since.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 
-from honyaku.domain.failures import Coverage
 from honyaku.domain.pricing import Prices
 from honyaku.errors import HonyakuError, WorkerStopping
 from honyaku.jobs.events import ChunkFailure, JobEvent, JobFinished, Where
@@ -27,7 +26,7 @@ from honyaku.jobs.requests import ChapterEnd, ChapterOrder, JobRequest
 from honyaku.jobs.run import JobRun, QueuedChapter, RunDeps, open_run, planned_chunks
 from honyaku.jobs.spending import spending_cap
 from honyaku.llm.models import ModelChoice
-from honyaku.store.jobs import Job, JobStatus, Opened
+from honyaku.store.jobs import ACTIVE, Job, JobStatus, Opened
 
 
 class JobService:
@@ -44,14 +43,21 @@ class JobService:
         saved."""
         task = asyncio.current_task()
         assert task is not None
-        async with open_run(self.deps, request, choice) as run:
-            self._running[run.job.id] = task
-            try:
-                yield run.started
-                async for event in run.lanes(concurrency=request.concurrency):
-                    yield event
-            finally:
-                self._running.pop(run.job.id, None)
+        run: JobRun | None = None
+        try:
+            async with open_run(self.deps, request, choice) as run:
+                self._running[run.job.id] = task
+                try:
+                    yield run.started
+                    async for event in run.lanes(concurrency=request.concurrency):
+                        yield event
+                finally:
+                    self._running.pop(run.job.id, None)
+        except HonyakuError:
+            if run is not None:
+                # What was done and what is left, as for any end, before why it stopped.
+                yield JobFinished(await run.outcome(stopped=True))
+            raise
         yield JobFinished(await run.outcome())
 
     async def run_chapter(self, order: ChapterOrder, choice: ModelChoice) -> ChapterEnd:
@@ -119,8 +125,11 @@ class JobService:
         if task := self._running.get(job_id):
             task.cancel()
 
-    def progress(self, job_id: str, prices: Prices | None = None) -> JobProgress:
-        """A stored job's figures: its work paragraphs, those done, what it spent."""
+    def progress(
+        self, job_id: str, prices: Mapping[str, Prices | None] | None = None
+    ) -> JobProgress:
+        """A stored job's figures: its work paragraphs, those done, what each model spent
+        (at ``prices``, by model, where given)."""
         jobs, chunks = self.stores.jobs, self.stores.chunks
         job = jobs.get(job_id)
         book = self.stores.library.whole_book(job.book_id, chapter_numbers=job.chapters)
@@ -140,8 +149,7 @@ class JobService:
             for item in failed
             if item.failure is not None
         ]
-        records = JobRecords(self.stores)
-        progress.left = records.left_in_thread(job, failed)
-        titles, titles_done = records.titles_in_thread(job)
-        progress.coverage = Coverage(progress.paragraphs_done, len(paragraphs), titles_done, titles)
+        if job.shown_status not in ACTIVE:
+            account = JobRecords(self.stores).account_in_thread(job)
+            progress.left, progress.coverage = account.left, account.coverage
         return progress

@@ -1,5 +1,6 @@
-"""Count the tokens a job wrote to a prompt cache (jobs.cache_write_tokens), and keep the
-batches a job sent through a provider's Batch API (job_batches).
+"""Count the tokens a job (and each model of it) wrote to a prompt cache
+(jobs.cache_write_tokens, job_model_costs.cache_write_tokens), and keep the batches a job sent
+through a provider's Batch API (job_batches).
 
 Revision ID: 0026
 """
@@ -8,13 +9,14 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0026"
-down_revision = "0022"
+down_revision = "0023"
 
 
 def upgrade() -> None:
-    op.add_column(
-        "jobs", sa.Column("cache_write_tokens", sa.Integer, nullable=False, server_default="0")
-    )
+    for table in ("jobs", "job_model_costs"):
+        op.add_column(
+            table, sa.Column("cache_write_tokens", sa.Integer, nullable=False, server_default="0")
+        )
     op.create_table(
         "job_batches",
         sa.Column("id", sa.String(8), primary_key=True),
@@ -36,4 +38,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_job_batches_job_id", "job_batches")
     op.drop_table("job_batches")
-    op.drop_column("jobs", "cache_write_tokens")
+    for table in ("jobs", "job_model_costs"):
+        with op.batch_alter_table(table) as altered:
+            altered.drop_column("cache_write_tokens")
