@@ -14,7 +14,8 @@ from honyaku.domain.failures import NOT_TRANSLATED_YET
 from honyaku.jobs import JobOutcome
 from honyaku.jobs.records import JobRecords
 from honyaku.store import JobStatus, Stores
-from honyaku.store.chunks import ENDED
+from honyaku.store.chunks import ChunkStatus
+from honyaku.store.jobs import ACTIVE
 
 
 def assert_every_paragraph_accounted_for(stores: Stores, outcome: JobOutcome) -> None:
@@ -42,19 +43,18 @@ def assert_every_paragraph_accounted_for(stores: Stores, outcome: JobOutcome) ->
     listed = {item.id for item in outcome.left if item.position is not None}
     assert done | listed == scope, f"neither done nor listed: {sorted(scope - done - listed)}"
     assert not done & listed, f"done and listed as left: {sorted(done & listed)}"
-    ended_whole = job.status in (JobStatus.FINISHED, JobStatus.FAILED)
+    ended = job.status not in ACTIVE and not outcome.running_elsewhere
     for item in outcome.left:
         assert item.reason, item
-        if ended_whole and not outcome.running_elsewhere:
-            # A job that ran to its end tried everything: "not tried" only when stopped.
+        if ended:
+            # Tried and failed, or not tried and why (the job was stopped, or stopped itself)
             assert item.reason != NOT_TRANSLATED_YET, item
-            assert item.failure is not None, item
+    if job.status is JobStatus.FINISHED:
+        assert not outcome.left
+        assert all(item.status is ChunkStatus.DONE for item in stores.chunks.items(job.id))
     if job.kind is JobKind.TRANSLATION and only is None:
         untitled = [c for c in book.chapters if c.translated_title is None]
         assert {c.id for c in untitled} <= {i.id for i in outcome.left if i.position is None}
-    if ended_whole and not outcome.running_elsewhere:
-        items = stores.chunks.items(job.id)
-        assert all(item.status in ENDED for item in items), "a part left pending"
     account = JobRecords(stores).account_in_thread(job)
     assert outcome.left == account.left
     assert outcome.coverage == account.coverage

@@ -5,12 +5,14 @@ decided by why they failed and by what the earlier rounds did (``RoundHistory``)
 
 - **wait** and send the parts as they are again, with the same model: the server did not keep
   pace, and a smaller part would only double the requests to a server refusing them;
-- **split** the parts into smaller ones, with the same model: a filter's refusal, a refusal in
-  words, a workflow the model could not finish or a loop is isolated in halves (a part too
-  long for the context window, in quarters), down to a single unit (a paragraph, or a title);
-- **hand** the parts over as they are to the next model of the chain, once splitting no
-  longer gets anything done (it went round twice at a smaller size for nothing, or has split
-  ``MAX_SPLIT_ROUNDS`` times), the parts are single units, or the server's pace never came;
+- **split** the parts into smaller ones, with the same model: what a filter refused is
+  isolated in halves down to a single unit (a paragraph, or a title), and so is what did not
+  fit the context window, in quarters; a refusal in words, a workflow the model could not
+  finish or a loop, in halves while that gets something done (a model lost in a part of 40
+  may need quarters, no more);
+- **hand** the parts over as they are to the next model of the chain, once they are single
+  units, splitting no longer gets anything done (twice at a smaller size for nothing), or
+  the server's pace never came;
 - **stop**: no model is left to try them; each is left, with its reason.
 
 Parts are decided together in this order: those waiting on the server's pace first, then
@@ -27,12 +29,12 @@ from math import ceil
 
 from honyaku.domain.failures import FailureClass
 
-MAX_SPLIT_ROUNDS = 8
-"""Rounds in which one model splits a chapter's failed parts: a part of 200 paragraphs is
-down to single paragraphs in 8."""
+MAX_SPLIT_ROUNDS = 16
+"""Rounds in which one model splits a chapter's failed parts, at most: halving, a part of
+65,536 units is down to single ones in 16 (a safety net: a part is never that long)."""
 MAX_FRUITLESS_SPLITS = 2
-"""Split rounds in a row that got nothing done before the parts go to the next model: a
-model lost in a part of 40 may need quarters, no more."""
+"""Split rounds in a row after which as many units failed as before, for a model that got
+lost, before its parts go to the next model."""
 MAX_PACE_WAITS = 2
 """Rounds that wait for the server's pace before its parts go to the next model."""
 PACE_WAIT_S = 30.0
@@ -42,15 +44,10 @@ as long."""
 SPLIT_IN = {FailureClass.CONTEXT: 4}
 """Pieces a failed part is split into by why it failed (else halves): a part too long for
 the context window is split smaller than one that held a refused paragraph."""
-SPLITTING_HELPS = frozenset(
-    {
-        FailureClass.FILTERED,
-        FailureClass.REFUSED,
-        FailureClass.WORKFLOW,
-        FailureClass.CONTEXT,
-        FailureClass.LOOP,
-    }
-)
+ISOLATED = frozenset({FailureClass.FILTERED, FailureClass.CONTEXT})
+"""Failures that a smaller part always gets past or pins down: split down to single units."""
+LOST = frozenset({FailureClass.REFUSED, FailureClass.WORKFLOW, FailureClass.LOOP})
+"""A model lost in the part: split while that gets something done."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +98,10 @@ class RoundHistory:
     splits: int = 0
     """Rounds in which that model split parts."""
     fruitless: int = 0
-    """Of those, the last ones in a row after which as many units failed as before."""
-    split_at: int | None = None
-    """Units failed when that model last split them."""
+    """Of those, the last ones in a row after which as many units that the model got lost
+    in failed as before."""
+    lost_at: int | None = None
+    """Units the model got lost in when it last split parts."""
     waits: int = 0
     """Rounds in which that model waited for the server's pace."""
 
@@ -174,20 +172,19 @@ def next_round(
 
 def _split(failed: Sequence[FailedPart], history: RoundHistory) -> Split | None:
     """The split round, where splitting may still get something done."""
-    units = sum(f.part.units for f in failed)
-    fruitless = history.fruitless
-    if history.split_at is not None:
-        fruitless = fruitless + 1 if units >= history.split_at else 0
-    if history.splits >= MAX_SPLIT_ROUNDS or fruitless >= MAX_FRUITLESS_SPLITS:
+    if history.splits >= MAX_SPLIT_ROUNDS:
         return None
+    lost = sum(f.part.units for f in failed if f.failure in LOST)
+    fruitless = 0
+    if lost and history.lost_at is not None and lost >= history.lost_at:
+        fruitless = history.fruitless + 1
     parts = {
         f.key: pieces
         for f in failed
-        if f.failure in SPLITTING_HELPS
+        if (f.failure in ISOLATED or (f.failure in LOST and fruitless < MAX_FRUITLESS_SPLITS))
         and len(pieces := split(f.part, SPLIT_IN.get(f.failure, 2))) > 1
     }
     if not parts:
         return None
-    return Split(
-        parts, replace(history, splits=history.splits + 1, fruitless=fruitless, split_at=units)
-    )
+    done = replace(history, splits=history.splits + 1, fruitless=fruitless, lost_at=lost or None)
+    return Split(parts, done)

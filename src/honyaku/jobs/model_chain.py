@@ -2,8 +2,9 @@
 run's first request, and closed with the run.
 
 Every model of a run talks with the same system prompt and tools, and pays from the same
-spending cap, at its own prices. A fallback that cannot be opened stops the run before it
-begins, in one line naming it. A fallback takes the parts it is given as they are: it plans
+spending cap, at its own prices. A fallback that cannot be opened, or whose server refuses
+its key (asked once, with the cheapest request), stops the run before it begins, in one
+line naming it. A fallback takes the parts it is given as they are: it plans
 nothing again by what it learns, and what does not fit its context window is planned again
 alone, the run's other parts as they were.
 """
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from honyaku.agent.registry import ToolRegistry
 from honyaku.domain.book import Book
 from honyaku.domain.pricing import Prices
-from honyaku.errors import FallbackUnavailableError, HonyakuError
+from honyaku.errors import AuthError, FallbackUnavailableError, HonyakuError
 from honyaku.jobs.chunk_driver import ModelDeps
 from honyaku.jobs.chunk_run import ChunkTalk
 from honyaku.jobs.records import JobRecords
@@ -26,6 +27,7 @@ from honyaku.jobs.requests import JobRequest
 from honyaku.jobs.sizing import ChunkSizing, sizing_for
 from honyaku.jobs.spending import Purse
 from honyaku.jobs.tools import ChunkContext
+from honyaku.llm.model_check import check_model
 from honyaku.llm.models import ConnectedModel, ModelChoice, ModelOpener, ToolProtocol
 
 
@@ -41,6 +43,17 @@ class Connected:
     def name(self) -> str:
         """The name its versions and costs are kept under."""
         return self.model.provider.model
+
+
+async def _check_key(choice: ModelChoice) -> None:
+    """Refuse a fallback whose server refuses its key, with one cheap request: it would
+    otherwise be found out only when a round needs it. A model with no key to send (a
+    local server) is not asked."""
+    if await asyncio.to_thread(lambda: choice.found_key) is None:
+        return
+    check = await check_model(choice)
+    if check.key_accepted is False:
+        raise AuthError(check.problem or "the server refused the API key")
 
 
 class ModelChain:
@@ -65,6 +78,7 @@ class ModelChain:
         chain = [await self._connect(choice, records)]
         for fallback in choice.fallbacks:
             try:
+                await _check_key(fallback)
                 chain.append(await self._connect(fallback, records))
             except HonyakuError as exc:
                 raise FallbackUnavailableError(fallback.profile or fallback.model, exc) from exc

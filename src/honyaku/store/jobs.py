@@ -468,7 +468,7 @@ class JobStore:
         found: dict[str, Unfinished] = {}
         now = utc_now()
         with self.database.transaction() as session:
-            for chunk, job in session.execute(query).all():
+            for chunk, job in session.execute(query):
                 why = Unfinished(failure_of_row(chunk), _not_tried(chunk, job, now), chunk.model)
                 found.update(dict.fromkeys(chunk.paragraph_ids, why))
                 if chunk.shows_title:
