@@ -14,7 +14,7 @@ The demo model needs no profile: it is free, so a spending cap never stops it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 
@@ -176,6 +176,14 @@ class Models:
         loaded, whether it is busy or cannot answer), and its pace as learned there; the
         model is sent nothing to answer."""
         return await model_status(choice, self._learned)
+
+    async def other_than(self, models: Collection[str]) -> ModelProfile | None:
+        """The first saved profile that is none of ``models`` (by its name, or its model's
+        name on its server): what to offer for work those models left."""
+        for profile in await self.all():
+            if profile.name not in models and profile.model not in models:
+                return profile
+        return None
 
     async def profile_for(self, model: str) -> str | None:
         """The saved profile a job that ran with ``model`` (a profile's or a server's name

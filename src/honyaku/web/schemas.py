@@ -281,13 +281,31 @@ class LeftoverOut(BaseModel):
         description="Each paragraph and chapter title left, in book order, a chapter's title "
         "first; ``failure`` null where no job has tried it."
     )
+    kept: list[LeftOut] = Field(
+        default_factory=list,
+        description="The paragraphs the translator left as they are on purpose, in book order.",
+    )
 
     @classmethod
     def of(cls, leftover: Leftover) -> LeftoverOut:
         return cls(
             coverage=CoverageOut(**asdict(leftover.coverage)),
             left=[LeftOut.of(item) for item in leftover.left],
+            kept=[LeftOut.of(item) for item in leftover.kept],
         )
+
+
+class LeftAsIsIn(BaseModel):
+    """Paragraphs to leave as they are on purpose (``left``), or no longer."""
+
+    paragraph_ids: list[Annotated[str, Field(pattern=r"^[0-9a-f]{8}$")]] = Field(
+        min_length=1, max_length=10_000
+    )
+    left: StrictBool = True
+
+
+class LeftAsIsOut(BaseModel):
+    changed: int = Field(description="The paragraphs whose state changed.")
 
 
 class JobOut(BaseModel):
