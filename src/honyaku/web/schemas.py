@@ -209,7 +209,9 @@ class JobStart(BaseModel):
     chapters: str | None = Field(
         default=None, pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; null for all.'
     )
-    model: ProfileName = Field(description="The name of a saved model profile.")
+    model: ProfileName | None = Field(
+        default=None, description="A saved model profile; null: the book's model."
+    )
     fallbacks: list[ProfileName] | None = Field(
         default=None,
         max_length=8,
