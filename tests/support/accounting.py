@@ -55,7 +55,7 @@ def assert_every_paragraph_accounted_for(stores: Stores, outcome: JobOutcome) ->
     if job.kind is JobKind.TRANSLATION and only is None:
         untitled = [c for c in book.chapters if c.translated_title is None]
         assert {c.id for c in untitled} <= {i.id for i in outcome.left if i.position is None}
-    account = JobRecords(stores).account_in_thread(job)
+    account = JobRecords(stores).account(job)
     assert outcome.left == account.left
     assert outcome.coverage == account.coverage
     assert outcome.paragraphs_done == len(done)
