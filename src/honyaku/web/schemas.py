@@ -310,6 +310,17 @@ class LeftAsIsOut(BaseModel):
     changed: int = Field(description="The paragraphs whose state changed.")
 
 
+class ModelSpentOut(BaseModel):
+    """What one model of a job's chain (the one chosen, or a fallback) spent on it."""
+
+    model: str
+    requests: int
+    input_tokens: int
+    cached_tokens: int
+    output_tokens: int
+    spent: float | None = Field(description="At this model's prices; null without them.")
+
+
 class JobOut(BaseModel):
     """A job's figures, as ``jobs.progress.JobProgress`` defines each."""
 
@@ -328,7 +339,12 @@ class JobOut(BaseModel):
     output_tokens: int
     tokens: int
     tokens_estimated: bool = Field(description="The server reported none: honyaku's estimate.")
-    spent: float | None = Field(description="At the model's prices; null without prices.")
+    spent: float | None = Field(
+        description="Each model's tokens at its prices; null where one that spent has none."
+    )
+    models: list[ModelSpentOut] = Field(
+        default_factory=list, description="What each model of the job's chain spent."
+    )
     elapsed_s: float | None
     eta_s: float | None
     waiting_s: float | None = Field(
