@@ -106,7 +106,8 @@ class JobService:
         (``queued``) in the same transaction; the model is the workers' to open."""
         scope = job_scope(self.stores.library, request)
         book = self.stores.library.whole_book(request.book_id, chapter_numbers=scope.chapters)
-        spending_cap(request.max_cost, book, choice.prices)
+        for model in (choice, *choice.fallbacks):
+            spending_cap(request.max_cost, book, model.prices)
         # Planned at the book's size (or the one asked): the model is the workers' to learn.
         chunk_chars = request.chunk_chars or book.settings.chunk_chars
         job, _ = JobRecords(self.stores).open_job(
