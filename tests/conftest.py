@@ -17,6 +17,7 @@ book that always finishes, and the assistant; the XML protocol's own tests are i
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -172,7 +173,10 @@ def every_job_accounts_for_its_paragraphs(monkeypatch: pytest.MonkeyPatch) -> No
     ) -> AsyncIterator[JobEvent]:
         async for event in run(service, request, choice):
             if isinstance(event, JobFinished):
-                assert_every_paragraph_accounted_for(service.stores, event.outcome)
+                # Off the loop, as the engine reads the database: the loop is watched too.
+                await asyncio.to_thread(
+                    assert_every_paragraph_accounted_for, service.stores, event.outcome
+                )
             yield event
 
     monkeypatch.setattr(JobService, "run", accounted)

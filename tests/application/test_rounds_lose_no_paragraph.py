@@ -386,3 +386,36 @@ def test_a_fallback_whose_key_is_refused_stops_the_job_before_its_first_request(
     assert "\n" not in line
     assert line.startswith("the fallback model fallback-model: ")
     assert "refused the API key" in line
+
+
+@pytest.mark.backends("sqlite")
+def test_a_fallback_that_fails_on_its_first_request_fails_only_what_it_was_given(
+    honyaku: Honyaku, library: Library
+):
+    # Given a filter refusing one word of the story, and a fallback whose server wants a key
+    # it was never given (nothing to check before the job begins)
+    book_id = a_short_story(library)
+    with (
+        FakeLLMServer(filter=ContentFilter(words={"梯子"})) as server,
+        FakeLLMServer(api_key="sk-right-4e3d2c1b0a9f8e7d") as other,
+    ):
+        fallback = ModelChoice("fallback-model", other.url, protocol=ToolProtocol.NATIVE)
+        choice = ModelChoice(
+            "fake-model", server.url, protocol=ToolProtocol.NATIVE, fallbacks=(fallback,)
+        )
+        request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION)
+
+        # When the story is translated
+        async def events() -> list[JobEvent]:
+            return [event async for event in honyaku.jobs.run(request, choice)]
+
+        finished = asyncio.run(events())[-1]
+
+    # Then the job ran to its end: what the filter refused is left, the fallback named as why
+    assert isinstance(finished, JobFinished)
+    left = finished.outcome.left
+    assert {item.id for item in left} == refused_by({"梯子"}, library, book_id)
+    for item in left:
+        assert item.reason.startswith("the fallback model could not start: fallback-model (")
+        assert "API key" in item.reason
+    assert finished.outcome.paragraphs_done == finished.outcome.paragraphs_total - 1

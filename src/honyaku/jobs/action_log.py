@@ -82,12 +82,12 @@ class ActionLog:
 
     async def flush(self) -> None:
         if pending := self._take():
-            await self.records.record(*pending)
+            await self.records.run(self.records.record, *pending)
 
     def write_now(self) -> None:
         """Write what is pending from outside the event loop's care: a job ending anyhow."""
         if pending := self._take():
-            self.records.record_now(*pending)
+            self.records.record(*pending)
 
     def _take(self) -> tuple[list[Action], dict[str, JobCost]] | None:
         if not self._actions and not self._costs:

@@ -56,15 +56,14 @@ from honyaku.store.chunks import ChunkStatus, Claim, ClaimToken, Held
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import Job, JobCost
 from honyaku.store.questions import ParkedConversation
-from honyaku.store.stores import Stores
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkDeps:
     """What every chunk of a run works with, whichever model it talks to."""
 
-    stores: Stores
     records: JobRecords
+    """The run's one door to the database, for the driver and its chunks' tools."""
     claims: Claims
     broker: Broker
     glossary: BookGlossary
@@ -138,7 +137,7 @@ class ChunkDriver:
         """The claimed chunks' conversation, each chapter a section of it, then each
         chunk's end."""
         records = self.deps.records
-        works = [await records.work(claim, self.job, self.to_do) for claim in claims]
+        works = [await records.run(records.work, claim, self.job, self.to_do) for claim in claims]
         each = [work for _, work, _ in works]
         if parked := await self._parked(claims):
             async for event in self._ended(claims, self._resumed(claims[0], parked), each):
@@ -158,7 +157,8 @@ class ChunkDriver:
         """The conversation a question parked, for a queued job's chunk that has one."""
         if len(claims) > 1 or self.deps.question_wait_s is None:
             return None
-        return await self.deps.records.take_parked(claims[0].item.pk)
+        records = self.deps.records
+        return await records.run(records.take_parked, claims[0].item.pk)
 
     def _opened(self, claims: Sequence[Claim], sections: list[Chunk]) -> AsyncIterator[JobEvent]:
         """The conversation over ``sections``, as the model is first told of them."""
@@ -220,7 +220,8 @@ class ChunkDriver:
         # runs on even if the run is stopped meanwhile.
         self.deps.claims.settled(token)
         status = ChunkStatus.FAILED if failure else ChunkStatus.DONE
-        await self.deps.records.finish_chunk(token, status, failure, self.model.name)
+        records = self.deps.records
+        await records.run(records.finish_chunk, token, status, failure, self.model.name)
         return ChunkFinished(where, failure, None if failure else over)
 
     def _chunk(self, claim: Claim, chapter: Chapter, work: list[Paragraph]) -> Chunk | None:
@@ -240,8 +241,9 @@ class ChunkDriver:
         """The conversation a question parked, taken back up with its answer (or none)."""
         planned = claim.item.planned
         assigned = parked.workflow["assigned"]
-        chapter, found = await self.deps.records.chapter_with(
-            self.book.id, planned.chapter_id, assigned
+        records = self.deps.records
+        chapter, found = await records.run(
+            records.chapter_with, self.book.id, planned.chapter_id, assigned
         )
         paragraphs = tuple(found[pid] for pid in assigned if pid in found)
         titles, _ = parked_titles(parked.workflow, chapter.id)
@@ -259,7 +261,9 @@ class ChunkDriver:
             yield event
 
     async def _park(self, token: ClaimToken, parked: ChunkParked) -> None:
-        await self.deps.records.park(
+        records = self.deps.records
+        await records.run(
+            records.park,
             token,
             asker=parked.request.asker,
             request=request_record(parked.request),
@@ -301,7 +305,7 @@ class ChunkDriver:
         return ChunkContext(
             broker,
             asker,
-            self.deps.stores,
+            self.deps.records,
             self.book,
             self.job.id,
             self.model.name,

@@ -96,8 +96,8 @@ class ModelChain:
             self._open_model(choice, language=self.book.target_lang)
         )
         name, kind = model.provider.model, self.request.kind
-        record = await records.model_record(name, kind)
-        glossary = await records.has_glossary(self.book.id)
+        record = await records.run(records.model_record, name, kind)
+        glossary = await records.run(records.has_glossary, self.book.id)
         sizing = await asyncio.to_thread(
             sizing_for,
             self.book,

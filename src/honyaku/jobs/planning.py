@@ -26,9 +26,14 @@ from honyaku.store.chunks import PlannedChunk, Replan
 
 
 def work_of(chapter: Chapter, kind: JobKind, only: Set[str] | None = None) -> list[Paragraph]:
-    """A chapter's work items: non-empty paragraphs (those in ``only``, if given), and for
-    revisions and ratings only translated ones."""
-    work = [p for p in chapter.work_paragraphs if only is None or p.id in only]
+    """A chapter's work items: non-empty paragraphs (those in ``only``, if given, else those
+    the translator has not left as they are on purpose), and for revisions and ratings only
+    translated ones."""
+    work = [
+        p
+        for p in chapter.work_paragraphs
+        if (p.id in only if only is not None else not p.left_on_purpose)
+    ]
     if kind in (JobKind.TRANSLATION, JobKind.EXTRACTION):
         return work
     return [p for p in work if p.translation]

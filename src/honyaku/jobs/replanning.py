@@ -54,9 +54,9 @@ class Replanner:
         at ``chunk_chars``; what it gives alone where the replanner plans so."""
         split = replanner(self.book, chunk_chars)
         if handed_back is not None and self.alone:
-            await self.records.replan(split, None, handed_back, alone=True)
+            await self.records.run(self.records.replan, split, None, handed_back, alone=True)
             return
-        await self.records.replan(split, chunk_chars, handed_back)
+        await self.records.run(self.records.replan, split, chunk_chars, handed_back)
         self.chunk_chars = chunk_chars
 
     async def learn(self, paragraphs: int, seen: JobCost) -> None:

@@ -54,14 +54,13 @@ from honyaku.jobs.instructions import job_prompt, job_registry
 from honyaku.jobs.model_chain import Connected, ModelChain
 from honyaku.jobs.planning import plan_chunks, split_book
 from honyaku.jobs.progress import JobProgress
-from honyaku.jobs.records import JobRecords, in_thread, scope_of
+from honyaku.jobs.records import JobRecords, scope_of
 from honyaku.jobs.replanning import Replanner
 from honyaku.jobs.requests import JobRequest
 from honyaku.jobs.scheduler import merged
 from honyaku.jobs.spending import purse, spending_cap
 from honyaku.llm.models import ModelChoice, ModelOpener
 from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, PlannedChunk
-from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import STOPPED_AS_ASKED, Job, JobScope, JobStatus
 from honyaku.store.stores import Stores
 
@@ -133,7 +132,8 @@ class JobRun:
     async def outcome(self, *, stopped: bool = False) -> JobOutcome:
         """How the job stands now that the run's lanes ended (or it was ``stopped``, its
         end written already), as the database has it."""
-        ending = await self.records.end(self.job, stopped=stopped)
+        records = self.records
+        ending = await records.run(records.end, self.job, stopped=stopped)
         progress = self.progress
         return JobOutcome(
             ending.job,
@@ -166,7 +166,7 @@ class JobRun:
         chapter whose first part is not there to take)."""
         claims: list[Claim] = []
         for number in numbers:
-            item = await self.records.next_item(number, 0)
+            item = await self.records.run(self.records.next_item, number, 0)
             claim = None
             if item is not None and item.status is ChunkStatus.PENDING:
                 claim = await self.claims.take(item.pk)
@@ -185,7 +185,7 @@ class JobRun:
         for a person, or the run's cap is reached."""
         after = 0
         while self.capped is None:
-            item = await self.records.next_item(number, after)
+            item = await self.records.run(self.records.next_item, number, after)
             if item is None:
                 return
             claim = await self.claims.take(item.pk)
@@ -224,7 +224,10 @@ class JobRun:
         """While parts of the chapter failed: the next round (``domain.rounds``), carried
         out, until it says to stop."""
         history, round_ = RoundHistory(), 1
-        while self.capped is None and (failed := await self.records.failed_parts(self.job, number)):
+        records = self.records
+        while self.capped is None and (
+            failed := await records.run(records.failed_parts, self.job, number)
+        ):
             step = next_round(
                 [FailedPart(i.pk, part, i.failure.kind) for i, part in failed if i.failure],
                 history,
@@ -238,7 +241,7 @@ class JobRun:
             history, round_ = step.history, round_ + 1
             plan = _plan(step, {item.pk: part for item, part in failed})
             model = self.models.model(history.model)
-            await self.records.retry(plan, round_)
+            await records.run(records.retry, plan, round_)
             retried = tuple(Where.of(item.planned) for item, _ in failed if item.pk in plan)
             parts = sum(len(pieces) for pieces in plan.values())
             yield RoundStarted(number, round_, model.name, retried, parts)
@@ -268,13 +271,17 @@ async def open_run(
     model and its fallbacks, from its model opened to its claims given back."""
     beat_s = heartbeat_s()
     records = JobRecords(deps.stores)
-    scope = scope_of(queued.job) if queued else await records.scope(request)
-    book = await records.book(request.book_id, scope.chapters)
+    scope = scope_of(queued.job) if queued else await records.run(records.scope, request)
+    book = await records.run(records.book, request.book_id, scope.chapters)
     cap = spending_cap(request.max_cost, book, choice.prices)
     for fallback in choice.fallbacks:
         spending_cap(request.max_cost, book, fallback.prices)
     talk = (
-        job_registry(request.kind, book.settings, await records.approvals(deps.broker, book.id)),
+        job_registry(
+            request.kind,
+            book.settings,
+            await records.run(records.approvals, deps.broker, book.id),
+        ),
         job_prompt(book, request.kind),
     )
     shared = (deps.stores.spending, queued.ledger) if queued else None
@@ -297,9 +304,9 @@ async def open_run(
             # On the loop: a cancelled task cannot wait for a thread, and these are a few
             # short writes.
             run.log.write_now()
-            run.records.release_now(run.claims.end())
+            run.records.release(run.claims.end())
             if ending := _job_ending(exc, on_worker=queued is not None, stop_seen=run.stop_seen):
-                run.records.finish_now(*ending)
+                run.records.finish(*ending)
             raise
         finally:
             heartbeat.cancel()
@@ -326,7 +333,7 @@ async def _job(
     if queued:
         job, resumed = queued.job, True
     else:
-        job, resumed = await in_thread(
+        job, resumed = await records.run(
             records.open_job,
             scope,
             planned_chunks(book, scope, chunk_chars),
@@ -375,18 +382,17 @@ async def _started(
     resumed: bool,
 ) -> JobRun:
     records = replanner.records
-    total, to_do = await records.to_do(job, book)
-    items = await records.items()
+    total, to_do = await records.run(records.to_do, job, book)
+    items = await records.run(records.items)
     if queued:
         items = [i for i in items if i.planned.chapter_number == queued.chapter]
     left = sum(1 for item in items if item.status is not ChunkStatus.DONE)
     started = JobStarted(job, total, total - len(to_do), left, resumed, models.prices)
     chunk_deps = ChunkDeps(
-        deps.stores,
         records,
         Claims(records),
         deps.broker,
-        BookGlossary(deps.stores.glossary, book.id),
+        records.book_glossary(book.id),
         book.settings.question_wait_hours * 3600 if queued else None,
     )
     lanes = [[queued.chapter]] if queued else _lanes(items, book, replanner.chunk_chars)

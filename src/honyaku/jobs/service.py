@@ -64,7 +64,7 @@ class JobService:
         """Run one chapter of a queued job here, on a worker: its chunks in order, each
         question parked for a person; then settle the job's status."""
         records = JobRecords(self.stores)
-        job = await records.join(order.job_id, order.stops)
+        job = await records.run(records.join, order.job_id, order.stops)
         if job is None:
             return ChapterEnd.STOPPED
         request = JobRequest(
@@ -95,7 +95,8 @@ class JobService:
             # The heartbeat saw the stop as the chapter ended: the cancel it sent would strike
             # the next await. Taken back, the stop is settled as one its beat missed.
             task.uncancel()
-        status = await records.of(job).settle(job.stop_requests)
+        settled = records.of(job)
+        status = await settled.run(settled.settle, job.stop_requests)
         if status is JobStatus.INTERRUPTED:
             return ChapterEnd.STOPPED
         return ChapterEnd.BLOCKED if run.blocked else ChapterEnd.DONE
@@ -105,7 +106,8 @@ class JobService:
         (``queued``) in the same transaction; the model is the workers' to open."""
         scope = job_scope(self.stores.library, request)
         book = self.stores.library.whole_book(request.book_id, chapter_numbers=scope.chapters)
-        spending_cap(request.max_cost, book, choice.prices)
+        for model in (choice, *choice.fallbacks):
+            spending_cap(request.max_cost, book, model.prices)
         # Planned at the book's size (or the one asked): the model is the workers' to learn.
         chunk_chars = request.chunk_chars or book.settings.chunk_chars
         job, _ = JobRecords(self.stores).open_job(
@@ -150,6 +152,6 @@ class JobService:
             if item.failure is not None
         ]
         if job.shown_status not in ACTIVE:
-            account = JobRecords(self.stores).account_in_thread(job)
+            account = JobRecords(self.stores).account(job)
             progress.left, progress.coverage = account.left, account.coverage
         return progress
