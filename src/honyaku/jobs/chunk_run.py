@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from honyaku.agent.broker import QuestionParked
 from honyaku.agent.loop import LoopLimits, ToolFinished, ToolStarted, run_loop
 from honyaku.agent.registry import ToolRegistry
-from honyaku.domain.failures import failure_of
+from honyaku.domain.failures import Failure, FailureClass, failure_of
 from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import (
@@ -53,6 +53,9 @@ from honyaku.llm.events import ChatProvider, Response
 from honyaku.llm.messages import ChatRequest, Message, SystemMessage, UserMessage, request_tokens
 from honyaku.llm.models import ContextWindow
 
+FALLBACK_FAILS = frozenset({FailureClass.KEY, FailureClass.MODEL, FailureClass.SERVER})
+"""What stops the whole job when the model chosen meets it, and only the parts given to a
+fallback when the fallback does."""
 UNSAID_WINDOW_SHARE = 0.8
 """A server that refuses a request as too long without saying its window: assume the window
 holds this share of the request."""
@@ -69,6 +72,9 @@ class ChunkTalk:
     window: ContextWindow
     tokens: TokenCounter = SCRIPT_RATIO
     """Counts the model's tokens, to size a request the server refused without a figure."""
+    fallback: bool = False
+    """A fallback of the run's chain: a failure of its own (a refused key, a missing model)
+    fails the parts it was given, not the job."""
 
 
 async def run_chunk(
@@ -97,7 +103,7 @@ async def run_chunk(
     try:
         async with aclosing(conversation) as events:
             async for event in events:
-                yield ChunkEvent(where, event)
+                yield ChunkEvent(where, event, talk.provider.model)
                 if isinstance(event, Response) and event.cut:
                     await _learn_from_cut_reply(talk.window, event)
                     if not event.rambled:  # cut inside a call: smaller chunks will fit
@@ -121,9 +127,12 @@ async def run_chunk(
         return
     except (LoopError, ProviderError) as exc:
         failure = failure_of(exc)
-        if failure.kind.is_job_wide:
+        if failure.kind.is_job_wide and talk.fallback and failure.kind in FALLBACK_FAILS:
+            # A fallback's refused key or missing model fails what it was given, not the job.
+            failure = Failure(FailureClass.FALLBACK, f"{talk.provider.model} ({exc})")
+        elif failure.kind.is_job_wide:
             raise
-        yield ChunkFinished(where, failure)
+        yield ChunkFinished(where, failure, left=_left(context))
         return
     if unchanged := len(chunk.all_paragraphs) - len(workflow.accepted):
         # Proofreading leaves right paragraphs alone: they are done all the same.
@@ -138,6 +147,11 @@ async def _opening(context: ChunkContext, talk: ChunkTalk, chunks_in_chapter: in
     if glossary := await asyncio.to_thread(_glossary_section, context):
         message = f"{message}\n\n{glossary}"
     return [SystemMessage(talk.system_prompt), UserMessage(message)]
+
+
+def _left(context: ChunkContext) -> tuple[str, ...]:
+    workflow = context.workflow
+    return (*workflow.missing_ids, *workflow.missing_titles)
 
 
 def _hand_over(context: ChunkContext, reason: str) -> HandOver:

@@ -101,6 +101,9 @@ class ParagraphRow(Base):
     id: Mapped[str] = mapped_column(String(8))
     position: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
+    left_on_purpose: Mapped[bool] = mapped_column(Boolean, default=False)
+    """The translator keeps it as it is (a copyright line, a word play in the original): no
+    job translates it, and it is not listed among what needs them."""
 
 
 class ParagraphSourceRow(Base):
@@ -236,6 +239,11 @@ class JobRow(Base):
     """Replies that carried a batch, and the paragraphs those batches saved: how the model
     works through a chunk, for the chunk size of its next jobs."""
     batched_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    conversations: Mapped[int] = mapped_column(Integer, default=0)
+    """Conversations run to an end, done or failed, and the work paragraphs they held."""
+    conversation_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    cache_write_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    """Input tokens written to an explicit prompt cache, billed at a price of their own."""
     chunk_chars: Mapped[int | None] = mapped_column(Integer)
     """The size the job's chunks waiting to run were last planned with."""
     owner: Mapped[str | None] = mapped_column(Text)
@@ -280,6 +288,35 @@ class ChunkRow(Base):
     """Why it failed, as a failure class (``domain.failures``)."""
     workflow_status: Mapped[str | None] = mapped_column(String(10))
     """Where the chunk's conversation is in its workflow (``domain.workflow``)."""
+    round: Mapped[int] = mapped_column(Integer, default=1)
+    """The round that planned it: 1 for the job's plan. A part a later round planned keeps
+    its size: it is never planned again as the run learns."""
+    model: Mapped[str | None] = mapped_column(Text)
+    """The model that last ran it to its end."""
+
+
+class JobModelCostRow(Base):
+    """What one model of a job's chain (the one chosen, or a fallback) spent on it."""
+
+    __tablename__ = "job_model_costs"
+
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
+    model: Mapped[str] = mapped_column(Text, primary_key=True)
+    requests: Mapped[int] = mapped_column(Integer, default=0)
+    retries: Mapped[int] = mapped_column(Integer, default=0)
+    input_chars: Mapped[int] = mapped_column(Integer, default=0)
+    output_chars: Mapped[int] = mapped_column(Integer, default=0)
+    input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cached_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    reasoning_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    estimated_input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    estimated_output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    batch_replies: Mapped[int] = mapped_column(Integer, default=0)
+    batched_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    conversations: Mapped[int] = mapped_column(Integer, default=0)
+    conversation_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    cache_write_tokens: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class ActionRow(Base):
@@ -599,3 +636,22 @@ class SpendingRunRow(Base):
 
     run: Mapped[str] = mapped_column(String(80), primary_key=True)
     cap: Mapped[float] = mapped_column(Float)
+
+
+class JobBatchRow(Base):
+    """A batch a job sent through a provider's Batch API: the provider's id, its state and
+    counts as last polled, and the handle (``llm.batches.BatchHandle``) that finds it again,
+    custom ids and the conversations they belong to included."""
+
+    __tablename__ = "job_batches"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    provider: Mapped[str] = mapped_column(String(20))
+    model: Mapped[str] = mapped_column(Text)
+    batch_id: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(20))
+    handle: Mapped[dict[str, Any]] = mapped_column(JSON)
+    counts: Mapped[dict[str, Any]] = mapped_column(JSON)
+    submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -68,6 +68,7 @@ TOOL_WORDS = {
 PROVIDER_WORDS = {
     "openai": N_("Chat Completions: OpenAI, DeepSeek, Ollama, vLLM, llama.cpp, LM Studio…"),
     "gemini": N_("Google's own Gemini API"),
+    "anthropic": N_("Anthropic's own Messages API (Claude), with prompt caching"),
     "demo": N_("the built-in demo model, inside honyaku"),
 }
 
@@ -82,6 +83,7 @@ FAILURE_WORDS = {
     "model": N_("the model is not there"),
     "cap": N_("the spending cap was reached"),
     "server": N_("the model's server refused the work"),
+    "fallback": N_("the fallback model could not start"),
 }
 """``domain.failures.FAILURE_WORDS`` by each class's value, for the catalog."""
 

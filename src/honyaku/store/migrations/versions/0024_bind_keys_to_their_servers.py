@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0024"
-down_revision = "0022"
+down_revision = "0026"
 
 # The providers' own servers as they were when this was written; a migration keeps its data.
 OWN_SERVERS = {
