@@ -3,7 +3,7 @@ key goes only where it was saved for, and stays bound when its profile goes. The
 saved before are bound to their own servers, as if saved in the workbench: the environment is
 read for them once a terminal names their variables again (honyaku models add).
 
-Revision ID: 0024
+Revision ID: 0027
 """
 
 import json
@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0024"
+revision = "0027"
 down_revision = "0026"
 
 # The providers' own servers as they were when this was written; a migration keeps its data.
