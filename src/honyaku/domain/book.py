@@ -7,7 +7,17 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from honyaku.domain.sources import OriginalFile, SourceLocation
+from honyaku.domain.placeholders import (
+    LostMarkup,
+    MarkedText,
+    MarkupMismatch,
+    PlacedMark,
+    ReadText,
+    RubyChoice,
+    holds_placeholders,
+    read_marked,
+)
+from honyaku.domain.sources import InlineMark, OriginalFile, SourceLocation
 from honyaku.errors import UserError
 
 
@@ -34,6 +44,26 @@ def manual_version_text(text: str) -> str:
             "book cannot become two)"
         )
     return cleaned
+
+
+def manual_version(text: str, line: MarkedText, paragraph: Paragraph) -> tuple[ReadText, bool]:
+    """A version a person writes of ``paragraph`` (whose work line is ``line``): its clean
+    text and marks, and whether it drops the paragraph's markup.
+
+    The rules of ``manual_version_text`` hold, and the placeholders written are checked as a
+    model's are: a mismatch is refused with what is missing, extra or broken. A version
+    written without any placeholder, where the paragraph has some, is the person's choice:
+    kept without the markup (and flagged, so that nothing is dropped unseen).
+    """
+    cleaned = manual_version_text(text)
+    if line and not holds_placeholders(cleaned, line, paragraph.text):
+        return ReadText(cleaned), True
+    read = read_marked(cleaned, line, paragraph.text)
+    if isinstance(read, MarkupMismatch):
+        raise UserError(read.message(paragraph.id, line))
+    if not read.text:
+        raise UserError("a version cannot be empty")
+    return read, False
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +127,13 @@ class BookSettings(BaseModel):
     """The saved model this book's jobs run with where none is named (a trial's choice)."""
     fallbacks: list[str] = Field(default_factory=list, max_length=10)
     """The saved models that take over its parts that fail, with ``model``."""
+    ruby: RubyChoice = RubyChoice.HINTS
+    """What becomes of the source's ruby in a translation: the model reads its readings as
+    hints only, keeps it on the translated words, or never sees it."""
+    lost_markup: LostMarkup = LostMarkup.KEEP_TEXT
+    """What becomes of a paragraph whose inline markup its models could not keep, once its
+    rounds are spent: its translation kept without the markup (flagged), or the paragraph
+    left to the translator."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +149,10 @@ class Paragraph:
     judged: str | None = None
     """A judge's note on ``translation`` (its score, problems and comment), for a polish or
     proofreading to fix."""
+    marks: tuple[InlineMark, ...] = field(default=(), compare=False, repr=False)
+    """The source's inline markup, as offsets into ``text`` (``domain.sources``)."""
+    translation_marks: tuple[PlacedMark, ...] = field(default=(), compare=False, repr=False)
+    """Where those marks land in ``translation`` (``domain.placeholders``)."""
 
     @property
     def is_empty(self) -> bool:
