@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
@@ -25,6 +25,24 @@ def paragraph_text(raw: str) -> str:
     """A paragraph as honyaku stores it: indentation is layout, not text, and a paragraph is
     always one line."""
     return " ".join(raw.splitlines()).strip()
+
+
+def stored_location(raw: str, source: SourceLocation) -> SourceLocation:
+    """``source`` with its marks moved as ``paragraph_text`` moves the text of ``raw``: an
+    indent taken off, a line break joined (each the one character it was)."""
+    lead = len(raw) - len(raw.lstrip())
+    length = len(paragraph_text(raw))
+    if not source.marks or (not lead and length == len(raw)):
+        return source
+    marks = tuple(
+        replace(
+            mark,
+            start=min(max(mark.start - lead, 0), length),
+            end=min(max(mark.end - lead, 0), length),
+        )
+        for mark in source.marks
+    )
+    return replace(source, marks=marks)
 
 
 def manual_version_text(text: str) -> str:

@@ -25,6 +25,7 @@ from honyaku.domain.book import (
     TranslationKind,
     manual_version,
     paragraph_text,
+    stored_location,
 )
 from honyaku.domain.ids import new_id
 from honyaku.domain.library import BookSummary, ChapterProgress, LocatedParagraph, Version
@@ -719,7 +720,7 @@ def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
                 }
             )
             if (source := chapter.source_of(index)) is not None:
-                located[paragraph_id] = source
+                located[paragraph_id] = stored_location(raw, source)
     if rows:
         session.execute(insert(table_of(ParagraphRow)), rows)
     if titles:
