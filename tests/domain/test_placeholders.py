@@ -148,16 +148,20 @@ def test_pairs_that_end_together_may_close_in_either_order_and_a_copied_reading_
     )
 
 
+INVENTED = "⟦9⟧ (not in the line)"
+CROSSED = "⟦/1⟧ closes while ⟦2⟧, opened inside it, is still open"
+
+
 @pytest.mark.parametrize(
     ("written", "missing", "extra", "broken"),
     [
         ("运行lb config⟦/1⟧，参见⟦2⟧基础⟦/2⟧⟦3⟧⟦4⟧。", ["⟦1⟧"], [], []),
         ("运行lb config，参见⟦2⟧基础⟦/2⟧⟦3⟧。", ["⟦1⟧…⟦/1⟧", "⟦4⟧"], [], []),
         ("运行⟦1⟧lb config⟦/1⟧，参见⟦2⟧基础⟦/2⟧⟦3⟧⟦3⟧⟦4⟧。", [], ["⟦3⟧ ×2"], []),
-        ("运行⟦1⟧lb⟦/1⟧⟦/1⟧，参见⟦2⟧基础⟦/2⟧⟦3⟧⟦4⟧⟦9⟧。", [], ["⟦/1⟧ ×2", "⟦9⟧ (not in the line)"], []),
+        ("运行⟦1⟧lb⟦/1⟧⟦/1⟧，参见⟦2⟧基础⟦/2⟧⟦3⟧⟦4⟧⟦9⟧。", [], ["⟦/1⟧ ×2", INVENTED], []),
         ("运行⟦1⟧lb⟦/1⟧，参见⟦2⟧基础⟦/2⟧⟦3⟧⟦/3⟧⟦4⟧。", [], [], ["⟦/3⟧ (⟦3⟧ stands alone)"]),
         ("运行⟦/1⟧lb⟦1⟧，参见⟦2⟧基础⟦/2⟧⟦3⟧⟦4⟧。", [], [], ["⟦/1⟧ comes before ⟦1⟧"]),
-        ("运行⟦1⟧lb⟦2⟧基础⟦/1⟧⟦3⟧⟦/2⟧⟦4⟧。", [], [], ["⟦/1⟧ closes while ⟦2⟧, opened inside it, is still open"]),
+        ("运行⟦1⟧lb⟦2⟧基础⟦/1⟧⟦3⟧⟦/2⟧⟦4⟧。", [], [], [CROSSED]),
         ("运行⟦1⟧ ⟦/1⟧，参见⟦2⟧基础⟦/2⟧⟦3⟧⟦4⟧。", [], [], ["⟦1⟧…⟦/1⟧ holds no text"]),
         ("运行⟦1⟧lb⟦/1⟧，参见⟦2⟧基础⟦3⟧⟦/2⟧⟦4⟧。", [], [], ["⟦3⟧ inside a link"]),
         ("运行⟦1⟧lb⟦/1⟧，参见⟦2⟧基础⟦/2⟧⟦3⟧⟦4⟧⟦。", [], [], ["a ⟦ or ⟧ that is no placeholder"]),
@@ -268,6 +272,7 @@ def _marked_texts(draw: st.DrawFn) -> tuple[str, tuple[InlineMark, ...]]:
             marks.append(InlineMark(tag, first, last, attributes))
             spans(first, last, depth + 1)
             position = last + 1
+
     spans(0, len(text), 0)
     return text, tuple(sorted(marks, key=lambda m: (m.start, -m.end)))
 

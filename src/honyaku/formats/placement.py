@@ -218,7 +218,9 @@ class _ContainerEditor:
             uncut = any(line.origin.items is None for line in run_lines)
             if uncut and not _holds_blocks(items[run[0] : run[1] + 1]):
                 locators = [line.origin.locator for line in run_lines]
-                edits.append(_Edit(*run, self._plain_run(run, run_lines), locators))
+                run_items = items[run[0] : run[1] + 1]
+                new_run = self._plain_run(run, run_lines, run_items)
+                edits.append(_Edit(*run, new_run, locators))
                 continue
             for line in run_lines:
                 if line.origin.items is None:
@@ -275,8 +277,12 @@ class _ContainerEditor:
         _set_language(follower, self.style)
         return [*source, self._element("br"), follower]
 
-    def _plain_run(self, run: tuple[int, int], translated: list[_Line]) -> list[Item]:
-        """The whole run as plain lines: translations where given, source text elsewhere."""
+    def _plain_run(
+        self, run: tuple[int, int], translated: list[_Line], run_items: list[Item]
+    ) -> list[Item]:
+        """The whole run as plain lines: translations where given, source text elsewhere.
+        An inline element that holds the whole run (a ``<span id>`` around a poem's lines)
+        stays, with the lines inside it; ids of the others stay as anchors."""
         by_locator = {line.origin.locator: line.translation.text for line in translated}
         in_pre = any(
             local_name(e.tag) == "pre" for e in (self.container, *self.container.iterancestors())
@@ -293,7 +299,12 @@ class _ContainerEditor:
             if index:
                 new.append("\n" if in_pre else self._element("br"))
             new.append(line)
-        return new
+        elements = [item for item in run_items if not isinstance(item, str)]
+        blank = all(not item.strip() for item in run_items if isinstance(item, str))
+        if blank and len(elements) == 1 and _can_wrap(elements[0]):
+            set_content(elements[0], new)
+            return run_items
+        return new if self.duplicate else [*self._anchors(elements, set()), *new]
 
     # -- pieces ------------------------------------------------------------------------------
 
