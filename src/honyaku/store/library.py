@@ -104,7 +104,7 @@ class Library:
 
     def copy_for_trial(self, book_id: str, chapter_numbers: Collection[int]) -> str:
         """A copy of the book's ``chapter_numbers``, untranslated, with the same chapter and
-        paragraph ids and the same settings, for a trial (``store.trials``); its id."""
+        paragraph ids, inline marks and settings, for a trial (``store.trials``); its id."""
         with self.database.transaction() as session:
             row = book_row(session, book_id)
             copy_id = fresh_id(session, BookRow)
@@ -131,6 +131,7 @@ class Library:
             ).all()
             for position, chapter in enumerate(chapters):
                 _copy_chapter(session, chapter, copy_id, position)
+            _copy_marks(session, book_id, copy_id)
         return copy_id
 
     def resolve(self, ref: str) -> str:
@@ -688,6 +689,30 @@ def _copy_chapter(session: Session, chapter: ChapterRow, book_id: str, position:
             for pid, at, text in paragraphs
         ]
         session.execute(insert(table_of(ParagraphRow)), rows)
+
+
+def _copy_marks(session: Session, book_id: str, copy_id: str) -> None:
+    """The copy's paragraphs given the inline marks of the book's (a trial's models keep
+    them as the book's job would)."""
+    copied = dict(
+        session.execute(
+            select(ParagraphRow.id, ParagraphRow.pk).where(ParagraphRow.book_id == copy_id)
+        ).all()
+    )
+    source = ParagraphSourceRow
+    rows = session.execute(
+        select(ParagraphRow.id, source.document, source.locator, source.marks)
+        .join(source, source.paragraph_pk == ParagraphRow.pk)
+        .where(ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(copied)))
+    ).all()
+    if rows:
+        session.execute(
+            insert(table_of(ParagraphSourceRow)),
+            [
+                {"paragraph_pk": copied[pid], "document": d, "locator": loc, "marks": marks}
+                for pid, d, loc, marks in rows
+            ],
+        )
 
 
 def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
