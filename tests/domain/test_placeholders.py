@@ -287,3 +287,13 @@ def test_a_line_sent_back_as_it_was_shown_reads_back_as_the_source_with_its_mark
     assert isinstance(read, ReadText)
     assert read.text == text
     assert marked_translation(read.text, read.marks, line) == line.text
+
+
+def test_a_prefix_copied_from_the_work_line_with_its_placeholders_still_anchors_the_text():
+    prefixed = BatchItem(
+        paragraph_id="aaaaaaaa",
+        translated_text="运行⟦1⟧lb config⟦/1⟧，参见⟦2⟧基础⟦/2⟧⟦3⟧⟦4⟧。",
+        original_text_prefix="Run ⟦1⟧lb conf",
+    )
+
+    assert validate_batch([prefixed], ASSIGNED, markup={"aaaaaaaa": MANUAL_LINE}) == []

@@ -25,6 +25,7 @@ from honyaku.domain.placeholders import (
     PlacedMark,
     read_marked,
     stripped,
+    without_placeholders,
 )
 
 MAX_BATCH_ITEMS = 400
@@ -182,8 +183,9 @@ _ELLIPSES = ("……", "…", "...")
 
 
 def prefix_matches(prefix: str, text: str) -> bool:
-    """Whether ``prefix`` starts ``text``, ignoring width, spacing and a trailing ellipsis."""
-    wanted = _normalized(prefix)
+    """Whether ``prefix`` starts ``text``, ignoring width, spacing, a trailing ellipsis and
+    the placeholders and reading hints of a work line it was copied from."""
+    wanted = _normalized(without_placeholders(prefix))
     for ellipsis in _ELLIPSES:
         wanted = wanted.removesuffix(ellipsis)
     return _normalized(text).startswith(wanted)
@@ -225,7 +227,8 @@ def read_batch(
         read = read_marked(text, line, source)
         if isinstance(read, MarkupMismatch):
             texts[pid] = stripped(text, line, source) or text
-            lost.add(pid)
+            if line:  # a line without markup loses none: what was invented goes
+                lost.add(pid)
             continue
         texts[pid] = read.text
         marks[pid] = read.marks

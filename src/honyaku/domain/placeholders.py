@@ -99,6 +99,7 @@ LINK_TAGS = frozenset({"a"})
 
 _PLACEHOLDER = re.compile(r"⟦(/?)(\d{1,3})⟧")
 _HINT = re.compile(r"⟦=[^⟦⟧]*⟧")
+_ANY_BRACKETED = re.compile(r"⟦[^⟦⟧]*⟧")
 _VARIANT = re.compile(
     r"(?P<open>⟦|\[\[|［［|【|〚)[ \u3000]*(?P<slash>[/／])?[ \u3000]*"
     r"(?P<number>[0-9０-９]{1,3})[ \u3000]*(?P<close>⟧|\]\]|］］|】|〛)"
@@ -634,6 +635,12 @@ def _stripped_edges(text: str, marks: tuple[PlacedMark, ...]) -> ReadText:
 def without_hints(text: str) -> str:
     """``text`` without the reading hints a work line shows (``⟦=…⟧``)."""
     return _HINT.sub("", text) if OPEN in text else text
+
+
+def without_placeholders(text: str) -> str:
+    """``text`` without anything in ⟦⟧: a prefix a model copied from its work line, read as
+    the source's own words."""
+    return _ANY_BRACKETED.sub("", text) if OPEN in text else text
 
 
 def holds_placeholders(written: str, line: MarkedText, source: str = "") -> bool:
