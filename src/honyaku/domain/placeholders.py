@@ -632,6 +632,11 @@ def _stripped_edges(text: str, marks: tuple[PlacedMark, ...]) -> ReadText:
     )
 
 
+def reading_hints(text: str) -> str:
+    """The reading hints a work line shows (``⟦=…⟧``), one after another."""
+    return "".join(_HINT.findall(text)) if OPEN in text else ""
+
+
 def without_hints(text: str) -> str:
     """``text`` without the reading hints a work line shows (``⟦=…⟧``)."""
     return _HINT.sub("", text) if OPEN in text else text
