@@ -79,8 +79,8 @@ def test_what_holds_the_whole_line_anchors_at_its_ends_and_bare_ids_stay_out_of_
 @pytest.mark.parametrize(
     ("ruby", "shown"),
     [
-        (RubyChoice.HINTS, "彼は強敵⟦=とも⟧と⟦1⟧本気⟦/1⟧⟦=マジ⟧で戦った。"),
-        (RubyChoice.KEEP, "彼は⟦1⟧強敵⟦/1⟧⟦=とも⟧と⟦2⟧本気⟦/2⟧⟦=マジ⟧で戦った。"),
+        (RubyChoice.HINTS, "彼は強敵《とも》と⟦1⟧本気⟦/1⟧《マジ》で戦った。"),
+        (RubyChoice.KEEP, "彼は⟦1⟧強敵⟦/1⟧《とも》と⟦2⟧本気⟦/2⟧《マジ》で戦った。"),
         (RubyChoice.DROP, "彼は強敵と⟦1⟧本気⟦/1⟧で戦った。"),
     ],
 )
@@ -140,7 +140,7 @@ def test_pairs_that_end_together_may_close_in_either_order_and_a_copied_reading_
     line = shown_line(NOVEL, NOVEL_MARKS, RubyChoice.KEEP)
     inner = shown_line("あいう", (InlineMark("em", 0, 2), InlineMark("b", 1, 2)), RubyChoice.HINTS)
 
-    assert read_marked("⟦1⟧强敌⟦/1⟧⟦=とも⟧和⟦2⟧认真⟦/2⟧", line, NOVEL) == ReadText(
+    assert read_marked("⟦1⟧强敌⟦/1⟧《とも》和⟦2⟧认真⟦/2⟧", line, NOVEL) == ReadText(
         "强敌和认真", (PlacedMark((0,), 0, 2), PlacedMark((2, 3), 3, 5))
     )
     assert read_marked("⟦1⟧a⟦2⟧b⟦/1⟧⟦/2⟧c", inner, "あいう") == ReadText(

@@ -83,7 +83,7 @@ def exports(library: Library, tmp_path: Path) -> dict[str, Path]:
     library.update_settings(novel, ruby=RubyChoice.KEEP)
     first = library.whole_book(novel).chapters[0].work_paragraphs[0]
     line = shown_line(first.text, first.marks, RubyChoice.KEEP)
-    assert line.text == "彼は⟦1⟧強敵⟦/1⟧⟦=とも⟧と本気で⟦2⟧戦った⟦/2⟧。"
+    assert line.text == "彼は⟦1⟧強敵⟦/1⟧《とも》と本気で⟦2⟧戦った⟦/2⟧。"
     read = read_marked("他和⟦1⟧劲敌⟦/1⟧认真地⟦2⟧战斗了⟦/2⟧。", line, first.text)
     assert isinstance(read, ReadText)
     library.add_translations(

@@ -25,6 +25,7 @@ from honyaku.domain.placeholders import (
     PlacedMark,
     read_marked,
     stripped,
+    without_hints,
     without_placeholders,
 )
 
@@ -167,7 +168,10 @@ def _item_problems(
                     "BLANK_TEXT", f"Paragraph {pid}: no text beside its placeholders.", pid
                 )
             )
-    if item.original_text_prefix and not prefix_matches(item.original_text_prefix, paragraph.text):
+    prefix = item.original_text_prefix
+    if line is not None:
+        prefix = without_hints(prefix, line, paragraph.text)
+    if prefix and not prefix_matches(prefix, paragraph.text):
         problems.append(
             BatchProblem(
                 "PREFIX_MISMATCH",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from honyaku.domain.book import Book
 from honyaku.domain.chunk_sizing import NOTHING, Behaviour, ChunkBill, chunk_bill
 from honyaku.domain.chunking import joined_chunks, marked_lines
-from honyaku.domain.placeholders import reading_hints, without_hints
+from honyaku.domain.placeholders import without_hints
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import TokenCounter
 from honyaku.domain.workflow import JobKind
@@ -172,10 +172,10 @@ class _Paper:
             # reading hints only read.
             shown = marked_lines(paragraphs, kind, book.settings.ruby)
             chars = sum(
-                len(without_hints(shown[p.id].text)) if p.id in shown else len(p.text)
+                len(without_hints(shown[p.id].text, shown[p.id])) if p.id in shown else len(p.text)
                 for p in paragraphs
             )
-            hints = "".join(reading_hints(line.text) for line in shown.values())
+            hints = "".join(hint for line in shown.values() for hint in line.hints)
             total += chunk_bill(
                 self.sizing.cost,
                 behaviour,

@@ -9,7 +9,8 @@ ask), it answers with the text translated line by line.
 
 Its "translations" are recognisable functions of the source (``pseudo_translation``), so a
 test can check that every paragraph got its own text and no other. It keeps a line's
-placeholders for inline markup where they are, and reads its ruby hints without writing them.
+placeholders for inline markup where they are (and copies its reading hints, which honyaku
+drops from what it writes).
 The pieces a reply is made of (the chunk read, the task replayed, the calls that finish it)
 are public: the scripted models of ``honyaku.testing`` build their misbehaviour from them.
 """
@@ -22,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from honyaku.domain.placeholders import without_hints
 from honyaku.llm.demo.assistant import DemoAssistant, is_chat
 from honyaku.llm.demo.glossary import (
     KANA,
@@ -169,7 +169,7 @@ def read_chunk(system: str, text: str) -> Chunk:
     titles: dict[str, str] = {}
     for raw in text.splitlines():
         if match := WORK_LINE.match(raw):
-            lines.append(WorkLine(int(match[1]) - 1, match[2], without_hints(match[3])))
+            lines.append(WorkLine(int(match[1]) - 1, match[2], match[3]))
         elif raw.startswith(TRANSLATION_LINE) and lines:
             last = lines[-1]
             lines[-1] = WorkLine(
