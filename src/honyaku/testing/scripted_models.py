@@ -211,7 +211,7 @@ class ScriptedTranslator(DemoTranslator):
         if first:
             calls = self._with_mistakes(calls)
         if not state.batched:
-            calls = [_spoil(call, self.mistakes) for call in calls]
+            calls = [_spoil(call, self.mistakes, chunk) for call in calls]
         if self.calls_per_reply is not None:
             invitation = _invitation(system, state) if self.heeds_invitations else ""
             invited = invited_calls(calls, invitation)
@@ -367,7 +367,7 @@ def _first_paragraph(calls: list[FakeCall]) -> str | None:
     return None
 
 
-def _spoil(call: FakeCall, mistakes: set[Mistake]) -> FakeCall:
+def _spoil(call: FakeCall, mistakes: set[Mistake], chunk: Chunk) -> FakeCall:
     if call.name != "add_translation_batch":
         return call
     items = [dict(item) for item in call.arguments["paragraphs"]]
@@ -382,11 +382,12 @@ def _spoil(call: FakeCall, mistakes: set[Mistake]) -> FakeCall:
     if Mistake.PREFIX_MISMATCH in mistakes and items:
         items[0]["original_text_prefix"] = "全然違う書き出し"
     if Mistake.SPOILS_MARKUP in mistakes:
+        readings = {line.paragraph_id: line.readings for line in chunk.lines}
         marked = [item for item in items if PLACEHOLDER.search(item.get("translated_text", ""))]
         for n, item in enumerate(marked):
-            item["translated_text"] = spoiled(
-                item["translated_text"], SPOILINGS[n % len(SPOILINGS)]
-            )
+            hint = next(iter(readings.get(item.get("paragraph_id", ""), ())), "")
+            how = SPOILINGS[n % len(SPOILINGS)]
+            item["translated_text"] = spoiled(item["translated_text"], how, hint)
     return FakeCall(call.name, {"paragraphs": items})
 
 
