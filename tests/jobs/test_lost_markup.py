@@ -16,6 +16,7 @@ from honyaku.domain.chunking import split_into_chunks
 from honyaku.domain.failures import FailureClass
 from honyaku.domain.placeholders import MARKUP_LOST, MARKUP_MISMATCH
 from honyaku.domain.sources import InlineMark, SourceLocation
+from honyaku.jobs.records import JobRecords
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.messages import ToolCall
 from honyaku.store import Library, Stores
@@ -81,7 +82,7 @@ def _context(library: Library, book_id: str, *, drop_markup_allowed: bool) -> Ch
     return ChunkContext(
         Broker(),
         "a test",
-        Stores.over(library.database),
+        JobRecords(Stores.over(library.database)),
         book,
         "job00000",
         "fake",

@@ -17,6 +17,7 @@ from honyaku.domain.book import TranslationKind
 from honyaku.domain.chunking import split_into_chunks
 from honyaku.domain.workflow import ChunkWorkflow, TaskStatus
 from honyaku.jobs.rating_tools import RATING_TOOLS
+from honyaku.jobs.records import JobRecords
 from honyaku.jobs.tools import ChunkContext
 from honyaku.llm.demo.translator import WorkLine
 from honyaku.llm.messages import ToolCall
@@ -131,7 +132,9 @@ def rating_tools(library: Library, book_id: str) -> tuple[ToolRegistry, ChunkCon
         status=TaskStatus.WORKING,
     )
     stores = Stores.over(library.database)
-    context = ChunkContext(Broker(), "a test", stores, book, "job00000", "judge", chunk, workflow)
+    context = ChunkContext(
+        Broker(), "a test", JobRecords(stores), book, "job00000", "judge", chunk, workflow
+    )
     return ToolRegistry(RATING_TOOLS, ChunkContext), context, list(workflow.assigned)
 
 
@@ -171,7 +174,7 @@ def test_unassigned_or_repeated_ids_and_scores_off_the_scale_save_nothing(
     }
     assert {p["paragraph_id"] for p in wrong_ids["problems"]} == {ids[0], other}
     assert ended_early["error_code"] == "WORK_INCOMPLETE"
-    assert context.stores.ratings.rated(book_id) == []
+    assert context.records.stores.ratings.rated(book_id) == []
 
 
 def test_once_every_paragraph_is_rated_the_task_ends(library: Library, book_id: str) -> None:
@@ -191,4 +194,4 @@ def test_once_every_paragraph_is_rated_the_task_ends(library: Library, book_id: 
         'update_task_status("end")',
     )
     assert ended["status"] == "end"
-    assert [r.paragraph_id for r in context.stores.ratings.rated(book_id)] == ids
+    assert [r.paragraph_id for r in context.records.stores.ratings.rated(book_id)] == ids

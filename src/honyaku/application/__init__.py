@@ -47,7 +47,14 @@ from honyaku.application.settings import TOOL_NAMES, Settings
 from honyaku.application.versions import Versions
 from honyaku.jobs import JobProgress, JobRequest
 from honyaku.llm.keys import StoredKey
-from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ModelStatus, ToolProtocol
+from honyaku.llm.models import (
+    DEMO_MODEL,
+    PROVIDER_KINDS,
+    ModelChoice,
+    ModelOptions,
+    ModelStatus,
+    ToolProtocol,
+)
 from honyaku.llm.price_list import LISTED_CURRENCY, ListedPrices
 from honyaku.store import (
     ActionKind,
@@ -58,6 +65,7 @@ from honyaku.store import (
     EntryKind,
     FlaggedParagraph,
     Job,
+    JobCost,
     JobStatus,
     LocatedParagraph,
     RatedParagraph,
@@ -98,6 +106,7 @@ __all__ = [
     "ImportSummary",
     "ImportedBook",
     "Job",
+    "JobCost",
     "JobProgress",
     "JobRequest",
     "JobStatus",
@@ -107,6 +116,7 @@ __all__ = [
     "ListedPrices",
     "LocatedParagraph",
     "ModelChoice",
+    "ModelOptions",
     "ModelStatus",
     "Models",
     "Plans",

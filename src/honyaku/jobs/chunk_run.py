@@ -56,6 +56,9 @@ from honyaku.llm.events import ChatProvider, Response
 from honyaku.llm.messages import ChatRequest, Message, SystemMessage, UserMessage, request_tokens
 from honyaku.llm.models import ContextWindow
 
+FALLBACK_FAILS = frozenset({FailureClass.KEY, FailureClass.MODEL, FailureClass.SERVER})
+"""What stops the whole job when the model chosen meets it, and only the parts given to a
+fallback when the fallback does."""
 UNSAID_WINDOW_SHARE = 0.8
 """A server that refuses a request as too long without saying its window: assume the window
 holds this share of the request."""
@@ -72,6 +75,9 @@ class ChunkTalk:
     window: ContextWindow
     tokens: TokenCounter = SCRIPT_RATIO
     """Counts the model's tokens, to size a request the server refused without a figure."""
+    fallback: bool = False
+    """A fallback of the run's chain: a failure of its own (a refused key, a missing model)
+    fails the parts it was given, not the job."""
 
 
 async def run_chunk(
@@ -100,7 +106,7 @@ async def run_chunk(
     try:
         async with aclosing(conversation) as events:
             async for event in events:
-                yield ChunkEvent(where, event)
+                yield ChunkEvent(where, event, talk.provider.model)
                 if isinstance(event, Response) and event.cut:
                     await _learn_from_cut_reply(talk.window, event)
                     if not event.rambled:  # cut inside a call: smaller chunks will fit
@@ -124,9 +130,12 @@ async def run_chunk(
         return
     except (LoopError, ProviderError) as exc:
         failure = failure_of(exc)
-        if failure.kind.is_job_wide:
+        if failure.kind.is_job_wide and talk.fallback and failure.kind in FALLBACK_FAILS:
+            # A fallback's refused key or missing model fails what it was given, not the job.
+            failure = Failure(FailureClass.FALLBACK, f"{talk.provider.model} ({exc})")
+        elif failure.kind.is_job_wide:
             raise
-        yield ChunkFinished(where, _markup_failure(context, exc) or failure)
+        yield ChunkFinished(where, _markup_failure(context, exc) or failure, left=_left(context))
         return
     if unchanged := len(chunk.all_paragraphs) - len(workflow.accepted):
         # Proofreading leaves right paragraphs alone: they are done all the same.
@@ -156,6 +165,11 @@ def _markup_failure(context: ChunkContext, exc: HonyakuError) -> Failure | None:
     if not refused:
         return None
     return Failure(FailureClass.MARKUP, f"{', '.join(refused[:5])}: {exc}")
+
+
+def _left(context: ChunkContext) -> tuple[str, ...]:
+    workflow = context.workflow
+    return (*workflow.missing_ids, *workflow.missing_titles)
 
 
 def _hand_over(context: ChunkContext, reason: str) -> HandOver:

@@ -80,9 +80,8 @@ def add_glossary_terms(
     status = (
         EntryStatus.ACCEPTED if context.book.settings.auto_accept_terms else EntryStatus.PROPOSED
     )
-    store = context.stores.glossary
-    store.add(
-        store.book_glossary(context.book.id),
+    context.records.save_terms(
+        context.book.id,
         [replace(p, status=status) for p in fresh],
         origin=f"job {context.job_id} ({context.model})",
         claim=context.claim,

@@ -349,6 +349,21 @@ class Library:
 
     # -- translations ----------------------------------------------------------------------
 
+    def leave_as_is(self, book_id: str, paragraph_ids: Collection[str], *, left: bool) -> int:
+        """Mark the paragraphs as left as they are on purpose (``left``), or no longer;
+        how many changed."""
+        with self.database.transaction() as session:
+            changed = session.execute(
+                update(ParagraphRow)
+                .where(
+                    ParagraphRow.book_id == book_id,
+                    ParagraphRow.id.in_(list(paragraph_ids)),
+                    ParagraphRow.left_on_purpose.is_not(left),
+                )
+                .values(left_on_purpose=left)
+            )
+            return int(changed.rowcount)  # type: ignore[attr-defined]
+
     def add_translations(
         self,
         book_id: str,
@@ -850,6 +865,7 @@ def _paragraph_columns() -> tuple[Any, ...]:
         ParagraphRow.text,
         TranslationRow.text,
         TranslationRow.translated_from,
+        ParagraphRow.left_on_purpose,
         ParagraphSourceRow.marks,
         TranslationRow.marks,
     )
@@ -868,6 +884,7 @@ def _paragraph(
     text: str,
     translation: str | None,
     translated_from: str | None,
+    left_on_purpose: bool = False,
     source_marks: list[dict[str, Any]] | None = None,
     translation_marks: list[dict[str, Any]] | None = None,
 ) -> Paragraph:
@@ -882,6 +899,7 @@ def _paragraph(
         text,
         translation,
         translated_from if stale else None,
+        left_on_purpose=bool(left_on_purpose),
         marks=marks,
         translation_marks=placed,
     )
@@ -982,8 +1000,8 @@ def _located_query(book_id: str, where: Any) -> Any:
     ).where(ParagraphRow.book_id == book_id, where)
 
 
-def _located_paragraph(cid: str, cpos: int, *columns: Any) -> LocatedParagraph:
-    return LocatedParagraph(cid, cpos + 1, _paragraph(*columns))
+def _located_paragraph(cid: str, cpos: int, *paragraph: Any) -> LocatedParagraph:
+    return LocatedParagraph(cid, cpos + 1, _paragraph(*paragraph))
 
 
 def _unresolved(ref: str, matches: list[str]) -> str:

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0025"
-down_revision = "0022"
+down_revision = "0023"
 
 
 def upgrade() -> None:
