@@ -5,6 +5,11 @@ Their docstrings are what the model reads about them. A tool checks the call wit
 workflow (pure rules, in ``domain``), writes through the library, then tells the workflow
 what was accepted.
 
+A batch's texts keep their paragraphs' inline-markup placeholders as the work lines show them
+(``domain.placeholders``): they are checked with the batch, and what is saved is each text
+clean, its marks beside it. A conversation on a part's last attempt may keep a text whose
+placeholders do not match, without its markup and flagged (``drop_markup_allowed``).
+
 A batch saved without a warning is sent back in the conversation without its texts
 (``saved_text_left_out``): a careful model that submits a few paragraphs a reply would
 otherwise pay for every translation again on each later turn. The shortened call names the
