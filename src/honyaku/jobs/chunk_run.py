@@ -144,15 +144,20 @@ async def run_chunk(
 
 
 async def _opening(context: ChunkContext, talk: ChunkTalk, chunks_in_chapter: int) -> list[Message]:
-    """The system prompt and the chunk's message, with the glossary entries found in it."""
-    chunk, kind = context.chunk, context.workflow.kind
-    book = context.book
-    ruby = book.settings.ruby
-    message = chunk_message(chunk, kind, chunks_in_chapter=chunks_in_chapter, ruby=ruby)
-    if glossary := await asyncio.to_thread(_glossary_section, context):
-        message = f"{message}\n\n{glossary}"
-    system = with_placeholder_rule(talk.system_prompt, chunk, kind, book.target_lang, ruby)
-    return [SystemMessage(system), UserMessage(message)]
+    """The system prompt and the chunk's message, with the glossary entries found in it;
+    made in a thread, as a long chunk's lines and their placeholders take a while."""
+
+    def opening() -> list[Message]:
+        chunk, kind = context.chunk, context.workflow.kind
+        book = context.book
+        ruby = book.settings.ruby
+        message = chunk_message(chunk, kind, chunks_in_chapter=chunks_in_chapter, ruby=ruby)
+        if glossary := _glossary_section(context):
+            message = f"{message}\n\n{glossary}"
+        system = with_placeholder_rule(talk.system_prompt, chunk, kind, book.target_lang, ruby)
+        return [SystemMessage(system), UserMessage(message)]
+
+    return await asyncio.to_thread(opening)
 
 
 def _markup_failure(context: ChunkContext, exc: HonyakuError) -> Failure | None:
