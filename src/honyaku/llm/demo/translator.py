@@ -171,11 +171,13 @@ def read_chunk(system: str, text: str) -> Chunk:
     lines: list[WorkLine] = []
     chapter_id = ""
     titles: dict[str, str] = {}
+    # Readings are hints only where the instructions say so: elsewhere 《…》 is the book's own.
+    hinted = "《…》" in system
     for raw in text.splitlines():
         if match := WORK_LINE.match(raw):
-            readings = tuple(READING.findall(match[3]))
-            text = READING.sub("", match[3]) if readings else match[3]
-            lines.append(WorkLine(int(match[1]) - 1, match[2], text, readings=readings))
+            readings = tuple(READING.findall(match[3])) if hinted else ()
+            line = READING.sub("", match[3]) if readings else match[3]
+            lines.append(WorkLine(int(match[1]) - 1, match[2], line, readings=readings))
         elif raw.startswith(TRANSLATION_LINE) and lines:
             last = lines[-1]
             lines[-1] = WorkLine(
