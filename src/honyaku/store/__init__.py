@@ -12,6 +12,7 @@ glossary.py       glossaries, each book's own and shared ones, and their version
 quality_flags.py  the quality checks' warnings on translation versions, kept or dismissed
 ratings.py        a rating job's scores of translation versions
 jobs.py           jobs, their running cost, and the actions of their conversations
+batches.py        the batches a job sent through a provider's Batch API, and their handles
 chunks.py         a job's plan as rows: chunks a process claims, runs and finishes
 leases.py         who holds a piece of work, and whether they are still alive
 questions.py      questions of queued jobs waiting for a person; their chunks parked meanwhile
@@ -35,6 +36,7 @@ or a sync tool, which the agent's registry runs in a thread. The event loop neve
 the database.
 """
 
+from honyaku.store.batches import JobBatch, JobBatches
 from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
 from honyaku.store.chunks import (
     ChunkItem,
@@ -107,6 +109,8 @@ __all__ = [
     "GlossaryStore",
     "Heartbeat",
     "Job",
+    "JobBatch",
+    "JobBatches",
     "JobCost",
     "JobScope",
     "JobStatus",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from honyaku.store.batches import JobBatches
 from honyaku.store.chats import ChatStore
 from honyaku.store.chunks import ChunkStore
 from honyaku.store.database import Database
@@ -40,6 +41,7 @@ class Stores:
     rate_log: RateLog
     spending: SpendingLedger
     trials: Trials
+    batches: JobBatches
 
     @property
     def shared_rate_log(self) -> RateLog | None:
@@ -66,4 +68,5 @@ class Stores:
             RateLog(database),
             SpendingLedger(database),
             Trials(database),
+            JobBatches(database),
         )
