@@ -3,11 +3,12 @@
     .venv/bin/python bench/cost.py [--books rashomon,title-page,web-novel,kusamakura]
                                    [--behaviours eager,stepwise,careful] [--chunk-chars N]
                                    [--cached-ratio 0.25] [--output-ratio 4] [--bbm PATH]
-                                   [--json PATH]
+                                   [--markup with|without|both] [--json PATH]
 
 Four books (a short story, the same with its title page a chapter of its own, a dialogue-heavy
-web novel, a long EPUB) go through honyaku over real HTTP to the fake model server, once per
-scripted model behaviour:
+web novel, a long EPUB; and on asking, ``live-manual``, Debian's Live Systems Manual in
+Japanese, a manual full of inline code, emphasis and links) go through honyaku over real HTTP
+to the fake model server, once per scripted model behaviour:
 
 - *eager*: every call of a step in one reply, as few replies as the workflow allows;
 - *stepwise*: one tool call per reply, each batch with every missing paragraph;
@@ -26,6 +27,10 @@ and a billed-equivalent figure, uncached + 0.25 × cached + 4 × output tokens (
 current price lists; ``--cached-ratio`` and ``--output-ratio`` change them). Alignment is
 checked: every paragraph must hold its own pseudo-translation, one that reads as Chinese to
 honyaku's quality checks (``hanzi_translation``), as a good model's would: none warns.
+
+A book's inline marks reach the model as placeholders (and its ruby as reading hints);
+``--markup without`` runs the books with their marks taken away, ``both`` runs each both ways
+(rows ``… no markup``): the difference is what keeping the markup costs.
 
 Each run is made twice: first with a model honyaku has never seen, then over a copy of the
 book once that model has one earlier job (``seen``). Before each, ``--dry-run``'s estimate is
@@ -58,7 +63,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +72,7 @@ from jobs import light_novel, opening, real_books
 from honyaku.agent import Broker
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.tokens import TokenCounter
+from honyaku.formats import read_book
 from honyaku.jobs import JobFinished, JobRequest, JobService, RunDeps
 from honyaku.jobs.estimate import Estimate, estimate_job
 from honyaku.llm.anthropic import AnthropicProvider
@@ -107,14 +113,33 @@ BEHAVIOURS: dict[str, Callable[[], ScriptedTranslator]] = {
 PARTS = (PREFIX, MESSAGE, HISTORY)
 
 
-def books() -> dict[str, BookDraft]:
+LIVE_MANUAL = Path("/usr/share/doc/live-manual/epub/live-manual.ja.epub")
+
+
+def books() -> dict[str, Callable[[], BookDraft]]:
     real = real_books()
     return {
-        "rashomon": real["羅生門 (short story)"],
-        "title-page": with_title_page(real["羅生門 (short story)"]),
-        "web-novel": web_novel(),
-        "kusamakura": real["草枕 (novel, EPUB)"],
+        "rashomon": lambda: real["羅生門 (short story)"],
+        "title-page": lambda: with_title_page(real["羅生門 (short story)"]),
+        "web-novel": web_novel,
+        "kusamakura": lambda: real["草枕 (novel, EPUB)"],
+        "live-manual": lambda: read_book(LIVE_MANUAL),
     }
+
+
+def without_markup(draft: BookDraft) -> BookDraft:
+    """The book with its inline marks taken away: the same text, nothing to keep."""
+    chapters = tuple(
+        replace(
+            chapter,
+            sources=tuple(
+                replace(source, marks=()) if source is not None else None
+                for source in chapter.sources
+            ),
+        )
+        for chapter in draft.chapters
+    )
+    return replace(draft, chapters=chapters)
 
 
 def with_title_page(draft: BookDraft) -> BookDraft:
@@ -388,16 +413,24 @@ def measure_book(
     chars = source_chars(draft)
     rows: BookRows = {family: {} for family in TOKENIZERS}
     accuracy: dict[str, dict[str, float]] = {}
+    ways = {"with": [("", draft)], "without": [("", without_markup(draft))]}.get(
+        args.markup, [("", draft), (" no markup", without_markup(draft))]
+    )
     for behaviour in args.behaviours.split(","):
-        library = Library(Database.open(folder / f"{name}-{behaviour}"))
-        first = run_honyaku(library, draft, behaviour, args.chunk_chars, ratios)
-        seen = run_honyaku(library, draft, behaviour, args.chunk_chars, ratios)
-        accuracy[behaviour] = {"never seen": first.accuracy.error, "seen": seen.accuracy.error}
-        for family in TOKENIZERS:
-            tokens = counter_for_family(family)
-            for label, run in ((behaviour, first), (f"{behaviour} seen", seen)):
-                figures = Figures.of(run.exchanges, tokens, chars, ratios, run.aligned)
-                rows[family][f"honyaku {label}"] = figures
+        for suffix, drawn in ways:
+            folder_name = f"{name}-{behaviour}{suffix.replace(' ', '-')}"
+            library = Library(Database.open(folder / folder_name))
+            first = run_honyaku(library, drawn, behaviour, args.chunk_chars, ratios)
+            seen = run_honyaku(library, drawn, behaviour, args.chunk_chars, ratios)
+            accuracy[f"{behaviour}{suffix}"] = {
+                "never seen": first.accuracy.error,
+                "seen": seen.accuracy.error,
+            }
+            for family in TOKENIZERS:
+                tokens = counter_for_family(family)
+                for label, run in ((behaviour, first), (f"{behaviour} seen", seen)):
+                    figures = Figures.of(run.exchanges, tokens, chars, ratios, run.aligned)
+                    rows[family][f"honyaku {label}{suffix}"] = figures
     if Path(args.bbm).exists():
         exchanges = run_bbm(args.bbm, folder / f"{name}-bbm", draft)
         for family in TOKENIZERS:
@@ -416,6 +449,7 @@ def main() -> None:
     parser.add_argument("--cached-ratio", type=float, default=0.25)
     parser.add_argument("--output-ratio", type=float, default=4.0)
     parser.add_argument("--bbm", default=shutil.which("bbook_maker") or BBM_DEFAULT)
+    parser.add_argument("--markup", choices=("with", "without", "both"), default="with")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument(
         "--claude", action="store_true", help="also bill Claude with and without cache breakpoints"
@@ -427,7 +461,7 @@ def main() -> None:
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as folder:
         for name in args.books.split(","):
-            draft = all_books[name]
+            draft = all_books[name]()
             rows, accuracy = measure_book(name, draft, args, Path(folder))
             results[name] = {
                 "source_chars": source_chars(draft),
@@ -447,7 +481,7 @@ def _print(name: str, chars: int, rows: BookRows, accuracy: dict[str, dict[str, 
         bbm = figures.get("bbm (TXT route)")
         print(f"{name}: {chars} source characters, {family} tokens; per source character:")
         print(
-            f"  {'':22} {'req/kchar':>9} {'prompt ch':>9} {'uncached':>8} {'cached':>8} "
+            f"  {'':32} {'req/kchar':>9} {'prompt ch':>9} {'uncached':>8} {'cached':>8} "
             f"{'out tok':>7} {'billed':>7} {'vs bbm':>6}  {'prefix':>6} {'chunk':>6} "
             f"{'history':>7} {'output':>6}  aligned"
         )
@@ -455,7 +489,7 @@ def _print(name: str, chars: int, rows: BookRows, accuracy: dict[str, dict[str, 
             ratio = f"{f.billed / bbm.billed:5.2f}×" if bbm else "   -  "
             parts = f.parts
             print(
-                f"  {label:22} {f.requests_per_kchar:9.2f} {f.prompt_chars:9.2f} "
+                f"  {label:32} {f.requests_per_kchar:9.2f} {f.prompt_chars:9.2f} "
                 f"{f.uncached_tokens:8.3f} {f.cached_tokens:8.3f} {f.output_tokens:7.3f} "
                 f"{f.billed:7.3f} {ratio:>6}  {parts[PREFIX]:6.3f} {parts[MESSAGE]:6.3f} "
                 f"{parts[HISTORY]:7.3f} {parts['output']:6.3f}  {f.aligned}"

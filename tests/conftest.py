@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import AsyncIterator, Iterator
+import subprocess
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -200,6 +202,59 @@ class MemoryKeyring(KeyringBackend):
     def delete_password(self, service: str, username: str) -> None:
         if self.entries.pop((service, username), None) is None:
             raise PasswordDeleteError(username)
+
+
+EPUBCHECK_TIMEOUT_S = 180
+
+
+@dataclass(frozen=True, slots=True)
+class EpubcheckReport:
+    returncode: int
+    output: str
+
+    @property
+    def clean(self) -> bool:
+        return self.returncode == 0 and "0 errors / 0 warnings" in self.output
+
+
+def _epubcheck_command() -> list[str]:
+    found = shutil.which("epubcheck")
+    if found is None:
+        pytest.fail(
+            "epubcheck is not installed: the EPUB export must be checked by it "
+            "(Debian: apt-get install -y epubcheck)",
+            pytrace=False,
+        )
+    java = shutil.which("java")
+    resolved = Path(found).resolve()
+    # Debian's epubcheck is the jar itself; run it with java so binfmt_misc is not needed.
+    if resolved.suffix == ".jar" and java is not None:
+        return [java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", str(resolved)]
+    return [found]
+
+
+@pytest.fixture(scope="session")
+def epubcheck() -> Callable[[list[Path]], list[EpubcheckReport]]:
+    """Check several EPUBs at once; the JVMs run side by side since each takes seconds."""
+    command = _epubcheck_command()
+
+    def check(paths: list[Path]) -> list[EpubcheckReport]:
+        running = [
+            subprocess.Popen(
+                [*command, str(path)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for path in paths
+        ]
+        reports = []
+        for process in running:
+            output, _ = process.communicate(timeout=EPUBCHECK_TIMEOUT_S)
+            reports.append(EpubcheckReport(process.returncode, output))
+        return reports
+
+    return check
 
 
 @pytest.fixture

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from honyaku.agent import Broker
+from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.domain.book import TranslationKind
+from honyaku.domain.placeholders import PlacedMark
+from honyaku.domain.sources import InlineMark, SourceLocation
 from honyaku.jobs.approvals import book_approvals
 from honyaku.testing import FakeCall, Reply
 
@@ -95,3 +98,38 @@ async def test_always_allow_given_in_a_chat_is_saved_on_the_book_and_seen_by_its
     assert library.settings(book_id).always_allow == ["write_version"]
     job_policy = book_approvals(Broker(), library, book_id)
     assert not job_policy.needs_approval("write_version", marked=True)
+
+
+async def test_given_a_paragraph_with_markup_the_assistant_reads_its_placeholders_and_keeps_them(
+    chat_with, library
+):
+    draft = BookDraft(
+        "Manual",
+        (
+            ChapterDraft(
+                "Start",
+                ("Run lb config as root.",),
+                (SourceLocation("a.xhtml", "/1/0#0", (InlineMark("tt", 4, 13),)),),
+            ),
+        ),
+    )
+    manual = library.add_book(draft, source_lang="en", target_lang="zh-CN")
+    paragraph = library.whole_book(manual).chapters[0].paragraphs[0]
+    script = calls(
+        FakeCall("read_paragraphs", {"chapter": 1, "book_id": manual}),
+        FakeCall(
+            "write_version",
+            {
+                "paragraph_id": paragraph.id,
+                "text": "以 root 运行⟦1⟧lb config⟦/1⟧。",
+                "book_id": manual,
+            },
+        ),
+    )
+    with chat_with({"markup": script}) as chat:
+        await chat.say("Please fix the markup")
+
+    (read,) = chat.server.results_of("read_paragraphs", latest=True)
+    assert read["data"]["paragraphs"][0]["marked_text"] == "Run ⟦1⟧lb config⟦/1⟧ as root."
+    [version] = library.versions(manual, paragraph.id)
+    assert (version.text, version.marks) == ("以 root 运行lb config。", (PlacedMark((0,), 9, 18),))

@@ -148,3 +148,15 @@ def test_import_takes_the_encoding_that_cannot_be_told_from_the_bytes(home, tmp_
     assert "Traceback" not in refused.stderr
     stored = Library(Database.open(home)).whole_book(book).chapters[0].paragraphs
     assert [p.text for p in stored][-2:] == text.splitlines()[1:]
+
+
+def test_the_ruby_and_lost_markup_settings_are_shown_and_a_choice_not_offered_is_refused():
+    book = imported(RASHOMON)
+
+    shown = honyaku("settings", book, "--ruby", "keep", "--lost-markup", "leave").stdout
+    refused = honyaku("settings", book, "--ruby", "furigana", check=False)
+
+    assert "ruby = keep" in shown
+    assert "lost_markup = leave" in shown
+    assert refused.returncode != 0
+    assert "hints" in refused.stdout + refused.stderr

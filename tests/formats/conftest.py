@@ -1,21 +1,16 @@
-"""Fixtures for the formats tests: a draft-to-book builder, hand-made EPUBs, and epubcheck."""
+"""Fixtures for the formats tests: a draft-to-book builder and hand-made EPUBs (epubcheck is
+the root conftest's, the jobs tests check their exports too)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from honyaku.domain.book import Book, BookDraft, Chapter, Paragraph
 from honyaku.domain.ids import new_id
-
-EPUBCHECK_TIMEOUT_S = 180
-
 
 TranslateFn = Callable[[int, int, str], str | None]
 
@@ -61,56 +56,6 @@ def build_book(
 def book_from() -> Callable[..., Book]:
     """``build_book``; session-scoped so that hypothesis tests may use it too."""
     return build_book
-
-
-@dataclass(frozen=True, slots=True)
-class EpubcheckReport:
-    returncode: int
-    output: str
-
-    @property
-    def clean(self) -> bool:
-        return self.returncode == 0 and "0 errors / 0 warnings" in self.output
-
-
-def _epubcheck_command() -> list[str]:
-    found = shutil.which("epubcheck")
-    if found is None:
-        pytest.fail(
-            "epubcheck is not installed: the EPUB export must be checked by it "
-            "(Debian: apt-get install -y epubcheck)",
-            pytrace=False,
-        )
-    java = shutil.which("java")
-    resolved = Path(found).resolve()
-    # Debian's epubcheck is the jar itself; run it with java so binfmt_misc is not needed.
-    if resolved.suffix == ".jar" and java is not None:
-        return [java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", str(resolved)]
-    return [found]
-
-
-@pytest.fixture(scope="session")
-def epubcheck() -> Callable[[list[Path]], list[EpubcheckReport]]:
-    """Check several EPUBs at once; the JVMs run side by side since each takes seconds."""
-    command = _epubcheck_command()
-
-    def check(paths: list[Path]) -> list[EpubcheckReport]:
-        running = [
-            subprocess.Popen(
-                [*command, str(path)],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
-            for path in paths
-        ]
-        reports = []
-        for process in running:
-            output, _ = process.communicate(timeout=EPUBCHECK_TIMEOUT_S)
-            reports.append(EpubcheckReport(process.returncode, output))
-        return reports
-
-    return check
 
 
 CONTAINER_XML = """<?xml version="1.0" encoding="UTF-8"?>

@@ -415,7 +415,7 @@ def _small_epub(tmp_path: Path, make_epub: MakeEpub, body: str) -> Path:
     )
 
 
-def test_markup_inside_a_sentence_is_dropped_but_what_stands_alone_and_every_id_stays(
+def test_markup_a_translation_has_no_marks_for_is_dropped_but_what_stands_alone_and_ids_stay(
     tmp_path: Path, library: Library, make_epub: MakeEpub
 ) -> None:
     source = _small_epub(
@@ -434,7 +434,7 @@ def test_markup_inside_a_sentence_is_dropped_but_what_stands_alone_and_every_id_
     body = _entries(exported)["OEBPS/a.xhtml"].decode().split("<body>")[1]
 
     assert report.missed == []
-    assert '<span id="r1"/>译He ran home1 fast.' in body
+    assert '<a id="r1"/>译He ran home1 fast.' in body
     assert (
         '<p class="quote" xml:lang="zh-CN" lang="zh-CN"><em id="e">译All of it stressed.</em>'
         in body

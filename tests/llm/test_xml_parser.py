@@ -11,6 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from honyaku.domain.placeholders import ReadText, RubyChoice, read_marked, shown_line
+from honyaku.domain.sources import InlineMark
 from honyaku.llm.reasoning import BeganInReasoning, ReasoningText, UnclosedReasoning
 from honyaku.llm.xml.parser import (
     MAX_REPLY_CHARS,
@@ -671,3 +673,26 @@ def test_thinking_replies_read_the_same_however_they_are_cut(
     assert named(calls) == expected_calls
     assert reasoning == expected_reasoning
     assert read([reply]) == (visible, calls, reasoning)
+
+
+def test_placeholders_in_a_parameter_split_anywhere_reach_the_check_intact() -> None:
+    line = shown_line(
+        "Run lb config, see The Basics.",
+        (InlineMark("tt", 4, 13), InlineMark("a", 19, 29, (("href", "b.xhtml#b"),))),
+        RubyChoice.HINTS,
+    )
+    written = "运行⟦1⟧lb config⟦/1⟧，参见⟦2⟧基础⟦/2⟧。"
+    items = json.dumps(
+        [{"paragraph_id": "1a2b3c4d", "translated_text": written}], ensure_ascii=False
+    )
+    reply = "Here. " + block("add_translation_batch", paragraphs=items)
+    placeholder = reply.index("⟦/1⟧")
+
+    for sizes in ([1], [2, 3], [placeholder, 1, 1, 1]):
+        _, calls = summarize(feed_chunks(cut(reply, sizes)))
+        [(_, params)] = named(calls)
+        [item] = json.loads(params["paragraphs"])
+        assert item["translated_text"] == written
+        read = read_marked(item["translated_text"], line, "Run lb config, see The Basics.")
+        assert isinstance(read, ReadText)
+        assert read.text == "运行lb config，参见基础。"

@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from honyaku.formats import read_book
 from honyaku.testing import FakeLLMServer, Mistake, Reply, ScriptedAssistant, ScriptedTranslator
 
+from ..support.marked_epub import PAGE, write_marked_epub
 from .conftest import Workbench, browse, screenshot
 
 SAMPLE = Path(__file__).parents[2] / "src/honyaku/samples/rashomon.html"
@@ -95,6 +96,32 @@ def test_a_translator_goes_from_import_to_export_in_chinese_without_a_terminal(
     assert zipfile.is_zipfile(saved)
     translated = [p for c in read_book(saved).chapters for p in c.paragraphs if p]
     assert "某日傍晚的事。" in translated
+
+    # A page with emphasis, inline code, a link and a note reference: the chapter page draws
+    # them with the workbench's own elements, and the EPUB exported keeps the book's own.
+    upload = {"file": ("marked.epub", write_marked_epub(tmp_path / "marked.epub").read_bytes())}
+    marked = workbench.api("POST", "/api/books", files=upload, data={"again": "true"})["id"]
+    workbench.wait_for(workbench.start(marked, "demo"))
+    page.goto(f"books/{marked}/chapters/1")
+    translation = page.locator(".paragraph", has_text="lb config").locator(".translation")
+    expect(translation.locator("code")).to_have_text("lb config")
+    expect(translation.locator("em")).to_have_text("root")
+    expect(translation.locator("strong")).to_have_text("build")
+    expect(translation.locator(".mark-link")).to_have_attribute(
+        "title", "https://live-team.pages.debian.net/live-manual/"
+    )
+    expect(translation.locator("sup.mark-reference")).to_have_text("1")
+    screenshot(page, "path-zh-markup-chapter")
+    exported = tmp_path / "marked-zh.epub"
+    exported.write_bytes(workbench.client.get(f"/api/books/{marked}/export").content)
+    with zipfile.ZipFile(exported) as archive:
+        archive.extractall(tmp_path / "marked-zh")
+    page.goto((tmp_path / "marked-zh" / PAGE).as_uri())
+    run = page.locator("p", has_text="lb config").last
+    expect(run).to_have_attribute("lang", "zh-CN")
+    expect(run.locator("code")).to_have_text("lb config")
+    expect(run.locator('a[href="#note1"]')).to_have_text("1")
+    screenshot(page, "path-zh-markup-epub")
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])

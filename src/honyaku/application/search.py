@@ -3,8 +3,9 @@
 A search reads the book in batches and returns its first hits with where each match is,
 and how many paragraphs match in all. A replacement is previewed first: each paragraph's
 selected translation and what it would become. Applied, each becomes a new version written
-by hand (the one rule of ``domain.book.manual_version_text``), selected, or the paragraph's
-version that already holds that text, selected; the previous version stays, so selecting it
+by hand (the one rule of ``domain.book.manual_version_text``), its inline marks carried
+along the words they were on, selected, or the paragraph's version that already holds that
+text, selected; the previous version stays, so selecting it
 again undoes the replacement.
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from honyaku.domain.book import TranslationKind, manual_version_text
+from honyaku.domain.placeholders import carried_marks
 from honyaku.domain.text_search import TextQuery, replaced, spans
 from honyaku.errors import UserError
 from honyaku.store import Library, LocatedParagraph
@@ -115,12 +117,19 @@ class Search:
 
     def _write(self, book_id: str, found: list[Replacement]) -> None:
         texts = {}
+        marks = {}
         for change in found:
+            paragraph = change.located.paragraph
             try:
-                texts[change.located.paragraph.id] = manual_version_text(change.after)
+                texts[paragraph.id] = manual_version_text(change.after)
             except UserError as exc:
                 where = change.located
                 raise UserError(
-                    f"chapter {where.chapter_number}, paragraph {where.paragraph.index + 1}: {exc}"
+                    f"chapter {where.chapter_number}, paragraph {paragraph.index + 1}: {exc}"
                 ) from None
-        self._library.add_translations(book_id, texts, kind=TranslationKind.MANUAL)
+            # The text is searched clean; its marks follow the words they were on.
+            before = paragraph.translation or ""
+            marks[paragraph.id] = carried_marks(
+                before, texts[paragraph.id], paragraph.translation_marks
+            )
+        self._library.add_translations(book_id, texts, kind=TranslationKind.MANUAL, marks=marks)

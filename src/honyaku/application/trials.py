@@ -209,12 +209,19 @@ class Trials:
             copy = library.whole_book(entry.book_id)
             texts = _translations(copy)
             flags = {f.paragraph_id: f.warnings for f in self._stores.quality.flagged(copy.id)}
+            marks = {
+                p.id: p.translation_marks
+                for chapter in copy.chapters
+                for p in chapter.paragraphs
+                if p.id in texts
+            }
             library.add_translations(
                 trial.book_id,
                 texts,
                 kind=TranslationKind.TRANSLATION,
                 model=chosen.model,
                 flags=flags,
+                marks=marks,
             )
             for chapter in copy.chapters:
                 if chapter.translated_title:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from honyaku.application.heavy_work import run_heavy
+from honyaku.domain.book import Paragraph
 from honyaku.domain.diff import DiffPart, diff_texts
 from honyaku.errors import NotFoundError
 from honyaku.store import Library, Version
@@ -18,8 +19,14 @@ class Versions:
         """Every version of the paragraph, oldest first."""
         return await asyncio.to_thread(self._library.versions, book_id, paragraph_id)
 
+    async def shown(self, book_id: str, paragraph_id: str) -> tuple[Paragraph, list[Version]]:
+        """The paragraph (its text and inline marks) and every version of it, oldest first:
+        what a page draws them with."""
+        return await asyncio.to_thread(self._library.shown_versions, book_id, paragraph_id)
+
     async def write(self, book_id: str, paragraph_id: str, text: str) -> list[Version]:
-        """A version written by hand (``domain.book.manual_version_text`` says what may be);
+        """A version written by hand (``domain.book.manual_version`` says what may be: one
+        line, the paragraph's placeholders kept as a model must keep them, or none written);
         it is selected, the others kept. A text the paragraph already holds selects that
         version instead of adding it again. Every version after."""
         return await asyncio.to_thread(

@@ -15,6 +15,7 @@ from pydantic import Field
 from honyaku.agent import QUESTION_TOOLS, SKIPPED_QUESTION_TOOLS, Result, Tool, ToolContext, tool
 from honyaku.assistant.app import App
 from honyaku.domain.book import Paragraph
+from honyaku.domain.placeholders import RubyChoice, marked_translation, shown_line
 from honyaku.domain.plan import PlanTask, parse_date, parse_view_context
 from honyaku.domain.text_search import TextQuery
 from honyaku.domain.workflow import JobKind
@@ -105,7 +106,7 @@ async def read_paragraphs(
     if not book.chapters:
         raise ToolError("INVALID_PARAMETER", f"the book has no chapter {chapter}")
     paragraphs = book.chapters[0].paragraphs[start - 1 : start - 1 + count]
-    shown = [_paragraph(p) for p in paragraphs]
+    shown = [{**_paragraph(p), **_markup(p, book.settings.ruby)} for p in paragraphs]
     message = f"{_count(len(shown), 'paragraph')} of chapter {chapter} from {start}"
     return _done(message, {"paragraphs": shown})
 
@@ -172,7 +173,14 @@ async def select_version(
 async def write_version(
     context: ChatContext,
     paragraph_id: str,
-    text: Annotated[str, Field(min_length=1, description="The paragraph's text, on one line.")],
+    text: Annotated[
+        str,
+        Field(
+            min_length=1,
+            description="The paragraph's text, on one line; keep the ⟦n⟧ placeholders its "
+            "marked_translation shows, each once, around the words they mark.",
+        ),
+    ],
     book_id: BookId = None,
 ) -> Result:
     """Write a new translation of a paragraph, as a manual version; nothing is overwritten."""
@@ -182,6 +190,19 @@ async def write_version(
     # A text the paragraph already held is not written again: that version is selected.
     selected = next(v for v in versions if v.selected)
     return _done(f"paragraph {paragraph_id} now uses this text: version {selected.id}, selected")
+
+
+def _markup(paragraph: Paragraph, ruby: RubyChoice) -> dict[str, Any]:
+    """A paragraph's text and translation with its inline markup's placeholders, where it has
+    any: what a version must keep (``write_version``)."""
+    line = shown_line(paragraph.text, paragraph.marks, ruby)
+    if not line:
+        return {}
+    translation = paragraph.translation or ""
+    return {
+        "marked_text": line.text,
+        "marked_translation": marked_translation(translation, paragraph.translation_marks, line),
+    }
 
 
 def _paragraph(paragraph: Paragraph) -> dict[str, Any]:

@@ -35,7 +35,8 @@ def check(
     not finish…), and how many no job has tried yet;
     then the paragraphs whose translation the quality checks flagged: kana left in a Chinese
     translation, the wrong script, a translation equal to its source, an unusual length,
-    brackets or quotation marks lost, a glossary rendering missing; and those whose
+    brackets or quotation marks lost, a glossary rendering missing, the paragraph's inline
+    markup lost (kept without it when a model could not keep it); and those whose
     translation is stale, made before a new edition changed the source."""
     honyaku = open_honyaku(home)
     book_id, numbers = chosen_chapters(honyaku, book, chapters)

@@ -15,6 +15,7 @@ from honyaku.cli.actions import print_actions
 from honyaku.cli.console import out
 from honyaku.cli.editions import print_edition, print_history
 from honyaku.cli.options import BookRef, Home, open_honyaku, run
+from honyaku.domain.placeholders import LostMarkup, RubyChoice
 from honyaku.formats import ExportFormat, RubyMode, WritingMode
 from honyaku.jobs.log_lines import NOTABLE_ACTIONS
 
@@ -294,6 +295,21 @@ def settings(
             "the workbench) before the model is told nobody answered.",
         ),
     ] = None,
+    ruby: Annotated[
+        RubyChoice | None,
+        typer.Option(
+            help="What becomes of the source's ruby: hints (the model reads the readings, "
+            "the translation has no ruby), keep (ruby on the translated words), drop."
+        ),
+    ] = None,
+    lost_markup: Annotated[
+        LostMarkup | None,
+        typer.Option(
+            help="A paragraph whose inline markup its models could not keep, once its rounds "
+            "are spent: keep_text (its translation without the markup, flagged 'markup "
+            "lost' in honyaku check) or leave (left to you)."
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Print a book's settings, changing those given first."""
@@ -313,6 +329,10 @@ def settings(
         changes["max_cost"] = max_cost or None
     if question_wait_hours is not None:
         changes["question_wait_hours"] = question_wait_hours
+    if ruby is not None:
+        changes["ruby"] = ruby
+    if lost_markup is not None:
+        changes["lost_markup"] = lost_markup
     book_id = run(honyaku.books.resolve(book))
     current = run(honyaku.settings.change(book_id, **changes))
     for name, value in current.model_dump().items():

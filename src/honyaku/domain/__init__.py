@@ -13,6 +13,7 @@ chunk_sizing.py   what a chunk's conversation costs on paper, and the chunk size
 tokens.py         how many tokens a text costs: the token counter, the estimate by script
 workflow.py       the workflow table of each job kind, and one chunk's way through it
 batch.py          an ``add_translation_batch`` call checked before anything is written
+placeholders.py   inline marks shown to a model as numbered placeholders, read back and checked
 quality.py        the quality checks on a paragraph's translation, and their warnings
 chinese_scripts.py  Simplified and Traditional characters told apart, with OpenCC's data
 glossary.py       glossary entries, their matching in text, and contradicting proposals

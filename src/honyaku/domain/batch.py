@@ -1,7 +1,9 @@
 """Checking an ``add_translation_batch`` call before anything is written.
 
 A batch is accepted whole or rejected whole. The rejection names every offending paragraph id,
-so the model can fix all of its mistakes in one more call.
+so the model can fix all of its mistakes in one more call; a paragraph whose placeholders do
+not match its line's (``placeholders``) is one of them. What an accepted batch writes is read
+by ``read_batch``: each text clean, its marks beside it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from honyaku.domain.book import Paragraph
+from honyaku.domain.placeholders import (
+    MARKUP_MISMATCH,
+    MarkedText,
+    MarkupMismatch,
+    PlacedMark,
+    read_marked,
+    stripped,
+    without_hints,
+    without_placeholders,
+)
 
 MAX_BATCH_ITEMS = 400
 
@@ -55,10 +67,12 @@ def validate_batch(
     assigned: Mapping[str, Paragraph],
     *,
     in_book: Container[str] = frozenset(),
+    markup: Mapping[str, MarkedText] | None = None,
 ) -> list[BatchProblem]:
     """Every reason to reject the batch; an empty list means it may be written. ``in_book``
     holds the unassigned ids the batch names that are paragraphs of the book: only an id that
-    is not may be a typo worth a hint."""
+    is not may be a typo worth a hint. ``markup``: the work lines whose placeholders each text
+    must keep, by paragraph id."""
     if not items:
         return [BatchProblem("EMPTY_BATCH", "The batch is empty: send at least one paragraph.")]
     if len(items) > MAX_BATCH_ITEMS:
@@ -83,7 +97,8 @@ def validate_batch(
             hint = None if item.paragraph_id in in_book else near_id(item, assigned)
             problems.append(_not_assigned(item.paragraph_id, hint))
         else:
-            problems.extend(_item_problems(item, paragraph))
+            line = markup.get(item.paragraph_id) if markup else None
+            problems.extend(_item_problems(item, paragraph, line))
     return problems
 
 
@@ -124,7 +139,9 @@ def edit_distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _item_problems(item: BatchItem, paragraph: Paragraph) -> list[BatchProblem]:
+def _item_problems(
+    item: BatchItem, paragraph: Paragraph, line: MarkedText | None = None
+) -> list[BatchProblem]:
     pid = item.paragraph_id
     problems = []
     text = item.translated_text.strip()
@@ -141,7 +158,20 @@ def _item_problems(item: BatchItem, paragraph: Paragraph) -> list[BatchProblem]:
                 pid,
             )
         )
-    if item.original_text_prefix and not prefix_matches(item.original_text_prefix, paragraph.text):
+    elif line is not None:
+        read = read_marked(text, line, paragraph.text)
+        if isinstance(read, MarkupMismatch):
+            problems.append(BatchProblem(MARKUP_MISMATCH, read.message(pid, line), pid))
+        elif not read.text:
+            problems.append(
+                BatchProblem(
+                    "BLANK_TEXT", f"Paragraph {pid}: no text beside its placeholders.", pid
+                )
+            )
+    prefix = item.original_text_prefix
+    if line is not None:
+        prefix = without_hints(prefix, line, paragraph.text)
+    if prefix and not prefix_matches(prefix, paragraph.text):
         problems.append(
             BatchProblem(
                 "PREFIX_MISMATCH",
@@ -157,8 +187,9 @@ _ELLIPSES = ("……", "…", "...")
 
 
 def prefix_matches(prefix: str, text: str) -> bool:
-    """Whether ``prefix`` starts ``text``, ignoring width, spacing and a trailing ellipsis."""
-    wanted = _normalized(prefix)
+    """Whether ``prefix`` starts ``text``, ignoring width, spacing, a trailing ellipsis and
+    the placeholders and reading hints of a work line it was copied from."""
+    wanted = _normalized(without_placeholders(prefix))
     for ellipsis in _ELLIPSES:
         wanted = wanted.removesuffix(ellipsis)
     return _normalized(text).startswith(wanted)
@@ -166,3 +197,43 @@ def prefix_matches(prefix: str, text: str) -> bool:
 
 def _normalized(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+@dataclass(frozen=True, slots=True)
+class BatchTexts:
+    """What an accepted batch writes: each paragraph's clean text, its marks, and the
+    paragraphs whose markup was dropped."""
+
+    texts: dict[str, str]
+    marks: dict[str, tuple[PlacedMark, ...]]
+    lost: frozenset[str] = frozenset()
+    """Paragraphs whose text did not keep its line's placeholders, kept without markup."""
+
+
+def read_batch(
+    items: Sequence[BatchItem],
+    assigned: Mapping[str, Paragraph],
+    markup: Mapping[str, MarkedText],
+) -> BatchTexts:
+    """The texts of a batch that passed ``validate_batch``, read against their ``markup``
+    lines. A text whose placeholders do not match (a batch checked without its markup, as on
+    a paragraph's last attempt) is kept without them, and named in ``lost``."""
+    texts: dict[str, str] = {}
+    marks: dict[str, tuple[PlacedMark, ...]] = {}
+    lost: set[str] = set()
+    for item in items:
+        pid, text = item.paragraph_id, item.translated_text.strip()
+        line = markup.get(pid)
+        if line is None:
+            texts[pid] = text
+            continue
+        source = assigned[pid].text
+        read = read_marked(text, line, source)
+        if isinstance(read, MarkupMismatch):
+            texts[pid] = stripped(text, line, source) or text
+            if line:  # a line without markup loses none: what was invented goes
+                lost.add(pid)
+            continue
+        texts[pid] = read.text
+        marks[pid] = read.marks
+    return BatchTexts(texts, marks, frozenset(lost))

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from honyaku.domain.sources import OriginalFile, SourceLocation
+from honyaku.domain.placeholders import (
+    LostMarkup,
+    MarkedText,
+    MarkupMismatch,
+    PlacedMark,
+    ReadText,
+    RubyChoice,
+    holds_placeholders,
+    read_marked,
+)
+from honyaku.domain.sources import InlineMark, OriginalFile, SourceLocation
 from honyaku.errors import UserError
 
 
@@ -15,6 +25,24 @@ def paragraph_text(raw: str) -> str:
     """A paragraph as honyaku stores it: indentation is layout, not text, and a paragraph is
     always one line."""
     return " ".join(raw.splitlines()).strip()
+
+
+def stored_location(raw: str, source: SourceLocation) -> SourceLocation:
+    """``source`` with its marks moved as ``paragraph_text`` moves the text of ``raw``: an
+    indent taken off, a line break joined (each the one character it was)."""
+    lead = len(raw) - len(raw.lstrip())
+    length = len(paragraph_text(raw))
+    if not source.marks or (not lead and length == len(raw)):
+        return source
+    marks = tuple(
+        replace(
+            mark,
+            start=min(max(mark.start - lead, 0), length),
+            end=min(max(mark.end - lead, 0), length),
+        )
+        for mark in source.marks
+    )
+    return replace(source, marks=marks)
 
 
 def manual_version_text(text: str) -> str:
@@ -34,6 +62,26 @@ def manual_version_text(text: str) -> str:
             "book cannot become two)"
         )
     return cleaned
+
+
+def manual_version(text: str, line: MarkedText, paragraph: Paragraph) -> tuple[ReadText, bool]:
+    """A version a person writes of ``paragraph`` (whose work line is ``line``): its clean
+    text and marks, and whether it drops the paragraph's markup.
+
+    The rules of ``manual_version_text`` hold, and the placeholders written are checked as a
+    model's are: a mismatch is refused with what is missing, extra or broken. A version
+    written without any placeholder, where the paragraph has some, is the person's choice:
+    kept without the markup (and flagged, so that nothing is dropped unseen).
+    """
+    cleaned = manual_version_text(text)
+    if line and not holds_placeholders(cleaned, line, paragraph.text):
+        return ReadText(cleaned), True
+    read = read_marked(cleaned, line, paragraph.text)
+    if isinstance(read, MarkupMismatch):
+        raise UserError(read.message(paragraph.id, line))
+    if not read.text:
+        raise UserError("a version cannot be empty")
+    return read, False
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +145,13 @@ class BookSettings(BaseModel):
     """The saved model this book's jobs run with where none is named (a trial's choice)."""
     fallbacks: list[str] = Field(default_factory=list, max_length=10)
     """The saved models that take over its parts that fail, with ``model``."""
+    ruby: RubyChoice = RubyChoice.HINTS
+    """What becomes of the source's ruby in a translation: the model reads its readings as
+    hints only, keeps it on the translated words, or never sees it."""
+    lost_markup: LostMarkup = LostMarkup.KEEP_TEXT
+    """What becomes of a paragraph whose inline markup its models could not keep, once its
+    rounds are spent: its translation kept without the markup (flagged), or the paragraph
+    left to the translator."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +170,10 @@ class Paragraph:
     left_on_purpose: bool = False
     """The translator keeps its source as it is (a copyright line, a word play): no job
     translates it, and it is not among what needs them."""
+    marks: tuple[InlineMark, ...] = field(default=(), compare=False, repr=False)
+    """The source's inline markup, as offsets into ``text`` (``domain.sources``)."""
+    translation_marks: tuple[PlacedMark, ...] = field(default=(), compare=False, repr=False)
+    """Where those marks land in ``translation`` (``domain.placeholders``)."""
 
     @property
     def is_empty(self) -> bool:

@@ -2,7 +2,9 @@
 
 The rendered form is a contract that outside checks rely on: each work paragraph is one line
 ``[n] [ID: xxxxxxxx] text`` where ``n`` is the 1-based chapter position and the rest of the
-line is exactly the paragraph text. Polish, proofreading and rating add the current
+line is exactly the paragraph text, with its inline marks as placeholders where the job
+writes text (``placeholders``: translation, polish, proofreading; a rating or a glossary
+extraction reads clean text). Polish, proofreading and rating add the current
 translation on the next line (glossary extraction reads the source alone), and polish and
 proofreading a judge's note on it, where a rating job left one (``JUDGE_LINE_PREFIX``). A
 translation's paragraph whose translation is stale (a new edition changed its source) adds,
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from honyaku.domain.book import Chapter, Paragraph
+from honyaku.domain.placeholders import MarkedText, RubyChoice, marked_translation, shown_line
 from honyaku.domain.workflow import JobKind
 
 MAX_CHUNK_PARAGRAPHS = 400
@@ -39,6 +42,8 @@ REVISIONS = (JobKind.POLISH, JobKind.PROOFREADING)
 """The kinds that revise a translation."""
 WITH_TRANSLATION = (*REVISIONS, JobKind.RATING)
 """The kinds that read the current translation, shown under each work line."""
+WITH_PLACEHOLDERS = (JobKind.TRANSLATION, *REVISIONS)
+"""The kinds whose model writes text, and so reads and returns the inline marks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,21 +162,39 @@ def joined_chunks(chapters: Sequence[Sequence[Chunk]], max_chars: int) -> list[C
     return found
 
 
-def render_paragraph_line(paragraph: Paragraph) -> str:
-    return f"[{paragraph.index + 1}] [ID: {paragraph.id}] {paragraph.text}"
+def render_paragraph_line(paragraph: Paragraph, line: MarkedText | None = None) -> str:
+    """A work line: the paragraph's text, or its ``line`` with placeholders."""
+    text = line.text if line is not None else paragraph.text
+    return f"[{paragraph.index + 1}] [ID: {paragraph.id}] {text}"
 
 
-def render_chunk(chunk: Chunk, kind: JobKind) -> str:
+def marked_lines(
+    paragraphs: Sequence[Paragraph], kind: JobKind, ruby: RubyChoice
+) -> dict[str, MarkedText]:
+    """Each paragraph's work line with its placeholders, by id, as a job of ``kind`` shows it
+    (none for a kind that writes no text)."""
+    if kind not in WITH_PLACEHOLDERS:
+        return {}
+    return {p.id: shown_line(p.text, p.marks, ruby) for p in paragraphs}
+
+
+def shows_placeholders(chunk: Chunk, kind: JobKind, ruby: RubyChoice) -> bool:
+    """Whether the chunk's work lines hold any placeholder or reading hint."""
+    shown = marked_lines(chunk.all_paragraphs, kind, ruby)
+    return any(shown[p.id].text != p.text for p in chunk.all_paragraphs if p.id in shown)
+
+
+def render_chunk(chunk: Chunk, kind: JobKind, ruby: RubyChoice = RubyChoice.HINTS) -> str:
     """The chunk as the model reads it: each of its chapters' title block (or, where chapters
     share it, a ``chapter_id`` line without its title if that is not wanted), then one line a
-    paragraph."""
+    paragraph; ``ruby`` says whether a ruby's base is a placeholder and its reading a hint."""
     if not chunk.joined:
-        return _render_section(chunk, kind, shared=False)
-    sections = [_render_section(s, kind, shared=True).rstrip("\n") for s in chunk.sections]
+        return _render_section(chunk, kind, ruby, shared=False)
+    sections = [_render_section(s, kind, ruby, shared=True).rstrip("\n") for s in chunk.sections]
     return "\n\n".join(sections)
 
 
-def _render_section(chunk: Chunk, kind: JobKind, *, shared: bool) -> str:
+def _render_section(chunk: Chunk, kind: JobKind, ruby: RubyChoice, *, shared: bool) -> str:
     lines: list[str] = []
     chapter = chunk.chapter
     if chunk.shows_title or shared:
@@ -184,10 +207,15 @@ def _render_section(chunk: Chunk, kind: JobKind, *, shared: bool) -> str:
             lines += _previous(chapter.previous_title, chapter.translated_title)
     if lines:
         lines.append("")
+    shown = marked_lines(chunk.paragraphs, kind, ruby)
     for paragraph in chunk.paragraphs:
-        lines.append(render_paragraph_line(paragraph))
+        line = shown.get(paragraph.id)
+        lines.append(render_paragraph_line(paragraph, line))
         if kind in WITH_TRANSLATION:
-            lines.append(f"{TRANSLATION_LINE_PREFIX}{paragraph.translation or ''}")
+            translation = paragraph.translation or ""
+            if line and translation:
+                translation = marked_translation(translation, paragraph.translation_marks, line)
+            lines.append(f"{TRANSLATION_LINE_PREFIX}{translation}")
         if kind in REVISIONS and paragraph.judged:
             lines.append(f"{JUDGE_LINE_PREFIX}{paragraph.judged}")
         elif kind is JobKind.TRANSLATION and paragraph.previous_source is not None:

@@ -24,7 +24,14 @@ from difflib import SequenceMatcher
 from enum import StrEnum
 
 from honyaku.domain.alignment import align_paragraphs, alignment_key
-from honyaku.domain.book import Book, BookDraft, Chapter, Paragraph, paragraph_text
+from honyaku.domain.book import (
+    Book,
+    BookDraft,
+    Chapter,
+    Paragraph,
+    paragraph_text,
+    stored_location,
+)
 from honyaku.domain.sources import SourceLocation
 
 MIN_FOUND_SHARE = 0.2
@@ -213,6 +220,8 @@ def _chapter_plan(
     paragraphs = []
     for k, text in enumerate(texts[d]):
         source = chapter.source_of(k)
+        if source is not None:
+            source = stored_location(chapter.paragraphs[k], source)
         hit = found.get((d, k))
         if hit is not None:
             outcome = Outcome.CHANGED if hit.similar else Outcome.UNCHANGED

@@ -3,9 +3,9 @@ same words in every front end.
 
 A part fails for its own reason (the provider's filter, the model's refusal, a workflow it
 could not finish, a context window too small, a server that could not keep pace, a reply that
-went round in a loop, a fallback model that could not start): a smaller part, or another
-model, may get past it. A job stops at once
-for a reason every part would meet (a refused key, a missing model, the spending cap).
+went round in a loop, a fallback model that could not start, a paragraph's inline markup it
+could not keep): a smaller part, or another model, may get past it. A job stops at once for a
+reason every part would meet (a refused key, a missing model, the spending cap).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class FailureClass(StrEnum):
     CONTEXT = "context"
     PACE = "pace"
     LOOP = "loop"
+    MARKUP = "markup"
     KEY = "key"
     MODEL = "model"
     CAP = "cap"
@@ -58,6 +59,7 @@ FAILURE_WORDS = {
     FailureClass.CONTEXT: "too long for the model's context window",
     FailureClass.PACE: "the server did not keep pace",
     FailureClass.LOOP: "the model's reply went round in a loop",
+    FailureClass.MARKUP: "the model could not keep the paragraph's markup",
     FailureClass.KEY: "the API key was refused",
     FailureClass.MODEL: "the model is not there",
     FailureClass.CAP: "the spending cap was reached",

@@ -3,10 +3,11 @@ chapter's progress, a paragraph's versions, a paragraph found with its chapter."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from honyaku.domain.book import Paragraph, TranslationKind
+from honyaku.domain.placeholders import PlacedMark
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,8 @@ class Version:
     job_id: str | None
     created_at: datetime
     selected: bool
+    marks: tuple[PlacedMark, ...] = field(default=(), compare=False)
+    """Where the paragraph's inline marks land in ``text``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,7 +44,7 @@ as long."""
 SPLIT_IN = {FailureClass.CONTEXT: 4}
 """Pieces a failed part is split into by why it failed (else halves): a part too long for
 the context window is split smaller than one that held a refused paragraph."""
-ISOLATED = frozenset({FailureClass.FILTERED, FailureClass.CONTEXT})
+ISOLATED = frozenset({FailureClass.FILTERED, FailureClass.CONTEXT, FailureClass.MARKUP})
 """Failures that a smaller part always gets past or pins down: split down to single units."""
 LOST = frozenset({FailureClass.REFUSED, FailureClass.WORKFLOW, FailureClass.LOOP})
 """A model lost in the part: split while that gets something done."""

@@ -3,8 +3,11 @@
 A book imported from an EPUB (or an Aozora Bunko XHTML page) keeps its original file, and each
 paragraph keeps a ``SourceLocation``: the document it was read from (the zip member path),
 a locator of the block element that held it, and its inline markup as marks over
-``Paragraph.text``. The text the model sees is never changed by any of this: markup lives
-beside the text, as offsets into it (stand-off markup), and can be put back or dropped.
+``Paragraph.text``. The paragraph's text is never changed by any of this: markup lives beside
+the text, as offsets into it (stand-off markup); a model reads the marks inside a sentence as
+placeholders (``placeholders``), and an export puts them back around the translated words. A
+book read from an Aozora Bunko text file keeps its ruby and emphasis the same way, located by
+the line of the file (there is no original to put them back in).
 
 A chapter keeps the location of the heading its title was read from, when it had one, so
 that the translated title lands in the heading and not only in the table of contents.

@@ -18,6 +18,7 @@ from typing import Any
 
 from honyaku.domain.batch import BatchItem, BatchProblem, validate_batch
 from honyaku.domain.book import Paragraph
+from honyaku.domain.placeholders import MarkedText
 from honyaku.domain.rating import RatingItem, validate_ratings
 from honyaku.errors import ToolError
 
@@ -180,12 +181,16 @@ class ChunkWorkflow:
             )
 
     def check_batch(
-        self, items: Sequence[BatchItem], in_book: Container[str] = frozenset()
+        self,
+        items: Sequence[BatchItem],
+        in_book: Container[str] = frozenset(),
+        markup: Mapping[str, MarkedText] | None = None,
     ) -> None:
         """Raise the batch's every problem at once; return only if it may be written whole.
-        ``in_book``: the unassigned ids named that are the book's paragraphs (no hint for them)."""
+        ``in_book``: the unassigned ids named that are the book's paragraphs (no hint for them);
+        ``markup``: the work lines whose placeholders the texts must keep."""
         self.require_working("add_translation_batch")
-        _refuse(validate_batch(items, self.assigned, in_book=in_book))
+        _refuse(validate_batch(items, self.assigned, in_book=in_book, markup=markup))
 
     def check_ratings(self, items: Sequence[RatingItem]) -> None:
         """Raise the call's every problem at once; return only if it may be written whole."""

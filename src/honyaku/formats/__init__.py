@@ -24,6 +24,7 @@ epub_reader.py    a book from an EPUB 2 or 3 file, chapters from its table of co
 epub_writer.py    a book written as an EPUB 3 that epubcheck accepts
 epub_inplace.py   an imported EPUB exported as itself, its text translated in place
 placement.py      translations put where their paragraphs came from, in one content document
+inline_marks.py   inline elements put back around the words a translation's marks cover
 writing_mode.py   the direction a translated EPUB is read in: vertical or horizontal
 renderers.py      books rendered as text: the JSON export, plain text and Markdown
 glossary_file.py  glossary files in and out: CSV, TSV, GalTransl's dictionary lines

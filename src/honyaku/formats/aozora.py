@@ -4,9 +4,13 @@ An Aozora Bunko text file opens with the title and author, then a legend explain
 notation (between two dashed lines, containing 【テキスト中に現れる記号について】), and closes
 with a colophon that starts at 底本：. Neither is story text. Inside the text:
 
-- ruby ``漢字《かんじ》`` or ``｜漢字《かんじ》`` keeps only the base text;
-- notes ``［＃…］`` are removed; a heading note (``［＃「…」は中見出し］`` or
-  ``［＃中見出し］…［＃中見出し終わり］``) makes the line a heading: 大 = 1, 中 = 2, 小 = 3;
+- ruby ``漢字《かんじ》`` or ``｜漢字《かんじ》`` keeps only the base text, the reading kept as
+  an inline mark over it (``marked_line``);
+- notes ``［＃…］`` are removed; an emphasis note (``［＃「…」に傍点］``,
+  ``［＃傍点］…［＃傍点終わり］``, 傍線, 太字, 斜体…) marks the words it names the way Aozora
+  Bunko's XHTML does (``<em class="sesame_dot">``, ``<span class="futoji">``); a heading note
+  (``［＃「…」は中見出し］`` or ``［＃中見出し］…［＃中見出し終わり］``) makes the line a heading:
+  大 = 1, 中 = 2, 小 = 3;
 - a gaiji ``※［＃「…」、第3水準1-88-81］`` becomes the character itself when the note names
   it by JIS X 0213 plane-row-cell or by Unicode code point, and disappears otherwise.
 """
@@ -16,6 +20,8 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+
+from honyaku.domain.sources import InlineMark
 
 LEGEND_MARK = "【テキスト中に現れる記号について】"
 MAX_HEADER_LINES = 6
@@ -34,6 +40,31 @@ _HEADING_SPAN = re.compile(
     r"［＃(?:同行|窓)?([大中小])見出し］(.*?)［＃(?:同行|窓)?\1見出し終わり］"
 )
 _LEVELS = {"大": 1, "中": 2, "小": 3}
+EMPHASIS = {
+    "傍点": ("em", "sesame_dot"),
+    "白ゴマ傍点": ("em", "white_sesame_dot"),
+    "丸傍点": ("em", "black_circle"),
+    "白丸傍点": ("em", "white_circle"),
+    "黒三角傍点": ("em", "black_up-pointing_triangle"),
+    "白三角傍点": ("em", "white_up-pointing_triangle"),
+    "二重丸傍点": ("em", "bullseye"),
+    "蛇の目傍点": ("em", "fisheye"),
+    "ばつ傍点": ("em", "saltire"),
+    "傍線": ("em", "underline_solid"),
+    "二重傍線": ("em", "underline_double"),
+    "鎖線": ("em", "underline_dotted"),
+    "破線": ("em", "underline_dashed"),
+    "波線": ("em", "underline_wave"),
+    "太字": ("span", "futoji"),
+    "斜体": ("span", "shatai"),
+}
+"""Emphasis notes and the element and class Aozora Bunko's XHTML writes for each."""
+_NAMED_EMPHASIS = re.compile(r"「(.+?)」(?:に|は)(" + "|".join(EMPHASIS) + ")")
+_TOKEN = re.compile(
+    r"※［＃(?P<gaiji>[^］]*)］|［＃(?P<note>[^］]*)］|(?P<bar>｜|\|(?=[^｜|《\n]*《[^》\n]*》))"
+    r"|《(?P<reading>[^》\n]*)》|[^※［｜|《]+|."
+)
+_KANJI = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\uf900-\ufaff々〆ヵヶ]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +83,8 @@ class AozoraParts:
     title: str | None
     author: str | None
     body: list[str]
+    first_body_line: int = 0
+    """The index in the file of the body's first line."""
 
 
 def is_aozora_text(text: str) -> bool:
@@ -93,6 +126,66 @@ def clean_line(line: str) -> str:
     return line.replace("｜", "")
 
 
+def marked_line(line: str) -> tuple[str, tuple[InlineMark, ...]]:
+    """``clean_line(line)`` and the inline marks over it: each ruby with its reading, each
+    emphasis its notes name."""
+    if "《" not in line and "［＃" not in line:
+        return clean_line(line), ()
+    out: list[str] = []
+    length = 0
+    marks: list[InlineMark] = []
+    ruby_start: int | None = None
+    opened: dict[str, int] = {}
+    for match in _TOKEN.finditer(line):
+        piece = match.group(0)
+        if match["gaiji"] is not None:
+            piece = gaiji_character(match["gaiji"]) or ""
+        elif match["note"] is not None:
+            _note_marks(match["note"], "".join(out), length, opened, marks)
+            piece = ""
+        elif match["bar"]:
+            ruby_start, piece = length, ""
+        elif match["reading"] is not None:
+            start = ruby_start if ruby_start is not None else _kanji_run_start("".join(out))
+            if start < length and (reading := match["reading"].strip()):
+                marks.append(InlineMark("ruby", start, length, (), reading))
+            ruby_start, piece = None, ""
+        out.append(piece)
+        length += len(piece)
+    text = "".join(out)
+    return text, tuple(sorted(marks, key=lambda m: (m.start, -m.end)))
+
+
+def _note_marks(
+    note: str, text: str, at: int, opened: dict[str, int], marks: list[InlineMark]
+) -> None:
+    """The marks a note ``［＃note］`` at offset ``at`` of ``text`` makes, if any."""
+    if named := _NAMED_EMPHASIS.fullmatch(note):
+        words, kind = named.group(1), named.group(2)
+        start = at - len(words)
+        if start >= 0 and text[start:at] == words:
+            marks.append(_emphasis(kind, start, at))
+    elif (ending := note.removesuffix("終わり")) != note and ending in opened:
+        start = opened.pop(ending)
+        if start < at:
+            marks.append(_emphasis(ending, start, at))
+    elif note in EMPHASIS:
+        opened[note] = at
+
+
+def _emphasis(kind: str, start: int, end: int) -> InlineMark:
+    tag, css_class = EMPHASIS[kind]
+    return InlineMark(tag, start, end, (("class", css_class),))
+
+
+def _kanji_run_start(text: str) -> int:
+    """Where the run of kanji that ends ``text`` starts: the base of a ruby without ｜."""
+    start = len(text)
+    while start > 0 and _KANJI.match(text[start - 1]):
+        start -= 1
+    return start
+
+
 def find_heading(line: str) -> AozoraHeading | None:
     """The heading a line carries, if any of its notes marks one."""
     span = _HEADING_SPAN.search(line)
@@ -114,7 +207,7 @@ def split_aozora(lines: list[str]) -> AozoraParts:
     title, author = _title_and_author([clean_line(line).strip() for line in lines[:header_end]])
     body_start = _legend_end(lines, header_end)
     body_end = _colophon_start(lines)
-    return AozoraParts(title, author, lines[body_start:body_end])
+    return AozoraParts(title, author, lines[body_start:body_end], body_start)
 
 
 def _header_end(lines: list[str]) -> int:

@@ -419,7 +419,13 @@ def _placements_by_document(book: Book, sources: BookSources) -> dict[str, list[
             source = sources.paragraphs.get(paragraph.id)
             if paragraph.translation and not paragraph.is_empty and source is not None:
                 placements[source.document].append(
-                    Placement(source.locator, paragraph.text, paragraph.translation)
+                    Placement(
+                        source.locator,
+                        paragraph.text,
+                        paragraph.translation,
+                        marks=source.marks,
+                        placed=paragraph.translation_marks,
+                    )
                 )
     return placements
 

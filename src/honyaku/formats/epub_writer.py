@@ -4,7 +4,9 @@ The zip is built by hand with lxml: ``mimetype`` first and stored, then the cont
 package document, a nav document, one stylesheet and one XHTML file per chapter with an
 ``<h1>`` title and a ``<p>`` per paragraph (an empty paragraph is ``<p class="empty"><br/></p>``,
 which the reader turns back into an empty paragraph). Text the translation does not cover
-keeps its source language in ``lang``/``xml:lang``.
+keeps its source language in ``lang``/``xml:lang``. A paragraph's inline marks (the ruby and
+emphasis of an Aozora Bunko file, the markup of an XHTML page) are written around its words,
+the source's and the translation's alike, as elements any reader takes (``inline_marks``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import IO
 from lxml import etree
 
 from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.formats.inline_marks import InlineBuilder, Marked
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 EPUB_NS = "http://www.idpf.org/2007/ops"
@@ -163,6 +166,26 @@ def _add(parent: etree._Element, tag: str, text: str, **attributes: str) -> etre
     return element
 
 
+def _add_marked(parent: etree._Element, marked: Marked, **attributes: str) -> etree._Element:
+    """A ``<p>`` of ``marked`` with its inline marks as elements."""
+    element = etree.SubElement(parent, f"{{{XHTML_NS}}}p", attributes)
+    if _clean(marked.text) != marked.text:  # the marks no longer fit what XML can hold
+        element.text = _clean(marked.text)
+        return element
+    items = InlineBuilder(XHTML_NS, safe=True).items(marked)
+    last: etree._Element | None = None
+    for item in items:
+        if isinstance(item, str):
+            if last is None:
+                element.text = (element.text or "") + item
+            else:
+                last.tail = (last.tail or "") + item
+        else:
+            element.append(item)
+            last = item
+    return element
+
+
 def _set_language(element: etree._Element, language: str) -> None:
     element.set(XML_LANG, language)
     element.set("lang", language)
@@ -213,11 +236,18 @@ def _add_paragraph(
         empty = _add(section, "p", "", **{"class": "empty"})
         etree.SubElement(empty, f"{{{XHTML_NS}}}br")
         return
-    if bilingual and paragraph.translation:
-        source = _add(section, "p", paragraph.text, **{"class": "source"})
-        _set_language(source, book.source_lang)
-        _add(section, "p", paragraph.translation, **{"class": "translation"})
+    source = Marked.source_of(paragraph.text, paragraph.marks)
+    if not paragraph.translation:
+        element = _add_marked(section, source)
+        if language != book.source_lang:
+            _set_language(element, book.source_lang)
         return
-    element = _add(section, "p", paragraph.translation or paragraph.text)
-    if not paragraph.translation and language != book.source_lang:
-        _set_language(element, book.source_lang)
+    translation = Marked(
+        paragraph.translation, paragraph.translation_marks, paragraph.marks, paragraph.text
+    )
+    if bilingual:
+        copy = _add_marked(section, source, **{"class": "source"})
+        _set_language(copy, book.source_lang)
+        _add_marked(section, translation, **{"class": "translation"})
+        return
+    _add_marked(section, translation)

@@ -13,9 +13,11 @@ How a paragraph's line becomes its translation:
 - an inline element that holds the whole text (a ``<span id>`` around a sentence, an
   ``<em>`` around a title, a link that is the whole line) stays, with the translation
   inside it; this repeats inward;
-- everything else inside (ruby, emphasis or links within a sentence) cannot stay aligned
-  with a translation and is dropped; ids it carried stay as empty ``<span id>`` anchors so
-  that links into the text still resolve;
+- everything else inside (ruby, emphasis, code, links, note references within a sentence)
+  goes back around the translated words its marks cover (``inline_marks``; the model
+  returned them as placeholders, ``domain.placeholders``); what a translation has no mark
+  for is dropped, and ids it carried stay as empty anchors at the line's start, so that
+  links into the text still resolve;
 - a line that cannot be cut out alone (broken by a ``<br>`` inside an inline element, a
   newline in ``<pre>``) has its whole run rewritten as plain lines joined by ``<br/>``.
 
@@ -32,11 +34,13 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
 
 from lxml import etree
 
+from honyaku.domain.placeholders import PlacedMark
+from honyaku.domain.sources import InlineMark
 from honyaku.formats.chapters import same_title
+from honyaku.formats.inline_marks import InlineBuilder, Item, Marked, ids_in
 from honyaku.formats.locators import BlockOrigin
 from honyaku.formats.markup import local_name
 from honyaku.formats.xhtml import BLOCK_TAGS, Block, extract_text, inline_text
@@ -53,8 +57,6 @@ RUBY_ANNOTATIONS = frozenset(["rt", "rp", "rtc"])
 # Characters XML 1.0 cannot hold; a stray one in a translation must not break the document.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
-Item: TypeAlias = str | etree._Element
-
 
 @dataclass(frozen=True, slots=True)
 class Placement:
@@ -67,6 +69,10 @@ class Placement:
     source_text: str
     translation: str
     title: bool = False
+    marks: tuple[InlineMark, ...] = ()
+    """The source paragraph's inline marks."""
+    placed: tuple[PlacedMark, ...] = ()
+    """Where they land in ``translation``."""
 
     def matches(self, text: str) -> bool:
         if self.title:
@@ -97,7 +103,7 @@ class PlacementResult:
 @dataclass(slots=True)
 class _Line:
     origin: BlockOrigin
-    translation: str
+    translation: Marked
 
 
 @dataclass(slots=True)
@@ -130,7 +136,10 @@ def place_translations(
         if origin is None or text is None or not placement.matches(text) or not translation:
             result.missed.append(placement.locator)
             continue
-        by_container[origin.container].append(_Line(origin, translation))
+        # A character XML cannot hold was taken out: the marks no longer fit.
+        marks = placement.placed if translation == placement.translation else ()
+        marked = Marked(translation, marks, placement.marks, placement.source_text)
+        by_container[origin.container].append(_Line(origin, marked))
     for container, lines in by_container.items():
         editor = _ContainerEditor(container, read[container], style)
         placed = editor.place(lines)
@@ -209,7 +218,9 @@ class _ContainerEditor:
             uncut = any(line.origin.items is None for line in run_lines)
             if uncut and not _holds_blocks(items[run[0] : run[1] + 1]):
                 locators = [line.origin.locator for line in run_lines]
-                edits.append(_Edit(*run, self._plain_run(run, run_lines), locators))
+                run_items = items[run[0] : run[1] + 1]
+                new_run = self._plain_run(run, run_lines, run_items)
+                edits.append(_Edit(*run, new_run, locators))
                 continue
             for line in run_lines:
                 if line.origin.items is None:
@@ -228,7 +239,7 @@ class _ContainerEditor:
 
     # -- one line ----------------------------------------------------------------------------
 
-    def _translated(self, line_items: list[Item], translation: str) -> list[Item]:
+    def _translated(self, line_items: list[Item], translation: Marked) -> list[Item]:
         """The line with its text replaced by ``translation``, keeping what stays aligned."""
         start, end = _text_bounds(line_items)
         if start is None or end is None:
@@ -238,32 +249,41 @@ class _ContainerEditor:
             lead, trail = [i for i in lead if isinstance(i, str)], [""]
         return [*lead, *self._translated_core(core, translation), *trail]
 
-    def _translated_core(self, core: list[Item], translation: str) -> list[Item]:
+    def _translated_core(self, core: list[Item], translation: Marked) -> list[Item]:
         elements = [item for item in core if not isinstance(item, str)]
         if len(core) == 1 and elements and _can_wrap(elements[0]):
             wrapper = elements[0]
             set_content(wrapper, self._translated(content_items(wrapper), translation))
             return [wrapper]
-        text: Item = translation
+        inline = InlineBuilder(self.namespace, core).items(translation)
+        text: list[Item] = inline
         if not self.whole:
-            text = self._element("span", translation)
-            _set_language(text, self.style)
+            span = self._element("span")
+            set_content(span, inline)
+            _set_language(span, self.style)
+            text = [span]
         # Space at the ends of the text stays: an indent (　), or what parts it from an image.
         before, after = _edge_space(core[0], leading=True), _edge_space(core[-1], leading=False)
         if self.duplicate:
-            return [before, text, after]
-        return [*self._anchors(elements), before, text, after]
+            return [before, *text, after]
+        return [*self._anchors(elements, ids_in(text)), before, *text, after]
 
-    def _followed_by_translation(self, line_items: list[Item], translation: str) -> list[Item]:
+    def _followed_by_translation(self, line_items: list[Item], translation: Marked) -> list[Item]:
         source = _without_ruby(line_items) if self.style.drop_source_ruby else line_items
-        follower = self._element("span", translation)
+        follower = self._element("span")
+        builder = InlineBuilder(self.namespace, line_items, drop_ids=True)
+        set_content(follower, builder.items(translation))
         follower.set("class", TRANSLATION_CLASS)
         _set_language(follower, self.style)
         return [*source, self._element("br"), follower]
 
-    def _plain_run(self, run: tuple[int, int], translated: list[_Line]) -> list[Item]:
-        """The whole run as plain lines: translations where given, source text elsewhere."""
-        by_locator = {line.origin.locator: line.translation for line in translated}
+    def _plain_run(
+        self, run: tuple[int, int], translated: list[_Line], run_items: list[Item]
+    ) -> list[Item]:
+        """The whole run as plain lines: translations where given, source text elsewhere.
+        An inline element that holds the whole run (a ``<span id>`` around a poem's lines)
+        stays, with the lines inside it; ids of the others stay as anchors."""
+        by_locator = {line.origin.locator: line.translation.text for line in translated}
         in_pre = any(
             local_name(e.tag) == "pre" for e in (self.container, *self.container.iterancestors())
         )
@@ -279,19 +299,33 @@ class _ContainerEditor:
             if index:
                 new.append("\n" if in_pre else self._element("br"))
             new.append(line)
-        return new
+        elements = [item for item in run_items if not isinstance(item, str)]
+        blank = all(not item.strip() for item in run_items if isinstance(item, str))
+        if blank and len(elements) == 1 and _can_wrap(elements[0]):
+            set_content(elements[0], new)
+            return run_items
+        return new if self.duplicate else [*self._anchors(elements, set()), *new]
 
     # -- pieces ------------------------------------------------------------------------------
 
-    def _anchors(self, dropped: list[etree._Element]) -> list[Item]:
-        """Empty spans keeping the ids of the elements a translation drops."""
+    def _anchors(self, dropped: list[etree._Element], kept: set[str]) -> list[Item]:
+        """Empty anchors keeping the ids of the elements a translation drops (all but those
+        it ``kept``): a link's name and id stay on a link, any other id on a span."""
         anchors: list[Item] = []
         for top in dropped:
             for element in top.iter():
-                if isinstance(element.tag, str) and element.get("id"):
-                    anchor = self._element("span")
-                    anchor.set("id", element.get("id"))
-                    anchors.append(anchor)
+                if not isinstance(element.tag, str) or element.get("id") in kept:
+                    continue
+                if not element.get("id") and not (
+                    local_name(element.tag) == "a" and element.get("name")
+                ):
+                    continue
+                link = local_name(element.tag) == "a"
+                anchor = self._element("a" if link else "span")
+                for name in ("id", "name") if link else ("id",):
+                    if element.get(name):
+                        anchor.set(name, element.get(name))
+                anchors.append(anchor)
         return anchors
 
     def _element(self, name: str, text: str | None = None) -> etree._Element:
@@ -314,7 +348,8 @@ class _ContainerEditor:
 def translate_label(element: etree._Element, translation: str, style: PlacementStyle) -> None:
     """Replace the text of a one-line element (a link in a table of contents, a title)."""
     editor = _ContainerEditor(element, [], style)
-    set_content(element, editor._translated(content_items(element), _clean(translation)))
+    marked = Marked(_clean(translation))
+    set_content(element, editor._translated(content_items(element), marked))
     _set_language(element, style)
 
 

@@ -14,9 +14,10 @@ from dataclasses import replace
 
 from honyaku.domain.book import BookDraft
 from honyaku.domain.languages import guess_language
+from honyaku.domain.sources import SourceLocation
 from honyaku.errors import BookFormatError
 from honyaku.formats import aozora
-from honyaku.formats.chapters import Heading, assemble_chapters, pick_chapter_level
+from honyaku.formats.chapters import Heading, Line, assemble_chapters, pick_chapter_level
 from honyaku.formats.encoding import decode_text
 from honyaku.formats.headings import HeadingMatcher
 from honyaku.formats.limits import BookBudget
@@ -50,7 +51,7 @@ def read_text_book(
     text = decode_text(raw, name, encoding=encoding)
     lines = [_CONTROL.sub("", line) for line in _split_lines(text, name)]
     if aozora.is_aozora_text(text):
-        book = _read_aozora(lines, stem, chapter_pattern)
+        book = _read_aozora(lines, stem, chapter_pattern, name)
     else:
         book = _read_plain(lines, stem, HeadingMatcher(chapter_pattern))
         book = replace(book, language=guess_language(text))
@@ -102,31 +103,41 @@ def _title_line(lines: list[str], matcher: HeadingMatcher) -> int | None:
     return index if not following.strip() or matcher.level(following) else None
 
 
-def _read_aozora(lines: list[str], stem: str, chapter_pattern: str | None) -> BookDraft:
+def _read_aozora(lines: list[str], stem: str, chapter_pattern: str | None, name: str) -> BookDraft:
     parts = aozora.split_aozora(lines)
     title = parts.title or stem
     # Heading notes are the author's own chapters; the built-in patterns only stand in for
     # them in a file that has none. The user's pattern always applies.
     has_notes = any("見出し］" in line for line in parts.body)
     matcher = HeadingMatcher(chapter_pattern, builtin=not has_notes)
-    entries = list(_aozora_entries(parts.body, matcher))
+    entries = list(_aozora_entries(parts.body, matcher, name, parts.first_body_line))
     chapter_level = pick_chapter_level(e.level for e in entries if isinstance(e, Heading))
     chapters = assemble_chapters(entries, chapter_level=chapter_level, front_title=title)
     return BookDraft(title=title, chapters=tuple(chapters), author=parts.author, language="ja")
 
 
-def _aozora_entries(body: list[str], matcher: HeadingMatcher) -> Iterator[Heading | str]:
-    for line in body:
+def _aozora_entries(
+    body: list[str], matcher: HeadingMatcher, name: str, first: int
+) -> Iterator[Heading | Line | str]:
+    """Headings and lines; a line with ruby or emphasis keeps them as marks, located by its
+    line number in the file (there is no original to put them back in: a book made of
+    them is generated, ``formats.epub_writer``)."""
+    for number, line in enumerate(body, start=first + 1):
         heading = aozora.find_heading(line) if "見出し" in line else None
         if heading is not None:
             yield Heading(heading.title, heading.level)
             if heading.rest:
                 yield heading.rest
             continue
-        text = aozora.clean_line(line)
+        text, marks = aozora.marked_line(line)
         if not text.strip():
             if not line.strip():
                 yield ""  # a blank line in the file; a line of notes alone is no line at all
             continue
         level = matcher.level(text)
-        yield Heading(text.strip(), level) if level else text.rstrip()
+        if level:
+            yield Heading(text.strip(), level)
+        elif marks:
+            yield Line(text.rstrip(), SourceLocation(name, f"line {number}", marks))
+        else:
+            yield text.rstrip()

@@ -2,7 +2,10 @@
 
 Text and Markdown show each paragraph's translation where one exists and its source
 otherwise, one paragraph per line (TXT) or per block (Markdown), empty paragraphs kept.
-Bilingual output shows the source and then the translation, titles included.
+Bilingual output shows the source and then the translation, titles included. Plain text is
+clean text; Markdown writes the inline marks it has a syntax for: emphasis as ``*…*``,
+strong as ``**…**``, code as backticks, links out of the book as ``[…](…)`` (a link into the
+book's own files has nowhere to go from a Markdown file, and keeps its words only).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import re
 from collections.abc import Iterator
 
 from honyaku.domain.book import Book, Chapter, Paragraph
+from honyaku.domain.placeholders import Nested, PlacedMark, nest, ordered
+from honyaku.domain.sources import InlineMark
 
 JSON_INDENT = 2
 MARKDOWN_EMPTY_PARAGRAPH = "&nbsp;"
@@ -21,6 +26,12 @@ MARKDOWN_EMPTY_PARAGRAPH = "&nbsp;"
 _MARKDOWN_LINE_START = re.compile(r"^([#>+\-*=|~`]|\d+[.)])")
 _MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<])")
 _TRAILING_HASH = re.compile(r"#$")  # a closing sequence would vanish from the heading
+_MARKDOWN_SYNTAX = {
+    **dict.fromkeys(("em", "i", "cite", "dfn", "var"), "*"),
+    **dict.fromkeys(("strong", "b"), "**"),
+}
+_CODE_TAGS = frozenset({"code", "tt", "kbd", "samp"})
+_LINK_SCHEMES = ("http://", "https://", "mailto:")
 
 
 def render_json(book: Book) -> str:
@@ -87,10 +98,64 @@ def render_markdown(book: Book, *, bilingual: bool = False) -> str:
         blocks += [f"*{escape_markdown(title)}*" for title in titles[1:]]
         for paragraph in chapter.paragraphs:
             blocks += [
-                escape_markdown(v) or MARKDOWN_EMPTY_PARAGRAPH
-                for v in _versions(paragraph, bilingual)
+                _markdown(paragraph, translated) or MARKDOWN_EMPTY_PARAGRAPH
+                for translated in _shown(paragraph, bilingual)
             ]
     return "\n\n".join(blocks) + "\n"
+
+
+def _shown(paragraph: Paragraph, bilingual: bool) -> list[bool]:
+    """Which texts of the paragraph are shown: its translation (``True``), its source."""
+    if paragraph.translation and not paragraph.is_empty:
+        return [False, True] if bilingual else [True]
+    return [False]
+
+
+def _markdown(paragraph: Paragraph, translated: bool) -> str:
+    if translated and paragraph.translation:
+        text, placed = paragraph.translation, paragraph.translation_marks
+    else:
+        text = paragraph.text
+        placed = tuple(PlacedMark((i,), m.start, m.end) for i, m in enumerate(paragraph.marks))
+    spans = [
+        (m.start, m.end, paragraph.marks[m.marks[0]])
+        for m in placed
+        if m.marks and all(i < len(paragraph.marks) for i in m.marks) and m.end <= len(text)
+    ]
+    stripped = text.strip(" \t")
+    lead = len(text) - len(text.lstrip(" \t"))
+    if not spans:
+        return escape_markdown(text)
+    shifted = [(start - lead, end - lead, mark) for start, end, mark in spans]
+    inline = _inline_markdown(stripped, nest(ordered(shifted)), 0, len(stripped))
+    return _MARKDOWN_LINE_START.sub(lambda m: _escape_start(m.group(1)), inline)
+
+
+def _inline_markdown(text: str, nodes: list[Nested[InlineMark]], start: int, end: int) -> str:
+    parts: list[str] = []
+    position = start
+    for node in nodes:
+        parts.append(_MARKDOWN_INLINE.sub(r"\\\1", text[position : max(node.start, position)]))
+        inner = text[node.start : node.end]
+        mark = node.item
+        syntax = _MARKDOWN_SYNTAX.get(mark.tag)
+        href = dict(mark.attributes).get("href", "")
+        if mark.tag in _CODE_TAGS and inner.strip():
+            fence = "``" if "`" in inner else "`"
+            parts.append(f"{fence}{inner}{fence}")
+        elif node.start == node.end:
+            pass
+        else:
+            content = _inline_markdown(text, node.children, node.start, node.end)
+            if mark.tag == "a" and href.startswith(_LINK_SCHEMES) and content.strip():
+                parts.append(f"[{content}]({href.replace(')', '%29')})")
+            elif syntax and content.strip():
+                parts.append(f"{syntax}{content}{syntax}")
+            else:
+                parts.append(content)
+        position = max(position, node.end)
+    parts.append(_MARKDOWN_INLINE.sub(r"\\\1", text[position:end]))
+    return "".join(parts)
 
 
 def escape_markdown(text: str) -> str:

@@ -1,7 +1,8 @@
 """One chunk's conversation with the model, as a stream of job events.
 
 Each chunk is a fresh conversation: the job's system prompt (the same bytes for every chunk,
-so provider caches serve it) and the chunk's message, followed by the glossary entries that
+so provider caches serve it, with one more rule at its end in a chunk whose lines hold
+placeholders for inline markup) and the chunk's message, followed by the glossary entries that
 occur in the chunk, then the loop until the workflow ends. The tools it is offered are
 decided as it starts (``instructions.conversation_registry``) and sent alike with each of
 its requests; a conversation taken back up after a question decides again, hours later,
@@ -33,8 +34,10 @@ from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import (
     ContextOverflowError,
+    HonyakuError,
     LoopError,
     ProviderError,
+    RefusedInWordsError,
 )
 from honyaku.jobs.events import (
     ChunkEvent,
@@ -47,7 +50,7 @@ from honyaku.jobs.events import (
 )
 from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
 from honyaku.jobs.instructions import conversation_registry
-from honyaku.jobs.prompts import chunk_message
+from honyaku.jobs.prompts import chunk_message, with_placeholder_rule
 from honyaku.jobs.tools import ChunkContext, saved_text_left_out
 from honyaku.llm.events import ChatProvider, Response
 from honyaku.llm.messages import ChatRequest, Message, SystemMessage, UserMessage, request_tokens
@@ -132,7 +135,7 @@ async def run_chunk(
             failure = Failure(FailureClass.FALLBACK, f"{talk.provider.model} ({exc})")
         elif failure.kind.is_job_wide:
             raise
-        yield ChunkFinished(where, failure, left=_left(context))
+        yield ChunkFinished(where, _markup_failure(context, exc) or failure, left=_left(context))
         return
     if unchanged := len(chunk.all_paragraphs) - len(workflow.accepted):
         # Proofreading leaves right paragraphs alone: they are done all the same.
@@ -141,12 +144,32 @@ async def run_chunk(
 
 
 async def _opening(context: ChunkContext, talk: ChunkTalk, chunks_in_chapter: int) -> list[Message]:
-    """The system prompt and the chunk's message, with the glossary entries found in it."""
-    chunk, kind = context.chunk, context.workflow.kind
-    message = chunk_message(chunk, kind, chunks_in_chapter=chunks_in_chapter)
-    if glossary := await asyncio.to_thread(_glossary_section, context):
-        message = f"{message}\n\n{glossary}"
-    return [SystemMessage(talk.system_prompt), UserMessage(message)]
+    """The system prompt and the chunk's message, with the glossary entries found in it;
+    made in a thread, as a long chunk's lines and their placeholders take a while."""
+
+    def opening() -> list[Message]:
+        chunk, kind = context.chunk, context.workflow.kind
+        book = context.book
+        ruby = book.settings.ruby
+        message = chunk_message(chunk, kind, chunks_in_chapter=chunks_in_chapter, ruby=ruby)
+        if glossary := _glossary_section(context):
+            message = f"{message}\n\n{glossary}"
+        system = with_placeholder_rule(talk.system_prompt, chunk, kind, book.target_lang, ruby)
+        return [SystemMessage(system), UserMessage(message)]
+
+    return await asyncio.to_thread(opening)
+
+
+def _markup_failure(context: ChunkContext, exc: HonyakuError) -> Failure | None:
+    """A conversation that ran out of turns while paragraphs it has not saved were refused
+    for their placeholders failed for their markup: a smaller part, another model, or the
+    book's ``lost_markup`` setting on the last attempt may get past it."""
+    if not isinstance(exc, LoopError) or isinstance(exc, RefusedInWordsError):
+        return None
+    refused = [pid for pid in context.workflow.missing_ids if pid in context.markup_refused]
+    if not refused:
+        return None
+    return Failure(FailureClass.MARKUP, f"{', '.join(refused[:5])}: {exc}")
 
 
 def _left(context: ChunkContext) -> tuple[str, ...]:

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from honyaku.domain.book import Book
 from honyaku.domain.chunk_sizing import NOTHING, Behaviour, ChunkBill, chunk_bill
-from honyaku.domain.chunking import joined_chunks
+from honyaku.domain.chunking import joined_chunks, marked_lines
+from honyaku.domain.placeholders import without_hints
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import TokenCounter
 from honyaku.domain.workflow import JobKind
@@ -167,13 +168,21 @@ class _Paper:
             glossary = glossary_section(chunk_glossary(chunk, matcher), kind)
             title = sum(title_tokens(self.tokens, c.id, c.title) for c in chunk.titles)
             paragraphs = chunk.all_paragraphs
+            # The work lines as the model reads them: placeholders are read and written back,
+            # reading hints only read.
+            shown = marked_lines(paragraphs, kind, book.settings.ruby)
+            chars = sum(
+                len(without_hints(shown[p.id].text, shown[p.id])) if p.id in shown else len(p.text)
+                for p in paragraphs
+            )
+            hints = "".join(hint for line in shown.values() for hint in line.hints)
             total += chunk_bill(
                 self.sizing.cost,
                 behaviour,
-                sum(len(p.text) for p in paragraphs),
+                chars,
                 len(paragraphs),
                 title=title * self.factor,
-                shown=self.tokens.count(glossary) * self.factor,
+                shown=self.tokens.count(glossary + hints) * self.factor,
                 cached_prefix=total.requests > 0,
             )
         # Parts as the job plans them, each chapter's own; billed as the conversations go.

@@ -10,8 +10,15 @@ on inviting them, ``domain.workflow.TOGETHER``): every reply resends the convers
 from __future__ import annotations
 
 from honyaku.domain.chinese_scripts import ChineseScript, chinese_script
-from honyaku.domain.chunking import Chunk, render_chunk, shows_judged, shows_previous
+from honyaku.domain.chunking import (
+    Chunk,
+    render_chunk,
+    shows_judged,
+    shows_placeholders,
+    shows_previous,
+)
 from honyaku.domain.languages import is_chinese
+from honyaku.domain.placeholders import PLACEHOLDER_RULE, PLACEHOLDER_RULE_ZH, RubyChoice
 from honyaku.domain.workflow import JobKind
 
 _LANGUAGE_NAMES = {
@@ -166,7 +173,25 @@ JUDGE_NOTE = (
 JOINED_TITLES = "Submit each title with update_chapter_title under its own chapter_id."
 
 
-def chunk_message(chunk: Chunk, kind: JobKind, *, chunks_in_chapter: int) -> str:
+def with_placeholder_rule(
+    prompt: str, chunk: Chunk, kind: JobKind, target_lang: str, ruby: RubyChoice
+) -> str:
+    """The job's system prompt, with the line that explains placeholders as its last rule
+    where the chunk shows any: the rest of the prompt stays the same bytes, for a provider's
+    cache, and a chunk without markup is sent the prompt as it was."""
+    if not shows_placeholders(chunk, kind, ruby):
+        return prompt
+    rule = PLACEHOLDER_RULE_ZH if is_chinese(target_lang) else PLACEHOLDER_RULE
+    return f"{prompt}\n- {rule}"
+
+
+def chunk_message(
+    chunk: Chunk,
+    kind: JobKind,
+    *,
+    chunks_in_chapter: int,
+    ruby: RubyChoice = RubyChoice.HINTS,
+) -> str:
     chapter = chunk.chapter
     paragraphs = f"{len(chunk.all_paragraphs)} work paragraph(s)."
     if chunk.joined:
@@ -180,4 +205,4 @@ def chunk_message(chunk: Chunk, kind: JobKind, *, chunks_in_chapter: int) -> str
         header = f"{header}\n{STALE_NOTE}"
     if shows_judged(chunk, kind):
         header = f"{header}\n{JUDGE_NOTE}"
-    return f"{header}\n\n{render_chunk(chunk, kind)}"
+    return f"{header}\n\n{render_chunk(chunk, kind, ruby)}"

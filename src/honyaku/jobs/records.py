@@ -21,6 +21,7 @@ from honyaku.domain.book import Book, Chapter, Paragraph, TranslationKind
 from honyaku.domain.chunking import REVISIONS, describe_failed_parts
 from honyaku.domain.failures import Coverage, Failure, Left
 from honyaku.domain.glossary import GlossaryEntry
+from honyaku.domain.placeholders import PlacedMark
 from honyaku.domain.quality import QualityWarning
 from honyaku.domain.rating import RatingItem, judge_note
 from honyaku.domain.rounds import Part
@@ -258,11 +259,19 @@ class JobRecords:
         model: str,
         flags: Mapping[str, Sequence[QualityWarning]],
         claim: Held | None,
+        marks: Mapping[str, Sequence[PlacedMark]] | None = None,
     ) -> set[str]:
-        """Make each text its paragraph's selected version, in one transaction; the
-        paragraphs that held the text already (``Library.add_translations``)."""
+        """Make each text its paragraph's selected version, with its inline ``marks``, in one
+        transaction; the paragraphs that held the text already (``Library.add_translations``)."""
         return self.stores.library.add_translations(
-            book_id, texts, kind=kind, model=model, job_id=self.job_id, flags=flags, claim=claim
+            book_id,
+            texts,
+            kind=kind,
+            model=model,
+            job_id=self.job_id,
+            flags=flags,
+            claim=claim,
+            marks=marks,
         )
 
     def save_ratings(

@@ -5,6 +5,11 @@ Their docstrings are what the model reads about them. A tool checks the call wit
 workflow (pure rules, in ``domain``), writes through the library, then tells the workflow
 what was accepted.
 
+A batch's texts keep their paragraphs' inline-markup placeholders as the work lines show them
+(``domain.placeholders``): they are checked with the batch, and what is saved is each text
+clean, its marks beside it. A conversation on a part's last attempt may keep a text whose
+placeholders do not match, without its markup and flagged (``drop_markup_allowed``).
+
 A batch saved without a warning is sent back in the conversation without its texts
 (``saved_text_left_out``): a careful model that submits a few paragraphs a reply would
 otherwise pay for every translation again on each later turn. The shortened call names the
@@ -14,16 +19,17 @@ paragraphs it saved; ``get_paragraph_info`` reads their text back.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from honyaku.agent.loop import Shortening
 from honyaku.agent.registry import Result, Tool, ToolContext, tool
-from honyaku.domain.batch import MAX_BATCH_ITEMS, BatchItem
+from honyaku.domain.batch import MAX_BATCH_ITEMS, BatchItem, BatchTexts, read_batch
 from honyaku.domain.book import Book, TranslationKind
-from honyaku.domain.chunking import Chunk
+from honyaku.domain.chunking import Chunk, marked_lines
+from honyaku.domain.placeholders import MarkedText, markup_lost, markup_refusals
 from honyaku.domain.workflow import ChunkWorkflow, JobKind, TaskStatus
 from honyaku.errors import ToolError
 from honyaku.jobs.batch_quality import batch_warnings, warnings_result
@@ -59,6 +65,14 @@ class ChunkContext(ToolContext):
     claim: Held | None = None
     """The chunk's claim (those of the chunks sharing its conversation), which every write of
     its tools shows (``store.chunks``)."""
+    drop_markup_allowed: bool = False
+    """A text whose placeholders do not match its line's is kept without the paragraph's
+    markup and flagged ``MARKUP_LOST``, not refused: a part's last attempt, where the book's
+    ``lost_markup`` setting keeps the text."""
+    markup_refused: set[str] = field(default_factory=set)
+    """The paragraphs whose last text was refused for its placeholders, and are not saved
+    yet: a part that fails with some fails for its markup (``FailureClass.MARKUP``)."""
+    _lines: dict[str, MarkedText] | None = field(default=None, repr=False)
 
     @property
     def library(self) -> Library:
@@ -68,6 +82,14 @@ class ChunkContext(ToolContext):
     @property
     def where(self) -> Where:
         return Where(self.chunk.chapter.order, self.chunk.number, self.chunk.chapter.id)
+
+    @property
+    def markup(self) -> dict[str, MarkedText]:
+        """The chunk's work lines with their placeholders, by paragraph id."""
+        if self._lines is None:
+            kind, ruby = self.workflow.kind, self.book.settings.ruby
+            self._lines = marked_lines(self.chunk.all_paragraphs, kind, ruby)
+        return self._lines
 
     def book_glossary(self) -> BookGlossary:
         if self.glossary is None:
@@ -116,11 +138,19 @@ def add_translation_batch(
     # A text a paragraph already holds is not saved again (``Library.add_translations``): the
     # workflow tells the model which of its paragraphs were already saved.
     workflow = context.workflow
-    workflow.check_batch(paragraphs, _in_book(context, paragraphs))
-    texts = _new_texts(workflow, paragraphs)
+    checked = {} if context.drop_markup_allowed else context.markup
+    try:
+        workflow.check_batch(paragraphs, _in_book(context, paragraphs), markup=checked)
+    except ToolError as refused:
+        context.markup_refused |= markup_refusals(refused)
+        raise
+    read = read_batch(paragraphs, workflow.assigned, context.markup)
+    texts = _new_texts(workflow, read)
     warnings = batch_warnings(
         context.book, workflow.assigned, texts, context.book_glossary().matcher()
     )
+    for pid in read.lost & set(texts):
+        warnings.setdefault(pid, []).append(markup_lost(pid))
     stored: set[str] = set()
     if texts:
         stored = context.records.save_versions(
@@ -130,10 +160,14 @@ def add_translation_batch(
             model=context.model,
             flags=warnings,
             claim=context.claim,
+            marks=read.marks,
         )
+    context.markup_refused -= set(read.texts)
+    lost = {"markup_lost": sorted(read.lost)} if read.lost else {}
     return {
         **workflow.accept((item.paragraph_id for item in paragraphs), stored=stored),
-        **warnings_result(warnings),
+        **warnings_result({pid: w for pid, w in warnings.items() if pid not in read.lost}),
+        **lost,
     }
 
 
@@ -173,12 +207,16 @@ def _in_book(context: ChunkContext, items: list[BatchItem]) -> set[str]:
     return set(context.library.paragraphs(context.book.id, unassigned)) if unassigned else set()
 
 
-def _new_texts(workflow: ChunkWorkflow, items: list[BatchItem]) -> dict[str, str]:
+def _new_texts(workflow: ChunkWorkflow, read: BatchTexts) -> dict[str, str]:
     """Texts worth a new version: polishing a paragraph into itself changes nothing."""
-    texts = {item.paragraph_id: item.translated_text.strip() for item in items}
     if workflow.kind is JobKind.TRANSLATION:
-        return texts
-    return {pid: text for pid, text in texts.items() if text != workflow.assigned[pid].translation}
+        return read.texts
+    return {
+        pid: text
+        for pid, text in read.texts.items()
+        if (text, read.marks.get(pid, ()))
+        != (workflow.assigned[pid].translation, workflow.assigned[pid].translation_marks)
+    }
 
 
 @tool()

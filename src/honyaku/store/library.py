@@ -23,11 +23,13 @@ from honyaku.domain.book import (
     Chapter,
     Paragraph,
     TranslationKind,
-    manual_version_text,
+    manual_version,
     paragraph_text,
+    stored_location,
 )
 from honyaku.domain.ids import new_id
 from honyaku.domain.library import BookSummary, ChapterProgress, LocatedParagraph, Version
+from honyaku.domain.placeholders import PlacedMark, markup_lost, shown_line, valid_marks
 from honyaku.domain.quality import QualityWarning
 from honyaku.domain.sources import BookSources, InlineMark, OriginalFile, SourceLocation
 from honyaku.errors import ConfigError, NotFoundError
@@ -102,7 +104,7 @@ class Library:
 
     def copy_for_trial(self, book_id: str, chapter_numbers: Collection[int]) -> str:
         """A copy of the book's ``chapter_numbers``, untranslated, with the same chapter and
-        paragraph ids and the same settings, for a trial (``store.trials``); its id."""
+        paragraph ids, inline marks and settings, for a trial (``store.trials``); its id."""
         with self.database.transaction() as session:
             row = book_row(session, book_id)
             copy_id = fresh_id(session, BookRow)
@@ -129,6 +131,7 @@ class Library:
             ).all()
             for position, chapter in enumerate(chapters):
                 _copy_chapter(session, chapter, copy_id, position)
+            _copy_marks(session, book_id, copy_id)
         return copy_id
 
     def resolve(self, ref: str) -> str:
@@ -212,9 +215,7 @@ class Library:
         """The paragraphs with these ids, with their selected translations."""
         with self.database.transaction() as session:
             rows = session.execute(
-                select(*_paragraph_columns())
-                .outerjoin(TranslationRow, _selected_join())
-                .where(
+                _with_text(select(*_paragraph_columns())).where(
                     ParagraphRow.book_id == book_id,
                     ParagraphRow.id.in_(list(ids)),
                     ParagraphRow.chapter_pk.is_not(None),
@@ -294,9 +295,11 @@ class Library:
         ``number`` (from 1), with their selected translations: a page of a long chapter."""
         with self.database.transaction() as session:
             rows = session.execute(
-                select(*_paragraph_columns())
-                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
-                .outerjoin(TranslationRow, _selected_join())
+                _with_text(
+                    select(*_paragraph_columns()).join(
+                        ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk
+                    )
+                )
                 .where(
                     ChapterRow.book_id == book_id,
                     ChapterRow.position == number - 1,
@@ -380,13 +383,16 @@ class Library:
         job_id: str | None = None,
         flags: Mapping[str, Sequence[QualityWarning]] | None = None,
         claim: Held | None = None,
+        marks: Mapping[str, Sequence[PlacedMark]] | None = None,
     ) -> set[str]:
         """Make each text its paragraph's selected version, all in one transaction; made under
         ``claim``, only while that claim stands. A paragraph never holds the same text twice:
         a text it already holds selects that version, which keeps its quality flags and, if a
         new edition had made it stale, is fresh again (written now for the paragraph's text).
         Any other text is a new version, with the quality checks' ``flags`` (by paragraph id).
-        The ids of the paragraphs given a new version."""
+        ``marks``: where each text's inline marks are (by paragraph id); a text with other
+        marks than a version's is another version. The ids of the paragraphs given a new
+        version."""
         # Exclusive: on SQLite, no other writer may add a version between the look for the
         # texts held and the write that relies on it (PostgreSQL locks the paragraphs' rows).
         with self.database.transaction(exclusive=True) as session:
@@ -395,7 +401,10 @@ class Library:
             pks = _locked_paragraphs(session, book_id, texts)
             if missing := set(texts) - set(pks):
                 raise _no_paragraphs(missing, book_id)
-            held = _versions_holding(session, {pks[pid]: text for pid, text in texts.items()})
+            placed = {pid: _marks_value(marks.get(pid, ()) if marks else ()) for pid in texts}
+            held = _versions_holding(
+                session, {pks[pid]: (text, placed[pid]) for pid, text in texts.items()}
+            )
             new = {pid: text for pid, text in texts.items() if pks[pid] not in held}
             session.execute(
                 update(TranslationRow)
@@ -413,7 +422,7 @@ class Library:
                     .values(selected=True, translated_from=None)
                 )
             if new:
-                _insert_versions(session, pks, new, kind=kind, model=model, job_id=job_id)
+                _insert_versions(session, pks, new, placed, kind=kind, model=model, job_id=job_id)
             if flags:
                 add_flags(
                     session,
@@ -422,12 +431,32 @@ class Library:
             return set(new)
 
     def add_manual_version(self, book_id: str, paragraph_id: str, text: str) -> list[Version]:
-        """Write a version by hand (``manual_version_text`` says what may be written); it is
-        selected and the others are kept, or, if the paragraph already holds that text, that
-        version is selected. Every version of the paragraph, after."""
-        cleaned = manual_version_text(text)
-        self.add_translations(book_id, {paragraph_id: cleaned}, kind=TranslationKind.MANUAL)
+        """Write a version by hand (``manual_version`` says what may be written, placeholders
+        of the paragraph's markup included); it is selected and the others are kept, or, if
+        the paragraph already holds that text, that version is selected. A version written
+        without the placeholders its paragraph has is kept without its markup, and flagged.
+        Every version of the paragraph, after."""
+        paragraph = self.paragraphs(book_id, [paragraph_id]).get(paragraph_id)
+        if paragraph is None:
+            raise _no_paragraphs({paragraph_id}, book_id)
+        ruby = self.settings(book_id).ruby
+        line = shown_line(paragraph.text, paragraph.marks, ruby)
+        read, lost = manual_version(text, line, paragraph)
+        self.add_translations(
+            book_id,
+            {paragraph_id: read.text},
+            kind=TranslationKind.MANUAL,
+            marks={paragraph_id: read.marks},
+            flags={paragraph_id: [markup_lost(paragraph_id)]} if lost else None,
+        )
         return self.versions(book_id, paragraph_id)
+
+    def shown_versions(self, book_id: str, paragraph_id: str) -> tuple[Paragraph, list[Version]]:
+        """A paragraph (its text and marks) and every version of it, oldest first."""
+        paragraph = self.paragraphs(book_id, [paragraph_id]).get(paragraph_id)
+        if paragraph is None:
+            raise _no_paragraphs({paragraph_id}, book_id)
+        return paragraph, self.versions(book_id, paragraph_id)
 
     def versions(self, book_id: str, paragraph_id: str) -> list[Version]:
         """Every version of a paragraph, oldest first."""
@@ -611,25 +640,37 @@ def _locked_paragraphs(session: Session, book_id: str, ids: Collection[str]) -> 
     return {pid: pk for pid, pk in found}
 
 
-def _versions_holding(session: Session, texts: Mapping[int, str]) -> dict[int, int]:
-    """Of these paragraphs (by pk), those already holding their text as a version: that
-    version's pk. Where a paragraph holds it twice (written before versions were kept
-    unique), the selected one, else the latest."""
+def _versions_holding(
+    session: Session, texts: Mapping[int, tuple[str, list[dict[str, Any]] | None]]
+) -> dict[int, int]:
+    """Of these paragraphs (by pk), those already holding their text with its marks as a
+    version: that version's pk. Where a paragraph holds it twice (written before versions
+    were kept unique), the selected one, else the latest."""
     rows = session.execute(
-        select(TranslationRow.paragraph_pk, TranslationRow.pk, TranslationRow.text)
+        select(
+            TranslationRow.paragraph_pk,
+            TranslationRow.pk,
+            TranslationRow.text,
+            TranslationRow.marks,
+        )
         .where(
             TranslationRow.paragraph_pk.in_(list(texts)),
-            TranslationRow.text.in_(set(texts.values())),
+            TranslationRow.text.in_({text for text, _ in texts.values()}),
         )
         .order_by(TranslationRow.selected, TranslationRow.pk)
     )
-    return {paragraph_pk: pk for paragraph_pk, pk, text in rows if texts[paragraph_pk] == text}
+    return {
+        paragraph_pk: pk
+        for paragraph_pk, pk, text, marks in rows
+        if texts[paragraph_pk] == (text, marks or None)
+    }
 
 
 def _insert_versions(
     session: Session,
     pks: Mapping[str, int],
     texts: Mapping[str, str],
+    marks: Mapping[str, list[dict[str, Any]] | None],
     *,
     kind: TranslationKind,
     model: str | None,
@@ -648,6 +689,7 @@ def _insert_versions(
                 "job_id": job_id,
                 "created_at": now,
                 "selected": True,
+                "marks": marks.get(pid),
             }
             for pid, text in texts.items()
         ],
@@ -671,6 +713,30 @@ def _copy_chapter(session: Session, chapter: ChapterRow, book_id: str, position:
             for pid, at, text in paragraphs
         ]
         session.execute(insert(table_of(ParagraphRow)), rows)
+
+
+def _copy_marks(session: Session, book_id: str, copy_id: str) -> None:
+    """The copy's paragraphs given the inline marks of the book's (a trial's models keep
+    them as the book's job would)."""
+    copied = dict(
+        session.execute(
+            select(ParagraphRow.id, ParagraphRow.pk).where(ParagraphRow.book_id == copy_id)
+        ).all()
+    )
+    source = ParagraphSourceRow
+    rows = session.execute(
+        select(ParagraphRow.id, source.document, source.locator, source.marks)
+        .join(source, source.paragraph_pk == ParagraphRow.pk)
+        .where(ParagraphRow.book_id == book_id, ParagraphRow.id.in_(list(copied)))
+    ).all()
+    if rows:
+        session.execute(
+            insert(table_of(ParagraphSourceRow)),
+            [
+                {"paragraph_pk": copied[pid], "document": d, "locator": loc, "marks": marks}
+                for pid, d, loc, marks in rows
+            ],
+        )
 
 
 def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
@@ -703,7 +769,7 @@ def _insert_chapters(session: Session, book_id: str, draft: BookDraft) -> None:
                 }
             )
             if (source := chapter.source_of(index)) is not None:
-                located[paragraph_id] = source
+                located[paragraph_id] = stored_location(raw, source)
     if rows:
         session.execute(insert(table_of(ParagraphRow)), rows)
     if titles:
@@ -760,19 +826,30 @@ def location_values(source: SourceLocation) -> dict[str, Any]:
 
 
 def _location(document: str, locator: str, marks: list[dict[str, Any]] | None) -> SourceLocation:
-    return SourceLocation(
-        document,
-        locator,
-        tuple(
-            InlineMark(
-                mark["tag"],
-                mark["start"],
-                mark["end"],
-                tuple(mark.get("attributes", {}).items()),
-                mark.get("reading"),
-            )
-            for mark in marks or ()
-        ),
+    return SourceLocation(document, locator, _inline_marks(marks))
+
+
+def _inline_marks(marks: list[dict[str, Any]] | None) -> tuple[InlineMark, ...]:
+    return tuple(
+        InlineMark(
+            mark["tag"],
+            mark["start"],
+            mark["end"],
+            tuple(mark.get("attributes", {}).items()),
+            mark.get("reading"),
+        )
+        for mark in marks or ()
+    )
+
+
+def _marks_value(marks: Sequence[PlacedMark]) -> list[dict[str, Any]] | None:
+    """A translation's marks as they are stored."""
+    return [{"marks": list(m.marks), "start": m.start, "end": m.end} for m in marks] or None
+
+
+def _placed_marks(value: list[dict[str, Any]] | None) -> tuple[PlacedMark, ...]:
+    return tuple(
+        PlacedMark(tuple(mark["marks"]), mark["start"], mark["end"]) for mark in value or ()
     )
 
 
@@ -785,11 +862,12 @@ def _version(row: TranslationRow) -> Version:
         row.job_id,
         row.created_at,
         row.selected,
+        _placed_marks(row.marks),
     )
 
 
 def _paragraph_columns() -> tuple[Any, ...]:
-    """What ``_paragraph`` makes a paragraph of, in its order."""
+    """What ``_paragraph`` makes a paragraph of, in its order (joined by ``_with_text``)."""
     return (
         ParagraphRow.id,
         ParagraphRow.position,
@@ -797,6 +875,15 @@ def _paragraph_columns() -> tuple[Any, ...]:
         TranslationRow.text,
         TranslationRow.translated_from,
         ParagraphRow.left_on_purpose,
+        ParagraphSourceRow.marks,
+        TranslationRow.marks,
+    )
+
+
+def _with_text(query: Any) -> Any:
+    """``query`` joined to each paragraph's selected version and its source's marks."""
+    return query.outerjoin(TranslationRow, _selected_join()).outerjoin(
+        ParagraphSourceRow, ParagraphSourceRow.paragraph_pk == ParagraphRow.pk
     )
 
 
@@ -807,8 +894,14 @@ def _paragraph(
     translation: str | None,
     translated_from: str | None,
     left_on_purpose: bool = False,
+    source_marks: list[dict[str, Any]] | None = None,
+    translation_marks: list[dict[str, Any]] | None = None,
 ) -> Paragraph:
     stale = translated_from is not None and translated_from != text
+    marks = _inline_marks(source_marks)
+    placed = _placed_marks(translation_marks)
+    if placed and translation is not None:
+        placed = valid_marks(placed, translation, len(marks))
     return Paragraph(
         paragraph_id,
         position,
@@ -816,6 +909,8 @@ def _paragraph(
         translation,
         translated_from if stale else None,
         left_on_purpose=bool(left_on_purpose),
+        marks=marks,
+        translation_marks=placed,
     )
 
 
@@ -886,22 +981,12 @@ def _paragraphs_by_chapter(
 ) -> dict[int, tuple[Paragraph, ...]]:
     result: dict[int | None, list[Paragraph]] = {pk: [] for pk in chapter_pks}
     rows = session.execute(
-        select(
-            ParagraphRow.chapter_pk,
-            ParagraphRow.id,
-            ParagraphRow.position,
-            ParagraphRow.text,
-            TranslationRow.text,
-            TranslationRow.translated_from,
-            ParagraphRow.left_on_purpose,
-        )
-        .outerjoin(TranslationRow, _selected_join())
+        _with_text(select(ParagraphRow.chapter_pk, *_paragraph_columns()))
         .where(ParagraphRow.chapter_pk.in_(chapter_pks))
         .order_by(ParagraphRow.chapter_pk, ParagraphRow.position)
     )
-    for chapter_pk, pid, position, text, translation, translated_from, left in rows:
-        paragraph = _paragraph(pid, position, text, translation, translated_from, left)
-        result[chapter_pk].append(paragraph)
+    for chapter_pk, *columns in rows:
+        result[chapter_pk].append(_paragraph(*columns))
     return {pk: tuple(paragraphs) for pk, paragraphs in result.items() if pk is not None}
 
 
@@ -917,21 +1002,11 @@ def _located(
 
 
 def _located_query(book_id: str, where: Any) -> Any:
-    return (
-        select(
-            ChapterRow.id,
-            ChapterRow.position,
-            ParagraphRow.id,
-            ParagraphRow.position,
-            ParagraphRow.text,
-            TranslationRow.text,
-            TranslationRow.translated_from,
-            ParagraphRow.left_on_purpose,
+    return _with_text(
+        select(ChapterRow.id, ChapterRow.position, *_paragraph_columns()).join(
+            ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk
         )
-        .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
-        .outerjoin(TranslationRow, _selected_join())
-        .where(ParagraphRow.book_id == book_id, where)
-    )
+    ).where(ParagraphRow.book_id == book_id, where)
 
 
 def _located_paragraph(cid: str, cpos: int, *paragraph: Any) -> LocatedParagraph:

@@ -151,6 +151,9 @@ class TranslationRow(Base):
     """The paragraph's text this version was made for, once a new edition changed it;
     ``NULL`` while it is the paragraph's text. A selected version made for another text is
     stale."""
+    marks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
+    """Where the source's inline marks land in ``text`` (``domain.placeholders.PlacedMark``:
+    the marks by index, a start and an end); ``NULL`` for a text without any."""
 
 
 # At most one selected version per paragraph; a partial index both databases understand.

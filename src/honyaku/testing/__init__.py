@@ -15,6 +15,7 @@ billing.py          what a request is billed, with a provider's prompt cache
 scripted_models.py  ScriptedTranslator, ScriptedAssistant: the demo model with a script,
                     Mistake, and the calls a thinking model drafts
 sloppy_drafts.py    the careless draft the quality checks catch, and its fix
+spoiled_markup.py   what models do to the placeholders of inline markup
 server.py           BackgroundServer: an ASGI app served from a background thread
 """
 

@@ -43,6 +43,13 @@ from honyaku.llm.demo import (
 )
 from honyaku.llm.demo.assistant import SUMMARY_MARK
 from honyaku.testing.sloppy_drafts import clean_translation, sloppy_draft
+from honyaku.testing.spoiled_markup import (
+    PLACEHOLDER,
+    REFUSED,
+    Spoiling,
+    spoiled,
+    without_placeholders,
+)
 
 
 class Mistake(StrEnum):
@@ -76,6 +83,13 @@ class Mistake(StrEnum):
     """Every reply reads the context around the first paragraph again, and does nothing else."""
     REFUSES = "refuses"
     """Every reply says, in a sentence, that the model will not do this."""
+    SPOILS_MARKUP = "spoils_markup"
+    """The first batch spoils the placeholders of each paragraph that has some, a different
+    way each (``spoiled_markup``): one dropped, one repeated, a pair closed before it opens,
+    one invented, then written full-width or with a reading hint copied (which honyaku reads
+    all the same); once refused, the model keeps them."""
+    LOSES_MARKUP = "loses_markup"
+    """Every batch drops every placeholder: a model that cannot keep markup."""
 
 
 FOREIGN_ID = "deadbeef"
@@ -197,7 +211,7 @@ class ScriptedTranslator(DemoTranslator):
         if first:
             calls = self._with_mistakes(calls)
         if not state.batched:
-            calls = [_spoil(call, self.mistakes) for call in calls]
+            calls = [_spoil(call, self.mistakes, chunk) for call in calls]
         if self.calls_per_reply is not None:
             invitation = _invitation(system, state) if self.heeds_invitations else ""
             invited = invited_calls(calls, invitation)
@@ -227,7 +241,14 @@ class ScriptedTranslator(DemoTranslator):
         """A batch of ``lines``, translated or revised (or sent back as they are)."""
         if chunk.kind != "translation" and not self.revises:
             return texts_batch(lines, {line.paragraph_id: line.translation or "" for line in lines})
-        return batch_call(lines, chunk.kind, self.translate)
+        batch = batch_call(lines, chunk.kind, self.translate)
+        if Mistake.LOSES_MARKUP in self.mistakes:
+            items = [
+                {**item, "translated_text": without_placeholders(item["translated_text"])}
+                for item in batch.arguments["paragraphs"]
+            ]
+            return FakeCall(batch.name, {"paragraphs": items})
+        return batch
 
     def _resends(self, state: TaskState) -> bool:
         """Whether this reply sends the first batch saved again (``RESEND_BATCH``)."""
@@ -346,7 +367,7 @@ def _first_paragraph(calls: list[FakeCall]) -> str | None:
     return None
 
 
-def _spoil(call: FakeCall, mistakes: set[Mistake]) -> FakeCall:
+def _spoil(call: FakeCall, mistakes: set[Mistake], chunk: Chunk) -> FakeCall:
     if call.name != "add_translation_batch":
         return call
     items = [dict(item) for item in call.arguments["paragraphs"]]
@@ -360,4 +381,14 @@ def _spoil(call: FakeCall, mistakes: set[Mistake]) -> FakeCall:
         items.append(dict(items[0]))
     if Mistake.PREFIX_MISMATCH in mistakes and items:
         items[0]["original_text_prefix"] = "全然違う書き出し"
+    if Mistake.SPOILS_MARKUP in mistakes:
+        readings = {line.paragraph_id: line.readings for line in chunk.lines}
+        marked = [item for item in items if PLACEHOLDER.search(item.get("translated_text", ""))]
+        for n, item in enumerate(marked):
+            hint = next(iter(readings.get(item.get("paragraph_id", ""), ())), "")
+            how = SPOILINGS[n % len(SPOILINGS)]
+            item["translated_text"] = spoiled(item["translated_text"], how, hint)
     return FakeCall(call.name, {"paragraphs": items})
+
+
+SPOILINGS = (*REFUSED, Spoiling.FULL_WIDTH, Spoiling.HINT_COPIED)

@@ -32,6 +32,8 @@ What they share, and the server around them:
     uploads.py      an uploaded file saved under a safe name, within the size limit
     events.py       server-sent events: one message as an event, the heartbeat
     markdown.py     the assistant's Markdown as HTML that is safe to show
+    inline_markup.py  a paragraph's inline markup drawn with the workbench's own elements,
+                    and a translation with its placeholders, as a person edits it
     workbench.py    what one server process holds: the application, the dialogs
     front_end.py    the browser as a front end of the broker
     guard.py        Host, Origin and token checks; the headers that keep a page from being

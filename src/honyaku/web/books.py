@@ -126,8 +126,15 @@ async def versions_page(
 ) -> HTMLResponse:
     """A paragraph's version list, as the chapter page draws it after a change."""
     book = await honyaku.books.info(book_id)
-    found = await honyaku.versions.all(book_id, paragraph_id)
-    return page(request, "versions.html", versions=found, lang=book.target_lang)
+    paragraph, found = await honyaku.versions.shown(book_id, paragraph_id)
+    return page(
+        request,
+        "versions.html",
+        versions=found,
+        lang=book.target_lang,
+        paragraph=paragraph,
+        ruby=book.settings.ruby,
+    )
 
 
 # -- the API --------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from honyaku.domain.book import BookSettings
 from honyaku.domain.failures import Left
 from honyaku.domain.keys import check_key_name
 from honyaku.domain.model_profile import ModelProfile, whole_number
+from honyaku.domain.placeholders import LostMarkup, RubyChoice
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import ConfigError
 
@@ -209,8 +210,20 @@ class SettingsPatch(BaseModel):
     max_cost: StrictFloat | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="null clears the book's cap."
     )
+    ruby: RubyChoice | SkipJsonSchema[None] = Field(
+        default=None,
+        description="What becomes of the source's ruby: hints, keep (on the translated "
+        "words) or drop.",
+    )
+    lost_markup: LostMarkup | SkipJsonSchema[None] = Field(
+        default=None,
+        description="A paragraph whose markup its models could not keep: keep_text "
+        "(without the markup, flagged) or leave (to the translator).",
+    )
 
-    @field_validator("chunk_chars", "skip_ask_user", "approve_tools", "always_allow")
+    @field_validator(
+        "chunk_chars", "skip_ask_user", "approve_tools", "always_allow", "ruby", "lost_markup"
+    )
     @classmethod
     def _given(cls, value: Any) -> Any:
         # Called only for a value given: a null given is a mistake, not "leave it".

@@ -12,6 +12,7 @@ from fastapi.templating import Jinja2Templates
 
 from honyaku.domain.addresses import printable_url
 from honyaku.web import i18n
+from honyaku.web.inline_markup import editable, source_nodes, translation_nodes
 from honyaku.web.words import failure_word, failure_words, provider_word, tool_word, word
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
@@ -22,6 +23,9 @@ templates.env.globals.update(
     provider_word=provider_word,
     failure_word=failure_word,
     failure_words=failure_words,
+    source_nodes=source_nodes,
+    translation_nodes=translation_nodes,
+    editable=editable,
 )
 templates.env.filters["printable_url"] = printable_url  # an address as text: no query, no key
 

@@ -79,6 +79,7 @@ FAILURE_WORDS = {
     "context": N_("too long for the model's context window"),
     "pace": N_("the server did not keep pace"),
     "loop": N_("the model's reply went round in a loop"),
+    "markup": N_("the model could not keep the paragraph's markup"),
     "key": N_("the API key was refused"),
     "model": N_("the model is not there"),
     "cap": N_("the spending cap was reached"),

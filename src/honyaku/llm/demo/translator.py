@@ -8,9 +8,11 @@ title, review, end; in a rating job, it scores each translation by the little it
 ask), it answers with the text translated line by line.
 
 Its "translations" are recognisable functions of the source (``pseudo_translation``), so a
-test can check that every paragraph got its own text and no other. The pieces a reply is made
-of (the chunk read, the task replayed, the calls that finish it) are public: the scripted
-models of ``honyaku.testing`` build their misbehaviour from them.
+test can check that every paragraph got its own text and no other. It keeps a line's
+placeholders for inline markup where they are, and reads its ruby readings (``《かな》``) without
+writing them.
+The pieces a reply is made of (the chunk read, the task replayed, the calls that finish it)
+are public: the scripted models of ``honyaku.testing`` build their misbehaviour from them.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from honyaku.llm.demo.turns import FakeCall, Reply, Turn
 from honyaku.llm.tool_support import PROBE_TOOL
 
 WORK_LINE = re.compile(r"^\[(\d+)\] \[ID: ([0-9a-f]{8})\] (.*)$")
+READING = re.compile(r"《[ぁ-ゖァ-ヺー・]+》")
+"""A ruby's reading shown after its base: kana in 《》, as honyaku writes them."""
 TRANSLATION_LINE = "    → "
 
 
@@ -84,6 +88,8 @@ class WorkLine:
     paragraph_id: str
     text: str
     translation: str | None = None
+    readings: tuple[str, ...] = ()
+    """The ruby readings the line showed (``《とも》``), which ``text`` goes without."""
 
 
 @dataclass
@@ -165,13 +171,21 @@ def read_chunk(system: str, text: str) -> Chunk:
     lines: list[WorkLine] = []
     chapter_id = ""
     titles: dict[str, str] = {}
+    # Readings are hints only where the instructions say so: elsewhere 《…》 is the book's own.
+    hinted = "《…》" in system
     for raw in text.splitlines():
         if match := WORK_LINE.match(raw):
-            lines.append(WorkLine(int(match[1]) - 1, match[2], match[3]))
+            readings = tuple(READING.findall(match[3])) if hinted else ()
+            line = READING.sub("", match[3]) if readings else match[3]
+            lines.append(WorkLine(int(match[1]) - 1, match[2], line, readings=readings))
         elif raw.startswith(TRANSLATION_LINE) and lines:
             last = lines[-1]
             lines[-1] = WorkLine(
-                last.index, last.paragraph_id, last.text, raw[len(TRANSLATION_LINE) :]
+                last.index,
+                last.paragraph_id,
+                last.text,
+                raw[len(TRANSLATION_LINE) :],
+                last.readings,
             )
         elif raw.startswith("chapter_id: "):
             chapter_id = raw.removeprefix("chapter_id: ").strip()

@@ -67,6 +67,8 @@ document.getElementById("settings-form").addEventListener("submit", async (event
       approve_tools: form.getAll("approve_tools"),
       always_allow: form.getAll("always_allow"),
       max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
+      ruby: form.get("ruby"),
+      lost_markup: form.get("lost_markup"),
     });
     saved.textContent = t("Saved.");
   } catch (failure) {

@@ -49,10 +49,16 @@ async function change(paragraph, action) {
     return false;
   }
   const selected = versions.find((v) => v.selected);
-  paragraph.querySelector(".translation").textContent = selected ? selected.text : "";
   if (selected) paragraph.querySelector(".needs-you")?.remove();
   const list = await fetch(`/books/${book}/paragraphs/${paragraph.dataset.paragraph}/versions`);
-  paragraph.querySelector(".version-list").innerHTML = await list.text(); // our own escaped page
+  const drawn = paragraph.querySelector(".version-list");
+  drawn.innerHTML = await list.text(); // our own escaped page
+  // The selected version as the list draws it (its markup as our own elements), and its
+  // text as a person edits it (its placeholders written plainly).
+  const chosen = drawn.querySelector(".version.selected");
+  const shown = chosen?.querySelector(".text");
+  paragraph.querySelector(".translation").replaceChildren(...(shown ? [...shown.cloneNode(true).childNodes] : []));
+  if (chosen) paragraph.querySelector(".manual-version textarea").value = chosen.dataset.editable ?? selected.text;
   paragraph.querySelector("summary").textContent = versions.length === 1 ? t("1 version") : t("{count} versions", { count: versions.length });
   fillCompare(paragraph);
   return true;
