@@ -50,6 +50,12 @@ def jobs(
             str(job.cost.requests),
             escape(", ".join(job.workers)) or "-",
         )
+        if (batches := job.batches) is not None and batches.waiting:
+            waits = (
+                f"  waiting for the provider: {batches.waiting} batch(es), "
+                f"{batches.answered}/{batches.requests} requests answered"
+            )
+            table.add_row("", "", waits, "", "", "", "", style="dim")
         if len(job.costs) > 1:
             for spent in job.model_figures():
                 tokens = spent["input_tokens"] + spent["output_tokens"]

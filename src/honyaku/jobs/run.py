@@ -192,7 +192,12 @@ class JobRun:
     async def _pending(self, number: int, model: ModelDeps) -> AsyncIterator[JobEvent]:
         """The chapter's parts waiting to run, in order, each in a conversation of its own
         with ``model``, past every part that has ended; until one is held elsewhere or waits
-        for a person, or the run's cap is reached."""
+        for a person, or the run's cap is reached. In batch mode, every part waiting at
+        once (``_all_pending``)."""
+        if model.post is not None:
+            async for event in self._all_pending(number, model):
+                yield event
+            return
         after = 0
         while self.capped is None:
             item = await self.records.run(self.records.next_item, number, after)

@@ -228,6 +228,11 @@ class JobStart(BaseModel):
         allow_inf_nan=False,
         description="What this run may spend at the model's prices; null: the book's cap.",
     )
+    batch: StrictBool = Field(
+        default=False,
+        description="Send every request through the provider's Batch API: half price, "
+        "answered within 24 hours.",
+    )
 
 
 class JobResume(BaseModel):
