@@ -409,7 +409,11 @@ async def _job(
         chunk_chars=job.chunk_chars or chunk_chars,
         fixed=fixed,
     )
-    if resumed and not queued and job.chunk_chars != chunk_chars:
+    if request.batch:
+        # Batch mode keeps the plan it began with: a part planned again would lose the
+        # conversation kept for it, and the answer its batch was paid for.
+        replanner.fixed = replanner.chunk_chars
+    elif resumed and not queued and job.chunk_chars != chunk_chars:
         await replanner.replan(chunk_chars)
     return job, resumed, replanner
 
