@@ -20,7 +20,7 @@ from honyaku.domain.pricing import Prices, batch_prices
 from honyaku.errors import SpendingCapReached
 from honyaku.jobs import JobEvent, JobFinished, JobRequest, JobService, RunDeps
 from honyaku.jobs.events import BatchAnswered, BatchSent
-from honyaku.llm.models import ModelChoice
+from honyaku.llm.models import ModelChoice, ToolProtocol
 from honyaku.store import JobStore, Library, Stores
 from honyaku.testing import (
     BatchScript,
@@ -60,7 +60,13 @@ def shape(request: pytest.FixtureRequest) -> Iterator[tuple[str, Any]]:
 
 
 def choice_of(provider: str, server: Any, prices: Prices | None = PRICES) -> ModelChoice:
-    return ModelChoice(SHAPES[provider][1], server.url, provider=provider, prices=prices)
+    return ModelChoice(
+        SHAPES[provider][1],
+        server.url,
+        provider=provider,
+        prices=prices,
+        protocol=ToolProtocol.NATIVE,
+    )
 
 
 async def run_batched(stores: Stores, request: JobRequest, choice: ModelChoice) -> list[JobEvent]:

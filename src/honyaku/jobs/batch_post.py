@@ -6,7 +6,8 @@ workflow and claim, the nudges and caps, written once (``agent.loop``). Only the
 another: ``BatchedProvider`` hands each request to the run's ``BatchPost`` and streams back
 the line's answer as the ``Response`` a stream would have folded into. The post gathers the
 requests of every conversation that has one, sends them in one batch once no more come
-(``GATHER_S``), polls it with a growing pause (``HONYAKU_BATCH_POLL_S``), and hands each
+(every conversation of the run is waiting for an answer, or none has made a request for
+``GATHER_S``), polls it with a growing pause (``HONYAKU_BATCH_POLL_S``), and hands each
 conversation its answer; the conversations that need another step make their next request,
 and those go out in the next batch, round after round.
 
@@ -30,7 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,9 +67,11 @@ POLL_VARIABLE = "HONYAKU_BATCH_POLL_S"
 POLL_GROWTH = 1.5
 POLL_MOST = 10
 """The longest pause between polls, in first pauses (five minutes by default)."""
-GATHER_S = 0.5
-"""Quiet before a batch goes out: every conversation that had a request to make made it
-(shorter where polls are quicker than that: five first pauses)."""
+GATHER_S = 2.0
+"""Quiet before a batch goes out while a conversation is still at work (a question to a
+person, a slow tool): no request for this long (shorter where polls are much quicker: fifty
+first pauses)."""
+TICK_S = 0.01
 MOST_SENDS = 3
 """A line the provider did not answer is sent this many times at most, then fails."""
 RESULTS_TRIES = 5
@@ -120,7 +124,7 @@ class BatchPost:
         self.spending = spending
         self.model = model
         self.poll_s = poll_s()
-        self.gather_s = min(GATHER_S, 5 * self.poll_s)
+        self.gather_s = min(GATHER_S, 50 * self.poll_s)
         self.round = 0
         """Batches this run sent."""
         self._next: list[_Line] = []
@@ -131,6 +135,8 @@ class BatchPost:
         self._polled: dict[str, asyncio.Task[None]] = {}
         """Each batch being polled, by its row's id."""
         self._arrivals = 0
+        self._working = 0
+        """Conversations (and lanes claiming parts) at work: not waiting for an answer."""
         self._kick = asyncio.Event()
         self._sender: asyncio.Task[None] | None = None
         self._events: asyncio.Queue[JobEvent | _Ended] = asyncio.Queue()
@@ -140,9 +146,9 @@ class BatchPost:
         this run, or by an earlier process), else from the next batch; a line not answered
         goes out again, ``MOST_SENDS`` times at most."""
         result: BatchResult | None = None
+        kept = await self.records.run(self.records.batch_holding, request.custom_id)
         for sends in range(MOST_SENDS):
             line = _Line(request, bound)
-            kept = await self.records.run(self.records.batch_holding, request.custom_id)
             if sends == 0 and kept is not None and self._sent_before(kept):
                 result = await self._join(kept, line)
             else:
@@ -176,15 +182,41 @@ class BatchPost:
             self._polled[kept.id] = asyncio.create_task(self._polling(kept.id, handle, ended))
         return await line.answer
 
+    @contextmanager
+    def working(self) -> Iterator[None]:
+        """A conversation (or a lane claiming parts) at work: the next batch waits for its
+        request, if it makes one soon."""
+        self._working += 1
+        try:
+            yield
+        finally:
+            self._working -= 1
+
+    @contextmanager
+    def waiting_for_answer(self) -> Iterator[None]:
+        """A conversation at work waits for the answer to its request."""
+        self._working -= 1
+        try:
+            yield
+        finally:
+            self._working += 1
+
     async def _sending(self) -> None:
-        """Send what the conversations handed over once they are quiet, over and over."""
+        """Send what the conversations handed over once every one waits for an answer (or
+        none made a request for a while), over and over."""
+        loop = asyncio.get_running_loop()
         while True:
             await self._kick.wait()
             self._kick.clear()
+            seen, quiet_since = self._arrivals, loop.time()
             while True:
-                seen = self._arrivals
-                await asyncio.sleep(self.gather_s)
-                if seen == self._arrivals:
+                idle = self._working == 0
+                await asyncio.sleep(TICK_S)
+                if idle and self._working == 0:
+                    break  # idle a tick long: not a lane between its claims and its talks
+                if seen != self._arrivals:
+                    seen, quiet_since = self._arrivals, loop.time()
+                elif loop.time() - quiet_since >= self.gather_s:
                     break
             if self._next:
                 lines, self._next = self._next, []
@@ -364,7 +396,9 @@ class BatchedProvider(ProviderWrapper):
         custom_id = f"{self.key}-{request.turn}"
         await self.keep(request, custom_id)
         yield Waiting(None)
-        result = await self.post.answer(BatchRequest(custom_id, request, self.key), self.bound())
+        line = BatchRequest(custom_id, request, self.key)
+        with self.post.waiting_for_answer():
+            result = await self.post.answer(line, self.bound())
         if result.state is LineState.SUCCEEDED and result.response is not None:
             yield result.response
             return

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -108,9 +109,12 @@ class ChunkDriver:
         """The conversation over the claimed chunks (one, or the first parts of short
         chapters), then each one's end written under its claim (with what it handed over
         planned again); or, for each claim another process takes over meanwhile,
-        ``ChunkTakenOver``, the others given back."""
-        async for event in self._holding(claims, self._conversation(claims)):
-            yield event
+        ``ChunkTakenOver``, the others given back. In batch mode the run's next batch waits
+        for the conversation's request while it is at work."""
+        post = self.model.post
+        with post.working() if post is not None else nullcontext():
+            async for event in self._holding(claims, self._conversation(claims)):
+                yield event
 
     async def _holding(
         self, claims: Sequence[Claim], events: AsyncIterator[JobEvent]

@@ -223,6 +223,19 @@ class JobRun:
         """Batch mode: the chapter's parts waiting to run, claimed in order up to one held
         elsewhere or waiting for a person, each then in a conversation of its own, all at
         once: their requests go out in the same batches."""
+        assert model.post is not None
+        with model.post.working():  # the next batch waits for these parts' requests
+            claims = await self._claim_waiting(number)
+
+        def conversation(claim: Claim) -> AsyncIterator[JobEvent]:
+            return self._converse([claim], model)
+
+        async for event in merged(claims, conversation, concurrency=max(1, len(claims))):
+            yield event
+
+    async def _claim_waiting(self, number: int) -> list[Claim]:
+        """The chapter's parts waiting to run, claimed in order up to one held elsewhere or
+        waiting for a person."""
         claims: list[Claim] = []
         after = 0
         while True:
@@ -240,12 +253,7 @@ class JobRun:
                 break
             if isinstance(claim, Claim):
                 claims.append(claim)
-
-        def conversation(claim: Claim) -> AsyncIterator[JobEvent]:
-            return self._converse([claim], model)
-
-        async for event in merged(claims, conversation, concurrency=max(1, len(claims))):
-            yield event
+        return claims
 
     async def _converse(self, claims: list[Claim], model: ModelDeps) -> AsyncIterator[JobEvent]:
         """One conversation with ``model`` over the claimed parts; a cap reached ends the
