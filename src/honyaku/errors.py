@@ -9,6 +9,7 @@
     │       └── FallbackUnavailableError  a fallback of the chain cannot start
     ├── ProviderError            the model's server failed or refused
     │   ├── TransientProviderError   worth retrying: 429, 5xx, timeouts, dropped or cut streams
+    │   │   ├── RetriesSpentError    every retry failed so: the server did not keep pace
     │   │   ├── RateLimitedError     429, may carry the server's Retry-After
     │   │   ├── CutStreamError       the stream ended before a finish reason
     │   │   └── DegenerateReplyError the reply repeated itself over and over: cut, asked again
@@ -108,6 +109,11 @@ class TransientProviderError(ProviderError):
     ) -> None:
         super().__init__(message, status_code=status_code)
         self.retry_after_s = retry_after_s
+
+
+class RetriesSpentError(TransientProviderError):
+    """Every retry of a request met a transient failure: the server did not keep pace. Not
+    retried again here; the job's rounds wait, then send the part again as it is."""
 
 
 class RateLimitedError(TransientProviderError):

@@ -10,8 +10,10 @@ from honyaku.agent.loop import MAX_STALLED_TURNS, Nudged
 from honyaku.domain import BookDraft, ChapterDraft
 from honyaku.domain.failures import FailureClass
 from honyaku.jobs import ChunkEvent, ChunkFinished, RoundStarted
+from honyaku.llm.retry import MAX_ATTEMPTS
 from honyaku.store import Library
 from honyaku.testing import FakeLLMServer, Mistake, ScriptedTranslator, hanzi_translation
+from honyaku.testing.fake_llm import Fault, FaultKind
 
 from .conftest import RunJob
 
@@ -106,4 +108,23 @@ def test_a_part_too_long_for_its_model_is_split_in_rounds_until_each_half_is_don
     assert outcome.left == []
     assert outcome.coverage is not None
     assert outcome.coverage.whole
+    assert translated(library, book_id) == PARAGRAPHS
+
+
+def test_a_part_the_server_did_not_keep_pace_with_waits_and_goes_again_whole(
+    run_job: RunJob, library, fake_model: FakeLLMServer, book_id
+):
+    # Given a server that refuses its first requests for its pace, beyond every retry
+    fake_model.translator = ScriptedTranslator(translate=hanzi_translation)
+    fake_model.faults.extend(Fault(FaultKind.RATE_LIMIT, 0.0) for _ in range(MAX_ATTEMPTS))
+
+    # When the part of 40 is given to it
+    outcome, events = run_job(fake_model, book_id, chunk_chars=6000, pace_wait_s=0.01)
+
+    # Then the part failed for the server's pace, waited, and went again whole: not halved
+    first = next(e for e in events if isinstance(e, ChunkFinished))
+    assert first.failure is not None
+    assert first.failure.kind is FailureClass.PACE
+    assert [(e.round, e.parts) for e in events if isinstance(e, RoundStarted)] == [(2, 1)]
+    assert outcome.ok
     assert translated(library, book_id) == PARAGRAPHS

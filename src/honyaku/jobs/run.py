@@ -8,18 +8,20 @@ one), and starts the heartbeat. On the way out, however the run ended, it writes
 did, gives its claims back and says how the job ended. ``JobRun.lanes`` is the only thing the
 two drivers do differently: many chapters at once, or one.
 
-A chapter's lane runs its chunks in order, each read as it stands when its turn comes (the
-rest may have been planned again meanwhile), claiming each before it runs it
-(``chunk_driver``). A chunk another process holds, or takes over, leaves it the chapter.
-Consecutive chapters shorter than a chunk (and the first chunk of the chapter after them)
-share a lane, and first one conversation (``domain.chunking.conversations``); then each goes
-on as a chapter's lane would, with what that conversation left. A worker's run, one chapter
-of a queued job, has a lane of its own.
+A chapter's lane runs its parts waiting to run in order, each read as it stands when its
+turn comes (the rest may have been planned again meanwhile), past every part that has ended,
+claiming each before it runs it (``chunk_driver``, one conversation path for one part or
+several). A part another process holds, or takes over, leaves it the chapter. Consecutive
+chapters shorter than a chunk (and the first chunk of the chapter after them) share a lane,
+and first one conversation (``domain.chunking.conversations``), up to a gap; then each goes on
+as a chapter's lane would, with what that conversation left. A worker's run, one chapter of a
+queued job, has a lane of its own.
 
-A chapter whose parts failed is not done yet: in rounds, what failed is tried again, each
-part split in halves so that what fails is isolated, down to a single paragraph; what still
-fails then goes to the next model of the chain (``model_chain``), as it is. A failure every
-part would meet (a refused key, the cap) is raised and stops the run instead.
+A chapter whose parts failed is not done yet: each next round is one pure decision
+(``domain.rounds``), by why its parts failed and what earlier rounds did: wait and send them
+again as they are, split them smaller, hand them to the next model of the chain
+(``model_chain``), or stop and leave each with its reason; the run carries it out. A failure
+every part would meet (a refused key, the cap) is raised and stops the run instead.
 """
 
 from __future__ import annotations

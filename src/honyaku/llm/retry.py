@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from time import monotonic, time
 
-from honyaku.errors import ProviderError, TransientProviderError, UnreachableError
+from honyaku.errors import (
+    ProviderError,
+    RetriesSpentError,
+    TransientProviderError,
+    UnreachableError,
+)
 from honyaku.llm.events import ChatProvider, Retry, StreamEvent
 from honyaku.llm.messages import ChatRequest
 from honyaku.llm.timeouts import BUDGET_VARIABLE, REQUEST_BUDGET_S
@@ -69,7 +74,9 @@ class RetryingProvider(ProviderWrapper):
                 delay, reason = self.policy.base_s, str(exc)
             except TransientProviderError as exc:
                 if attempt >= self.policy.max_attempts:
-                    raise ProviderError(f"gave up after {attempt} attempts: {exc}") from exc
+                    raise RetriesSpentError(
+                        f"gave up after {attempt} attempts: {exc}", status_code=exc.status_code
+                    ) from exc
                 delay, reason = self.policy.delay_s(attempt, exc.retry_after_s), str(exc)
                 self._give_up_past_budget(exc, attempt, monotonic() - started + delay)
             yield Retry(attempt, delay, reason)
@@ -78,10 +85,11 @@ class RetryingProvider(ProviderWrapper):
 
     def _give_up_past_budget(self, exc: ProviderError, attempt: int, next_start_s: float) -> None:
         if next_start_s > self.policy.budget_s:
-            raise ProviderError(
+            raise RetriesSpentError(
                 f"gave up after {attempt} attempts: the next would start past the "
                 f"{self.policy.budget_s:g} s this request may take (set {BUDGET_VARIABLE} "
-                f"to allow more): {exc}"
+                f"to allow more): {exc}",
+                status_code=exc.status_code,
             ) from exc
 
 
