@@ -185,9 +185,6 @@ class JobRecords:
         self, token: ClaimToken, status: ChunkStatus, failure: Failure | None, model: str
     ) -> None:
         self.stores.chunks.finish(token, status, failure, model=model)
-        # A conversation kept for batch mode ended with its chunk: a later round's part of
-        # the same chunk starts afresh.
-        self.stores.conversations.end(token.chunk)
 
     def failed_parts(self, job: Job, chapter: int) -> list[tuple[ChunkItem, Part]] | None:
         """The chapter's failed chunks, each with what it has left to do; ``None`` while the

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 
 from honyaku.store.database import Database
 from honyaku.store.ids import fresh_id
@@ -194,24 +194,6 @@ class BatchConversations:
             return KeptConversation(
                 row.id, row.chunk_pk, list(row.conversation), dict(row.workflow), row.custom_id
             )
-
-    def end(self, chunk_pk: int) -> None:
-        """The chunk's conversations ended: nothing of them is taken back up."""
-        with self.database.transaction() as session:
-            session.execute(
-                delete(BatchConversationRow).where(BatchConversationRow.chunk_pk == chunk_pk)
-            )
-
-    def waiting(self, job_id: str) -> int:
-        """How many of the job's conversations wait for a batch's answer."""
-        with self.database.transaction() as session:
-            rows = session.scalars(
-                select(BatchConversationRow.id).where(
-                    BatchConversationRow.job_id == job_id,
-                    BatchConversationRow.custom_id.is_not(None),
-                )
-            )
-            return len(list(rows))
 
 
 def _batch(row: JobBatchRow) -> JobBatch:
