@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/cost.py [--books rashomon,title-page,web-novel,kusamakura]
                                    [--behaviours eager,stepwise,careful] [--chunk-chars N]
+                                   [--claude] [--batch]
                                    [--cached-ratio 0.25] [--output-ratio 4] [--bbm PATH]
                                    [--markup with|without|both] [--json PATH]
 
@@ -45,6 +46,13 @@ Anthropic does (a prefix written at a breakpoint, read back by a later request e
 of its own; nothing under 1,024 tokens), and the bill counts cache reads at a tenth of input
 and cache writes at a quarter more than input.
 
+With ``--batch``, each book and behaviour also goes through the fake server's Batch API (the
+shape of OpenAI's ``/v1/batches``) as ``gpt-4o`` at genai-prices' prices: once streamed, once
+with ``--batch`` (``JobRequest.batch``), both through the same engine and model opener. It
+prints each run's requests, tokens and bill (the batch run at the Batch API's prices), and
+the batch rounds it took: every part's request in one batch, then the parts that need
+another step in the next, round after round. The fake answers a batch at its second poll.
+
 bilingual_book_maker runs beside it when installed (``python3.11 -m venv /work/bbm-venv &&
 /work/bbm-venv/bin/pip install bbook-maker``; ``--bbm`` names its ``bbook_maker``), on the
 same text written as TXT (chapter titles and paragraphs one per line, blank lines kept)
@@ -70,11 +78,13 @@ from typing import Any
 from jobs import light_novel, opening, real_books
 
 from honyaku.agent import Broker
+from honyaku.application.models import model_opener
 from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.tokens import TokenCounter
 from honyaku.formats import read_book
 from honyaku.jobs import JobFinished, JobRequest, JobService, RunDeps
 from honyaku.jobs.estimate import Estimate, estimate_job
+from honyaku.jobs.events import BatchSent
 from honyaku.llm.anthropic import AnthropicProvider
 from honyaku.llm.events import ChatProvider
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol
@@ -365,6 +375,81 @@ async def _run_job(library: Library, server: ChatProvider, book_id: str) -> None
         await provider.aclose()
 
 
+@dataclass(frozen=True)
+class BatchBill:
+    requests: int
+    rounds: int
+    """Batches sent (0 for a streamed run)."""
+    input_tokens: int
+    cached_tokens: int
+    output_tokens: int
+    dollars: float
+    aligned: str
+
+
+def run_batch(library: Library, draft: BookDraft, behaviour: str, *, batch: bool) -> BatchBill:
+    """The book streamed, or in batches, through the fake server, billed at ``MODEL``'s
+    listed prices (the Batch API's for a batch run)."""
+    stores = Stores.over(library.database)
+    book_id = library.add_book(draft, source_lang="ja", target_lang="zh-CN")
+    listed = listed_prices(MODEL, "https://api.openai.com/v1")
+    assert listed is not None
+    tokens = counter_for_family(O200K)
+    with FakeLLMServer(BEHAVIOURS[behaviour](), tokens=tokens) as server:
+        choice = ModelChoice(MODEL, server.url, prices=listed.prices, protocol=ToolProtocol.NATIVE)
+        request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION, batch=batch)
+        service = JobService(RunDeps(stores, Broker(), model_opener(stores)))
+
+        async def run() -> tuple[int, JobFinished]:
+            rounds, finished = 0, None
+            async for event in service.run(request, choice):
+                rounds += isinstance(event, BatchSent)
+                if isinstance(event, JobFinished):
+                    finished = event
+            assert finished is not None
+            return rounds, finished
+
+        rounds, finished = asyncio.run(run())
+    if not finished.outcome.ok:
+        raise SystemExit(f"the job failed: {finished.outcome.failures[0]}")
+    prices = finished.outcome.prices[MODEL]
+    assert prices is not None
+    cost = stores.jobs.get(finished.outcome.job.id).costs[MODEL]
+    return BatchBill(
+        cost.requests,
+        rounds,
+        cost.billed_input_tokens,
+        cost.cached_tokens,
+        cost.billed_output_tokens,
+        cost.price(prices),
+        _alignment(library, book_id),
+    )
+
+
+def measure_batch(name: str, draft: BookDraft, behaviours: str, folder: Path) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    for behaviour in behaviours.split(","):
+        runs = {}
+        for batch in (False, True):
+            library = Library(Database.open(folder / f"{name}-batch-{behaviour}-{batch}"))
+            runs["batch" if batch else "streamed"] = run_batch(
+                library, draft, behaviour, batch=batch
+            )
+        streamed, batched = runs["streamed"], runs["batch"]
+        print(
+            f"{name}, {MODEL} ({behaviour}): streamed {streamed.requests} requests "
+            f"${streamed.dollars:.4f} ({streamed.input_tokens:,} input, "
+            f"{streamed.cached_tokens:,} cached, {streamed.output_tokens:,} output); --batch "
+            f"{batched.requests} requests in {batched.rounds} batch rounds ${batched.dollars:.4f} "
+            f"({batched.input_tokens:,} input, {batched.cached_tokens:,} cached, "
+            f"{batched.output_tokens:,} output): {batched.dollars / streamed.dollars:.0%} of "
+            f"the streamed bill; aligned {streamed.aligned} / {batched.aligned}",
+            flush=True,
+        )
+        figures[behaviour] = {k: asdict(v) for k, v in runs.items()}
+    return figures
+
+
 def _alignment(library: Library, book_id: str) -> str:
     wrong = sum(
         1
@@ -454,7 +539,11 @@ def main() -> None:
     parser.add_argument(
         "--claude", action="store_true", help="also bill Claude with and without cache breakpoints"
     )
+    parser.add_argument(
+        "--batch", action="store_true", help="also run each book streamed and with --batch"
+    )
     args = parser.parse_args()
+    os.environ.setdefault("HONYAKU_BATCH_POLL_S", "0.05")
     all_books = books()
     if not Path(args.bbm).exists():
         print(f"bilingual_book_maker not found at {args.bbm}: honyaku alone\n", file=sys.stderr)
@@ -472,6 +561,9 @@ def main() -> None:
             if args.claude:
                 claude = measure_claude(name, draft, args.behaviours, Path(folder))
                 results[name]["claude"] = claude  # type: ignore[index]
+            if args.batch:
+                batch = measure_batch(name, draft, args.behaviours, Path(folder))
+                results[name]["batch"] = batch  # type: ignore[index]
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False))
 

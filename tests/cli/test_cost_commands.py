@@ -40,6 +40,10 @@ def test_dry_run_prints_the_estimate_and_sends_nothing(fake_model):
     for label in ("chunks", "requests", "input tokens", "output tokens", "cost"):
         assert label in done.stdout
     assert "at the profile's prices" in done.stdout
+    # and so is the bill at the Batch API's prices, with the turnaround
+    assert "with --batch" in done.stdout
+    assert "at the Batch API's prices" in done.stdout
+    assert "within 24 h" in done.stdout
     assert fake_model.requests == []
 
 

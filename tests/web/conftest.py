@@ -131,6 +131,7 @@ def serve(
     no keyring: never the developer's); the process and the address it printed."""
     environment = {
         **{k: v for k, v in os.environ.items() if k != "HONYAKU_DATABASE_URL"},
+        "HONYAKU_BATCH_POLL_S": "0.05",  # a job in batch mode polls the fake's batches fast
         **({"HONYAKU_DATABASE_URL": database_url} if database_url else {}),
         "HONYAKU_HOME": str(home),
         "HONYAKU_CONFIG_DIR": str(home / "config"),

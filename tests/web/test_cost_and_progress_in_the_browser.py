@@ -33,6 +33,8 @@ def test_the_start_form_shows_the_estimate_and_the_cap_before_anything_is_sent(
     expect(estimate).to_contain_text("at the model's prices")
     expect(estimate).to_contain_text("Tokens counted with a ratio per script.")
     expect(estimate).to_contain_text("has not worked here yet")
+    expect(estimate).to_contain_text("With the Batch API: about")
+    expect(estimate).to_contain_text("within 24 hours")
     page.get_by_label("Chapters").fill("1")
     page.get_by_label("Cap for this run").fill("5")
     page.get_by_label("Cap for this run").dispatch_event("change")
@@ -43,6 +45,26 @@ def test_the_start_form_shows_the_estimate_and_the_cap_before_anything_is_sent(
 
     page.get_by_label("Model").select_option("demo")
     expect(estimate).to_contain_text("Free: this model costs nothing.")
+
+
+def test_a_job_started_with_the_batch_box_ticked_goes_through_the_providers_batch_api(
+    page: Page, workbench: Workbench, fake_model: FakeLLMServer
+) -> None:
+    book = workbench.add_book(*PARAGRAPHS, chapters=2)
+    model = priced_model(workbench, fake_model, f"batched-{fake_model.port}")
+    page.goto(f"books/{book}")
+
+    page.get_by_label("Model").select_option(model)
+    page.get_by_label("Batch: half price, within 24 h").check()
+    page.get_by_role("button", name="Start").click()
+
+    expect(page).to_have_url(re.compile(r"/jobs/\w+$"))
+    job = workbench.wait_for(page.url.rsplit("/", 1)[1])
+    assert job["status"] == "finished"
+    assert job["batches"]["sent"] >= 1
+    assert job["batches"]["waiting"] == 0
+    assert fake_model.batches.answered
+    assert fake_model.requests == [], "nothing was streamed"
 
 
 def test_the_books_cap_is_set_and_cleared_from_the_settings_dialog(

@@ -47,6 +47,7 @@ class Jobs:
             window=model.context_window if model else None,
             xml=model is not None and model.protocol is ToolProtocol.XML,
             chunk_chars=request.chunk_chars,
+            batch_prices=model.batch_prices() if model else None,
         )
 
     async def run(self, request: JobRequest, model: ModelChoice) -> AsyncIterator[JobEvent]:

@@ -57,6 +57,13 @@ def jobs(
                 model = f"  {escape(spent['model'])}: {tokens} tokens{money}"
                 table.add_row("", "", model, "", "", str(spent["requests"]), "", style="dim")
     out.print(table)
+    for job in found:
+        if (batches := job.batches) is not None and batches.waiting:
+            out.print(
+                f"{job.job_id} waits for the provider: {batches.waiting} batch(es), "
+                f"{batches.answered}/{batches.requests} requests answered; run its command "
+                "again with --batch to pick it up"
+            )
 
 
 @jobs_app.command()

@@ -65,6 +65,15 @@ ChunkChars = Annotated[
         metavar="N",
     ),
 ]
+Batch = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send every request through the provider's Batch API (OpenAI, Anthropic, "
+        "Gemini): half price, answered within 24 hours (usually minutes to an hour a round). "
+        "The job can be left: stop this command any time and run it again to pick it up.",
+    ),
+]
 MaxCost = Annotated[
     float | None,
     typer.Option(
@@ -92,6 +101,7 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
         max_cost: MaxCost = None,
         queue: Queue = False,
         chunk_chars: ChunkChars = None,
+        batch: Batch = False,
         home: Home = None,
     ) -> None:
         honyaku = open_honyaku(home, queued=queue or None)
@@ -104,6 +114,7 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
             retranslate=retranslate,
             max_cost=max_cost,
             chunk_chars=chunk_chars,
+            batch=batch,
         )
         choice = chosen_model(honyaku, options, book=book_id)
         if dry_run:
@@ -216,6 +227,16 @@ def estimate_lines(estimate: Estimate, prices_source: str | None = None) -> list
             f"; a model never seen may cost up to {estimate.spread:.1f} times less (if it does "
             "a chunk in one reply) or more (if it sends a few paragraphs a reply)"
         )
+    batch = []
+    if estimate.batch_cost is not None:
+        batch = [
+            (
+                "with --batch",
+                f"{estimate.batch_cost:.4g} at the Batch API's prices, in about "
+                f"{estimate.batch_rounds} batch round(s), each answered within 24 h "
+                "(usually minutes to an hour)",
+            )
+        ]
     return [
         (
             "chunks",
@@ -230,6 +251,7 @@ def estimate_lines(estimate: Estimate, prices_source: str | None = None) -> list
         ("output tokens", f"{estimate.output_tokens:,}"),
         ("counted with", f"{estimate.counted_with} tokens"),
         ("cost", cost),
+        *batch,
     ]
 
 

@@ -39,6 +39,7 @@ from honyaku.jobs import (
     Retry,
     RoundStarted,
 )
+from honyaku.jobs.events import BatchAnswered, BatchSent
 
 
 class JobProgressView:
@@ -125,6 +126,15 @@ class JobProgressView:
                     f"[yellow]taken over[/] chapter {where.chapter} chunk {where.chunk}: "
                     f"{escape(reason)}"
                 )
+            case BatchSent(batch_id=batch_id, requests=requests, round=round_):
+                self._say(
+                    f"batch {round_} sent ({escape(batch_id)}, {requests} request(s)): waiting "
+                    "for the provider, within 24 h; stop any time and run the same command "
+                    "again to pick it up"
+                )
+            case BatchAnswered(answered=answered, again=again):
+                again_said = f", {again} to send again" if again else ""
+                self._say(f"batch answered: {answered} request(s){again_said}")
 
     def _started(self, event: JobStarted) -> None:
         verb = "Resuming" if event.resumed else "Starting"

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any
 
 from honyaku.agent.broker import Broker
 from honyaku.agent.replies import request_record
@@ -27,6 +29,7 @@ from honyaku.domain.chunking import Chunk
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import ChunkWorkflow
 from honyaku.errors import ClaimLost
+from honyaku.jobs.batch_post import BatchedProvider, BatchPost
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
 from honyaku.jobs.claims import Claims
 from honyaku.jobs.events import (
@@ -51,7 +54,7 @@ from honyaku.jobs.records import JobRecords
 from honyaku.jobs.replanning import Replanner
 from honyaku.jobs.spending import CappedProvider, Purse, reply_bound
 from honyaku.jobs.tools import ChunkContext
-from honyaku.llm.messages import message_from_record, message_record
+from honyaku.llm.messages import ChatRequest, message_from_record, message_record
 from honyaku.store.chunks import ChunkStatus, Claim, ClaimToken, Held
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import Job, JobCost
@@ -80,6 +83,8 @@ class ModelDeps:
     replanner: Replanner
     spending: Purse | None
     prices: Prices | None
+    post: BatchPost | None = None
+    """Batch mode: each request goes out as a line of the run's batches."""
 
     @property
     def name(self) -> str:
@@ -97,14 +102,19 @@ class ChunkDriver:
         self.book = book
         self.to_do = to_do
         """The ids of the job's paragraphs left when the run began."""
+        self._key = ""
+        """Batch mode: the key the conversation is kept under."""
 
     async def run(self, claims: Sequence[Claim]) -> AsyncIterator[JobEvent]:
         """The conversation over the claimed chunks (one, or the first parts of short
         chapters), then each one's end written under its claim (with what it handed over
         planned again); or, for each claim another process takes over meanwhile,
-        ``ChunkTakenOver``, the others given back."""
-        async for event in self._holding(claims, self._conversation(claims)):
-            yield event
+        ``ChunkTakenOver``, the others given back. In batch mode the run's next batch waits
+        for the conversation's request while it is at work."""
+        post = self.model.post
+        with post.working() if post is not None else nullcontext():
+            async for event in self._holding(claims, self._conversation(claims)):
+                yield event
 
     async def _holding(
         self, claims: Sequence[Claim], events: AsyncIterator[JobEvent]
@@ -140,9 +150,22 @@ class ChunkDriver:
         works = [await records.run(records.work, claim, self.job, self.to_do) for claim in claims]
         each = [work for _, work, _ in works]
         if parked := await self._parked(claims):
-            async for event in self._ended(claims, self._resumed(claims[0], parked), each):
+            front_end = ParkingFrontEnd(parked.reply, resumed=True, wait_s=self._wait_s)
+            talk = self._resumed(claims[0], parked.conversation, parked.workflow, front_end)
+            async for event in self._ended(claims, talk, each):
                 yield event
             return
+        if self.model.post is not None:
+            # Batch mode: a conversation kept while its request waited in a batch goes on
+            # from there, the request answered from that batch, not sent again.
+            pk = claims[0].item.pk
+            if kept := await records.run(records.kept_conversation, pk):
+                self._key = kept.id
+                talk = self._resumed(claims[0], kept.conversation, kept.workflow)
+                async for event in self._ended(claims, talk, each):
+                    yield event
+                return
+            self._key = await records.run(records.open_conversation, pk)
         sections = []
         for claim, (chapter, work, gone) in zip(claims, works, strict=True):
             for event in _before(claim, gone):
@@ -237,21 +260,27 @@ class ChunkDriver:
             return Chunk(chapter, planned.number, tuple(work), shows_title)
         return None
 
-    async def _resumed(self, claim: Claim, parked: ParkedConversation) -> AsyncIterator[JobEvent]:
-        """The conversation a question parked, taken back up with its answer (or none)."""
+    async def _resumed(
+        self,
+        claim: Claim,
+        conversation: list[dict[str, Any]],
+        workflow: dict[str, Any],
+        front_end: ParkingFrontEnd | None = None,
+    ) -> AsyncIterator[JobEvent]:
+        """A conversation kept in the database taken back up: one a question parked, with
+        its answer (or none), or one that waited for a batch."""
         planned = claim.item.planned
-        assigned = parked.workflow["assigned"]
+        assigned = workflow["assigned"]
         records = self.deps.records
         chapter, found = await records.run(
             records.chapter_with, self.book.id, planned.chapter_id, assigned
         )
         paragraphs = tuple(found[pid] for pid in assigned if pid in found)
-        titles, _ = parked_titles(parked.workflow, chapter.id)
+        titles, _ = parked_titles(workflow, chapter.id)
         chunk = Chunk(chapter, planned.number, paragraphs, chapter.id in titles)
-        front_end = ParkingFrontEnd(parked.reply, resumed=True, wait_s=self._wait_s)
         context = self._context(chunk, claim.token, front_end)
-        context.workflow = workflow_from_record(context.workflow, parked.workflow, found)
-        history = [message_from_record(record) for record in parked.conversation]
+        context.workflow = workflow_from_record(context.workflow, workflow, found)
+        history = [message_from_record(record) for record in conversation]
         async for event in run_chunk(
             context,
             self._talk(context),
@@ -277,13 +306,26 @@ class ChunkDriver:
         return self.deps.question_wait_s or 0.0
 
     def _talk(self, context: ChunkContext) -> ChunkTalk:
-        """How the chunk talks to the model: under the run's cap, where it has one."""
-        talk, spending = self.model.talk, self.model.spending
-        if spending is None:
-            return talk
+        """How the chunk talks to the model: under the run's cap, where it has one; in batch
+        mode, through the run's batches (which keep the cap themselves)."""
+        talk, spending, post = self.model.talk, self.model.spending, self.model.post
         titles = {chapter.id: chapter.title for chapter in context.chunk.titles}
         bound = partial(reply_bound, context.workflow, titles)
+        if post is not None:
+            keep = partial(self._keep, context)
+            provider = BatchedProvider(talk.provider, post, self._key, bound, keep)
+            return replace(talk, provider=provider)
+        if spending is None:
+            return talk
         return replace(talk, provider=CappedProvider(talk.provider, spending, bound))
+
+    async def _keep(self, context: ChunkContext, request: ChatRequest, line: str) -> None:
+        """Keep the conversation's request, and where its workflow stands, before it goes
+        out in a batch as ``line``."""
+        records = self.deps.records
+        messages = [message_record(m) for m in request.messages]
+        workflow = workflow_record(context.workflow)
+        await records.run(records.keep_conversation, self._key, messages, workflow, line)
 
     def _context(
         self, chunk: Chunk, claim: Held, front_end: ParkingFrontEnd | None = None

@@ -60,6 +60,11 @@ class Estimate:
     spread: float = 1.0
     """For a model never seen: the bill may be this many times less, or more, as the model
     proves to submit whole chunks at once or a few paragraphs a reply; 1 once it is known."""
+    batch_cost: float | None = None
+    """The same tokens at the provider's Batch API prices; ``None`` without them."""
+    batch_rounds: int = 0
+    """The batches a job in batch mode would wait for: one per reply of a part (its parts
+    go out together), before any round of retries."""
 
 
 def estimate_job(
@@ -75,10 +80,12 @@ def estimate_job(
     window: int | None = None,
     xml: bool = False,
     chunk_chars: int | None = None,
+    batch_prices: Prices | None = None,
 ) -> Estimate:
     """The estimate for a job over ``book_id``'s ``chapters`` (or only its ``paragraphs``)
     with ``model`` (whose context holds ``window`` tokens, where known; ``xml``: it speaks the
-    XML protocol), in chunks of ``chunk_chars`` if given; sends nothing."""
+    XML protocol), in chunks of ``chunk_chars`` if given, billed at ``prices`` and, where
+    given, at the Batch API's ``batch_prices`` too; sends nothing."""
     only = None
     if paragraphs is not None:
         only = set(paragraphs)
@@ -122,6 +129,8 @@ def estimate_job(
         tokens.name,
         careful.chunk_chars,
         spread,
+        batch_prices.cost(uncached, total.cached, total.output) if batch_prices else None,
+        max(1, math.ceil(total.requests / careful.chunks)) if careful.chunks else 0,
     )
 
 

@@ -8,7 +8,9 @@ chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in 
 (``Waiting`` as each request goes, text and reasoning deltas, retries, responses with their
 usage, tools started and finished, nudges), ``ParagraphsDone`` as batches are accepted, and
 ``ChunkFinished`` (with what it handed over, when its conversation did not fit the model's
-context), ``ChunkTakenOver``, or in a queued job ``ChunkParked``; a conversation that ran to
+context), ``ChunkTakenOver``, or in a queued job ``ChunkParked``; in batch mode, the run's
+batches say when they go out, how far the provider has got, and when they end
+(``BatchSent``, ``BatchWaiting``, ``BatchAnswered``); a conversation that ran to
 its end says so once (``ConversationEnded``), whatever parts it held. When a chapter's parts have
 failed, ``RoundStarted`` says they are tried again, smaller or by the next model. The
 terminal's progress bar, the action log, cost accounting and the web app's SSE all consume
@@ -30,6 +32,9 @@ from honyaku.store.chunks import PlannedChunk
 from honyaku.store.jobs import Job
 
 __all__ = [
+    "BatchAnswered",
+    "BatchSent",
+    "BatchWaiting",
     "ChunkEvent",
     "ChunkFailure",
     "ChunkFinished",
@@ -236,6 +241,38 @@ class ChunkParked:
 
 
 @dataclass(frozen=True, slots=True)
+class BatchSent:
+    """Requests of the run's conversations went out in one of the provider's batches."""
+
+    batch_id: str
+    """The provider's id for it."""
+    model: str
+    requests: int
+    round: int
+    """The run's batches so far, this one included."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchWaiting:
+    """A batch polled and not ended yet: how far the provider has got with it."""
+
+    batch_id: str
+    requests: int
+    answered: int
+    """Lines the provider has answered or given up on so far."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchAnswered:
+    """A batch ended: its answers go back to their conversations, and the lines it did not
+    answer (expired, cancelled, a passing error) go out again in the next batch."""
+
+    batch_id: str
+    answered: int
+    again: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobFinished:
     outcome: JobOutcome
 
@@ -251,5 +288,8 @@ JobEvent = (
     | RoundStarted
     | ChunkTakenOver
     | ChunkParked
+    | BatchSent
+    | BatchWaiting
+    | BatchAnswered
     | JobFinished
 )

@@ -64,9 +64,10 @@ def conversation_registry(
     return offered_registry(registry, context.workflow.kind, glossary=glossary)
 
 
-def job_prompt(book: Book, kind: JobKind) -> str:
-    """The system prompt every chunk of a job of ``kind`` over ``book`` starts with."""
+def job_prompt(book: Book, kind: JobKind, *, batch: bool = False) -> str:
+    """The system prompt every chunk of a job of ``kind`` over ``book`` starts with; in
+    ``batch`` mode, it invites the whole part in one reply."""
     if kind is JobKind.EXTRACTION:
         questions = not book.settings.skip_ask_user
         return extraction_prompt(book.source_lang, book.target_lang, questions=questions)
-    return system_prompt(kind, book.source_lang, book.target_lang)
+    return system_prompt(kind, book.source_lang, book.target_lang, batch=batch)

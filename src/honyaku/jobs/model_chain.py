@@ -19,6 +19,7 @@ from honyaku.agent.registry import ToolRegistry
 from honyaku.domain.book import Book
 from honyaku.domain.pricing import Prices
 from honyaku.errors import AuthError, FallbackUnavailableError, HonyakuError
+from honyaku.jobs.batch_post import BatchPost
 from honyaku.jobs.chunk_driver import ModelDeps
 from honyaku.jobs.chunk_run import ChunkTalk
 from honyaku.jobs.records import JobRecords
@@ -84,11 +85,14 @@ class ModelChain:
                 raise FallbackUnavailableError(fallback.profile or fallback.model, exc) from exc
         return chain
 
-    def start(self, chain: list[Connected], replanner: Replanner) -> None:
-        """The chain's models, ready to talk: the first planned with ``replanner``; each
-        fallback taking parts of the size the first planned at most."""
+    def start(
+        self, chain: list[Connected], replanner: Replanner, post: BatchPost | None = None
+    ) -> None:
+        """The chain's models, ready to talk: the first planned with ``replanner`` (through
+        the run's batches, ``post``, in batch mode); each fallback taking parts of the size
+        the first planned at most, streamed."""
         first, *fallbacks = chain
-        self._chain = [ModelDeps(self._talk(first), replanner, self.spending, first.prices)]
+        self._chain = [ModelDeps(self._talk(first), replanner, self.spending, first.prices, post)]
         self._chain += [self._fallback(connected, replanner) for connected in fallbacks]
 
     async def _connect(self, choice: ModelChoice, records: JobRecords) -> Connected:

@@ -8,7 +8,9 @@
 - spent: each model's tokens at its own prices, where every model that spent has prices;
 - elapsed and ETA: of the run being followed, from its pace so far;
 - waiting: how long the request that has waited longest has been with the model, and how
-  long the model's pace says it takes, so a slow local server is seen working.
+  long the model's pace says it takes, so a slow local server is seen working;
+- in batch mode, the batches waiting for the provider: how many, their requests and how many
+  of those the provider has answered so far (``BatchFigures``).
 
 The terminal's bar and summary, the web's pages and event stream, the assistant's
 ``job_progress``, the job's outcome and its action log all read these; a stored job not
@@ -27,6 +29,9 @@ from honyaku.domain.failures import Coverage, Failure, Left
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs.events import (
+    BatchAnswered,
+    BatchSent,
+    BatchWaiting,
     ChunkEvent,
     ChunkFailure,
     ChunkFinished,
@@ -60,6 +65,20 @@ def cost_of(usage: Usage) -> JobCost:
         estimated_output_tokens=usage.estimated_output_tokens,
         cache_write_tokens=usage.cache_write_tokens or 0,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class BatchFigures:
+    """A batch-mode job's batches: those waiting for the provider and what they hold."""
+
+    waiting: int
+    """Batches sent and not ended yet."""
+    requests: int
+    """The requests in those."""
+    answered: int
+    """Of those requests, the ones the provider answered (or gave up on) so far."""
+    sent: int
+    """Batches sent in all."""
 
 
 class ModelCost(NamedTuple):
@@ -127,6 +146,10 @@ class JobProgress:
     _done_at_start: int = 0
     _waiting: dict[Where, tuple[float, float | None]] = field(default_factory=dict)
     """Each chunk's request with the model: when it went, and how long it should take."""
+    batches: BatchFigures | None = None
+    """Batch mode: the batches waiting for the provider; ``None`` for a job that sent none."""
+    _batches: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Each batch followed here and waiting: its requests, and those answered so far."""
 
     @classmethod
     def of(
@@ -172,6 +195,9 @@ class JobProgress:
             add_cost(self.costs, change)
             return change.cost.requests > 0
         match event:
+            case BatchSent() | BatchWaiting() | BatchAnswered():
+                self._follow_batch(event)
+                return False
             case ParagraphsDone(count=count):
                 self.paragraphs_done += count
             case ParagraphsBusy(paragraph_ids=ids):
@@ -189,6 +215,21 @@ class JobProgress:
                 self.left, self.coverage = outcome.left, outcome.coverage
                 return True
         return False
+
+    def _follow_batch(self, event: BatchSent | BatchWaiting | BatchAnswered) -> None:
+        sent = self.batches.sent if self.batches else 0
+        match event:
+            case BatchSent(batch_id=batch_id, requests=requests):
+                self._batches[batch_id] = (requests, 0)
+                sent += 1
+            case BatchWaiting(batch_id=batch_id, requests=requests, answered=answered):
+                self._batches[batch_id] = (requests, answered)
+            case BatchAnswered(batch_id=batch_id):
+                self._batches.pop(batch_id, None)
+        waiting = self._batches.values()
+        self.batches = BatchFigures(
+            len(waiting), sum(r for r, _ in waiting), sum(a for _, a in waiting), sent
+        )
 
     def _follow_wait(self, event: JobEvent) -> None:
         match event:
@@ -319,6 +360,7 @@ class JobProgress:
             ],
             "coverage": asdict(self.coverage) if self.coverage else None,
             "running_here": self.running_here,
+            "batches": asdict(self.batches) if self.batches else None,
             "workers": list(self.workers),
             "error": self.error,
         }

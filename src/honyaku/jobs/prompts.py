@@ -87,6 +87,28 @@ wrong meaning; 1 wrong, missing or untranslated. Name each problem in issues and
 what to fix in comment (nothing for a 5).""",
 }
 
+_EN_BATCH_STEPS = {
+    JobKind.TRANSLATION: """\
+1. In one reply, the whole part: update_task_status("working"), update_chapter_title if the
+   chunk shows a chapter_id, add_translation_batch with every work paragraph,
+   update_task_status("review") and update_task_status("end"). Each reply waits for a batch
+   of requests to be answered: a part done in one reply is done in one batch.
+2. If a result refuses something, fix it and submit what is left; when nothing is left, in
+   one reply: update_task_status("review") and update_task_status("end").""",
+    JobKind.POLISH: """\
+1. In one reply, the whole part: update_task_status("working"), add_translation_batch with
+   the paragraphs you improve, and update_task_status("end"). The current translation
+   follows each work line (→). Each reply waits for a batch of requests to be answered.
+2. If a result refuses something, fix it, then update_task_status("end").""",
+    JobKind.PROOFREADING: """\
+1. In one reply, the whole part: update_task_status("working"), add_translation_batch with
+   the paragraphs you correct, and update_task_status("end"). The current translation
+   follows each work line (→). Each reply waits for a batch of requests to be answered.
+2. If a result refuses something, fix it, then update_task_status("end").""",
+}
+"""Batch mode's steps: every reply costs a round trip through the provider's batch, so the
+whole part is invited in one (a rating's steps invite it already)."""
+
 _EN_RULES = """\
 Rules:
 - Work lines are "[n] [ID: 1a2b3c4d] text": [n] is the position in the chapter, for reading
@@ -133,6 +155,26 @@ _ZH_STEPS = {
 在 issues 中列出每个问题，在 comment 中简要说明如何修改（5 分不写）。""",
 }
 
+_ZH_BATCH_STEPS = {
+    JobKind.TRANSLATION: """\
+1. 在同一次回复中完成整个分块：update_task_status("working")、update_chapter_title（分块
+   开头有 chapter_id 时）、add_translation_batch（全部待处理段落）、
+   update_task_status("review") 和 update_task_status("end")。每次回复都要等一批请求处理
+   完毕：一次回复完成的分块只需一批。
+2. 如果结果拒绝了某些内容，改正后提交剩下的段落；全部提交后，在同一次回复中调用
+   update_task_status("review") 和 update_task_status("end")。""",
+    JobKind.POLISH: """\
+1. 在同一次回复中完成整个分块：update_task_status("working")、add_translation_batch（润色
+   过的段落）和 update_task_status("end")。每个待处理行的下一行（→ 之后）是当前译文。
+   每次回复都要等一批请求处理完毕。
+2. 如果结果拒绝了某些内容，改正后调用 update_task_status("end")。""",
+    JobKind.PROOFREADING: """\
+1. 在同一次回复中完成整个分块：update_task_status("working")、add_translation_batch（修正
+   过的段落）和 update_task_status("end")。每个待处理行的下一行（→ 之后）是当前译文。
+   每次回复都要等一批请求处理完毕。
+2. 如果结果拒绝了某些内容，改正后调用 update_task_status("end")。""",
+}
+
 _ZH_RULES = """\
 规则：
 - 待处理行的格式是 "[n] [ID: 1a2b3c4d] 原文"：[n] 是段落在本章中的位置，仅供阅读。
@@ -140,9 +182,10 @@ _ZH_RULES = """\
 - 人名和术语前后一致。"""
 
 
-def system_prompt(kind: JobKind, source_lang: str, target_lang: str) -> str:
-    """The job's instructions. When to ask the translator, the question tools' own
-    descriptions say, where a book offers them."""
+def system_prompt(kind: JobKind, source_lang: str, target_lang: str, *, batch: bool = False) -> str:
+    """The job's instructions (in ``batch`` mode, the whole part invited in one reply).
+    When to ask the translator, the question tools' own descriptions say, where a book
+    offers them."""
     chinese = is_chinese(target_lang)
     names = {
         "source": language_name(source_lang, chinese=chinese),
@@ -150,10 +193,12 @@ def system_prompt(kind: JobKind, source_lang: str, target_lang: str) -> str:
     }
     if chinese:
         role = f"{_ZH_ROLE[kind].format(**names)}{_ZH_TOOLS_ONLY}"
-        parts = [role, "步骤：\n" + _ZH_STEPS[kind], _ZH_RULES]
+        steps = (_ZH_BATCH_STEPS if batch else _ZH_STEPS).get(kind, _ZH_STEPS[kind])
+        parts = [role, "步骤：\n" + steps, _ZH_RULES]
     else:
         role = f"{_EN_ROLE[kind].format(**names)} {_EN_TOOLS_ONLY}"
-        parts = [role, "Steps:\n" + _EN_STEPS[kind], _EN_RULES]
+        steps = (_EN_BATCH_STEPS if batch else _EN_STEPS).get(kind, _EN_STEPS[kind])
+        parts = [role, "Steps:\n" + steps, _EN_RULES]
     return "\n\n".join(parts)
 
 

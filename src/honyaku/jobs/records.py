@@ -31,6 +31,7 @@ from honyaku.jobs.approvals import book_approvals
 from honyaku.jobs.events import ChunkFailure, Where
 from honyaku.jobs.planning import is_done, still_to_do, title_wanted
 from honyaku.jobs.requests import JobRequest
+from honyaku.store.batches import JobBatch, KeptConversation
 from honyaku.store.chunks import (
     ChunkItem,
     ChunkStatus,
@@ -284,6 +285,35 @@ class JobRecords:
     ) -> None:
         glossary = self.stores.glossary
         glossary.add(glossary.book_glossary(book_id), entries, origin=origin, claim=claim)
+
+    # -- batch mode ------------------------------------------------------------------------
+
+    def open_conversation(self, chunk_pk: int) -> str:
+        """A new batch conversation for the chunk: its key."""
+        return self.stores.conversations.open(self.job_id, chunk_pk)
+
+    def keep_conversation(
+        self, key: str, conversation: list[dict[str, Any]], workflow: dict[str, Any], line: str
+    ) -> None:
+        self.stores.conversations.keep(key, conversation, workflow, line)
+
+    def kept_conversation(self, chunk_pk: int) -> KeptConversation | None:
+        return self.stores.conversations.of_chunk(chunk_pk)
+
+    def batch_holding(self, custom_id: str) -> JobBatch | None:
+        return self.stores.batches.holding(self.job_id, custom_id)
+
+    def batch_sending(self, provider: str, model: str, lines: list[list[Any]]) -> JobBatch:
+        return self.stores.batches.sending(self.job_id, provider, model, lines)
+
+    def batch_submitted(self, id: str, handle: dict[str, Any], status: dict[str, Any]) -> None:
+        self.stores.batches.submitted(id, handle, status["state"], status)
+
+    def batch_polled(self, id: str, status: dict[str, Any], *, ended: bool) -> None:
+        self.stores.batches.update(id, status["state"], status, ended=ended)
+
+    def batches(self) -> list[JobBatch]:
+        return self.stores.batches.of_job(self.job_id)
 
     # -- questions and the action log ------------------------------------------------------
 

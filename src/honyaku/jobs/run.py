@@ -30,7 +30,7 @@ import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from honyaku.agent.broker import Broker
 from honyaku.domain.book import Book
@@ -46,8 +46,9 @@ from honyaku.domain.rounds import (
     Wait,
     next_round,
 )
-from honyaku.errors import SpendingCapReached, WorkerStopping
+from honyaku.errors import ConfigError, SpendingCapReached, WorkerStopping
 from honyaku.jobs.action_log import ActionLog
+from honyaku.jobs.batch_post import BatchPost
 from honyaku.jobs.chunk_driver import ChunkDeps, ChunkDriver, ModelDeps
 from honyaku.jobs.claims import Claims
 from honyaku.jobs.events import JobEvent, JobOutcome, JobStarted, RoundStarted, Where
@@ -61,7 +62,8 @@ from honyaku.jobs.replanning import Replanner
 from honyaku.jobs.requests import JobRequest
 from honyaku.jobs.scheduler import merged
 from honyaku.jobs.spending import purse, spending_cap
-from honyaku.llm.models import ModelChoice, ModelOpener
+from honyaku.llm.batches import batch_client, batch_provider
+from honyaku.llm.models import ModelChoice, ModelOpener, ToolProtocol
 from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, PlannedChunk
 from honyaku.store.jobs import STOPPED_AS_ASKED, Job, JobScope, JobStatus
 from honyaku.store.stores import Stores
@@ -123,8 +125,16 @@ class JobRun:
 
     async def lanes(self, *, concurrency: int) -> AsyncIterator[JobEvent]:
         """The run's chapters, ``concurrency`` at once, their events as they come; each is
-        kept in the job's log and figures first."""
-        async for event in merged(self.chapters, self._lane, concurrency=concurrency):
+        kept in the job's log and figures first. In batch mode every chapter runs at once,
+        so that every part's request goes out in the same batch, and the batches' own events
+        come with the lanes'."""
+        post = self.models.first.post
+        if post is not None:
+            concurrency = max(1, len(self.chapters))
+        events = merged(self.chapters, self._lane, concurrency=concurrency)
+        if post is not None:
+            events = post.alongside(events)
+        async for event in events:
             await self.log.follow(event)
             self.progress.follow(event)
             yield event
@@ -184,7 +194,12 @@ class JobRun:
     async def _pending(self, number: int, model: ModelDeps) -> AsyncIterator[JobEvent]:
         """The chapter's parts waiting to run, in order, each in a conversation of its own
         with ``model``, past every part that has ended; until one is held elsewhere or waits
-        for a person, or the run's cap is reached."""
+        for a person, or the run's cap is reached. In batch mode, every part waiting at
+        once (``_all_pending``)."""
+        if model.post is not None:
+            async for event in self._all_pending(number, model):
+                yield event
+            return
         after = 0
         while self.capped is None:
             item = await self.records.run(self.records.next_item, number, after)
@@ -205,6 +220,42 @@ class JobRun:
                 yield event
             if self.claims.left_here(claim.token):
                 return
+
+    async def _all_pending(self, number: int, model: ModelDeps) -> AsyncIterator[JobEvent]:
+        """Batch mode: the chapter's parts waiting to run, claimed in order up to one held
+        elsewhere or waiting for a person, each then in a conversation of its own, all at
+        once: their requests go out in the same batches."""
+        assert model.post is not None
+        with model.post.working():  # the next batch waits for these parts' requests
+            claims = await self._claim_waiting(number)
+
+        def conversation(claim: Claim) -> AsyncIterator[JobEvent]:
+            return self._converse([claim], model)
+
+        async for event in merged(claims, conversation, concurrency=max(1, len(claims))):
+            yield event
+
+    async def _claim_waiting(self, number: int) -> list[Claim]:
+        """The chapter's parts waiting to run, claimed in order up to one held elsewhere or
+        waiting for a person."""
+        claims: list[Claim] = []
+        after = 0
+        while True:
+            item = await self.records.run(self.records.next_item, number, after)
+            if item is None:
+                break
+            claim = await self.claims.take(item.pk)
+            if claim is None:
+                continue
+            after = item.planned.number
+            if claim is ChunkStatus.RUNNING:
+                self.blocked = True
+                break
+            if claim is ChunkStatus.WAITING:
+                break
+            if isinstance(claim, Claim):
+                claims.append(claim)
+        return claims
 
     async def _converse(self, claims: list[Claim], model: ModelDeps) -> AsyncIterator[JobEvent]:
         """One conversation with ``model`` over the claimed parts; a cap reached ends the
@@ -272,6 +323,12 @@ async def open_run(
     """A run of the job ``request`` asks for (or of ``queued``'s chapter) with the chosen
     model and its fallbacks, from its model opened to its claims given back."""
     beat_s = heartbeat_s()
+    if request.batch:
+        if queued is not None:
+            raise ConfigError("batch mode runs a job in one process, not through the queue")
+        batch_provider(choice)  # refused here, in one line, if it has no Batch API
+        # Billed at the Batch API's prices, and capped at them.
+        choice = replace(choice, prices=choice.batch_prices())
     records = JobRecords(deps.stores)
     scope = scope_of(queued.job) if queued else await records.run(records.scope, request)
     book = await records.run(records.book, request.book_id, scope.chapters)
@@ -284,16 +341,26 @@ async def open_run(
             book.settings,
             await records.run(records.approvals, deps.broker, book.id),
         ),
-        job_prompt(book, request.kind),
+        job_prompt(book, request.kind, batch=request.batch),
     )
     shared = (deps.stores.spending, queued.ledger) if queued else None
     async with AsyncExitStack() as opened:
         models = ModelChain(
             deps.open_model, opened, book, request, talk, purse(cap, choice.prices, shared)
         )
+        post = None
         chain = await models.connect(choice, records)
+        if request.batch and chain[0].model.protocol is ToolProtocol.XML:
+            raise ConfigError(
+                f"batch mode needs native tool calls, and {chain[0].name} speaks the XML "
+                "protocol: run it without --batch, or with --protocol native"
+            )
         job, resumed, replanner = await _job(records, request, scope, book, chain[0], queued)
-        models.start(chain, replanner)
+        if request.batch:
+            client = batch_client(choice)
+            post = BatchPost(client, records.of(job), models.spending, chain[0].name)
+            opened.push_async_callback(post.aclose)
+        models.start(chain, replanner, post)
         run = await _started(deps, request, replanner, models, job, book, queued, resumed)
         task = asyncio.current_task()
         assert task is not None
@@ -352,7 +419,11 @@ async def _job(
         chunk_chars=job.chunk_chars or chunk_chars,
         fixed=fixed,
     )
-    if resumed and not queued and job.chunk_chars != chunk_chars:
+    if request.batch:
+        # Batch mode keeps the plan it began with: a part planned again would lose the
+        # conversation kept for it, and the answer its batch was paid for.
+        replanner.fixed = replanner.chunk_chars
+    elif resumed and not queued and job.chunk_chars != chunk_chars:
         await replanner.replan(chunk_chars)
     return job, resumed, replanner
 
@@ -397,7 +468,14 @@ async def _started(
         records.book_glossary(book.id),
         book.settings.question_wait_hours * 3600 if queued else None,
     )
-    lanes = [[queued.chapter]] if queued else _lanes(items, book, replanner.chunk_chars)
+    if queued:
+        lanes = [[queued.chapter]]
+    elif models.first.post is not None:
+        # Batch mode: no conversation is shared, each part's is kept and taken back up alone.
+        waiting = {i.planned.chapter_number for i in items if i.status is not ChunkStatus.DONE}
+        lanes = [[number] for number in sorted(waiting)]
+    else:
+        lanes = _lanes(items, book, replanner.chunk_chars)
     return JobRun(job, book, chunk_deps, models, to_do, started, lanes, request.pace_wait_s)
 
 

@@ -20,12 +20,13 @@ from honyaku.domain.pricing import Prices
 from honyaku.errors import HonyakuError, WorkerStopping
 from honyaku.jobs.events import ChunkFailure, JobEvent, JobFinished, Where
 from honyaku.jobs.planning import still_to_do
-from honyaku.jobs.progress import JobProgress
+from honyaku.jobs.progress import BatchFigures, JobProgress
 from honyaku.jobs.records import JobRecords, job_scope
 from honyaku.jobs.requests import ChapterEnd, ChapterOrder, JobRequest
 from honyaku.jobs.run import JobRun, QueuedChapter, RunDeps, open_run, planned_chunks
 from honyaku.jobs.spending import spending_cap
 from honyaku.llm.models import ModelChoice
+from honyaku.store.batches import SENDING, JobBatch
 from honyaku.store.jobs import ACTIVE, Job, JobStatus, Opened
 
 
@@ -145,6 +146,7 @@ class JobService:
         )
         progress = JobProgress.of(job, len(paragraphs), len(paragraphs) - len(to_do), prices)
         progress.workers = chunks.holders(job.id)
+        progress.batches = stored_batches(self.stores.batches.of_job(job.id))
         failed = [item for item in chunks.items(job.id) if item.failure is not None]
         progress.failures = [
             ChunkFailure(Where.of(item.planned), item.failure)
@@ -155,3 +157,16 @@ class JobService:
             account = JobRecords(self.stores).account(job)
             progress.left, progress.coverage = account.left, account.coverage
         return progress
+
+
+def stored_batches(batches: list[JobBatch]) -> BatchFigures | None:
+    """A job's batches as stored: those waiting for the provider, as last polled."""
+    if not batches:
+        return None
+    waiting = [b for b in batches if b.ended_at is None and b.state != SENDING]
+    counts = [b.counts for b in waiting]
+    answered = sum(
+        c.get(key, 0) for c in counts for key in ("succeeded", "errored", "expired", "canceled")
+    )
+    requests = sum(len(b.custom_ids) for b in waiting)
+    return BatchFigures(len(waiting), requests, answered, len(batches))

@@ -137,6 +137,19 @@ class Spending:
         tally.in_flight += most
         return most
 
+    async def try_reserve(self, request: ChatRequest, reply_tokens: float) -> float | None:
+        """``reserve`` for a request that need not go now (a line of the next batch): the
+        most it could cost counted as in flight if that fits, else ``None`` while requests
+        are in flight, else ``SpendingCapReached``."""
+        most = self.prices.cost(request_tokens(request), 0, reply_tokens)
+        tally = self.tally
+        if tally.spent + tally.in_flight + most > self.cap:
+            if not tally.in_flight:
+                raise SpendingCapReached(self.cap, tally.spent, most)
+            return None
+        tally.in_flight += most
+        return most
+
     async def settle(self, reserved: float, usage: Usage | None) -> None:
         """The request is answered (``usage``) or gave up (``None``)."""
         tally = self.tally
@@ -168,6 +181,13 @@ class SharedSpending:
                 raise SpendingCapReached(self.cap, found.spent, most)
             await asyncio.sleep(SETTLED_POLL_S)
 
+    async def try_reserve(self, request: ChatRequest, reply_tokens: float) -> int | None:
+        most = self.prices.cost(request_tokens(request), 0, reply_tokens)
+        found = await asyncio.to_thread(self.ledger.reserve, self.run, self.cap, most)
+        if found.reservation is None and not found.in_flight:
+            raise SpendingCapReached(self.cap, found.spent, most)
+        return found.reservation
+
     async def settle(self, reserved: int, usage: Usage | None) -> None:
         cost = usage_cost(usage, self.prices) if usage is not None else 0.0
         # Written even if the run is being cancelled: the ledger must not keep it in flight.
@@ -182,6 +202,11 @@ class Purse(Protocol):
         ...
 
     async def reserve(self, request: ChatRequest, reply_tokens: float) -> Any: ...
+
+    async def try_reserve(self, request: ChatRequest, reply_tokens: float) -> Any | None:
+        """The most ``request`` could cost, reserved if it fits now; ``None`` if it must wait
+        for requests in flight; ``SpendingCapReached`` if it cannot fit."""
+        ...
 
     async def settle(self, reserved: Any, usage: Usage | None) -> None: ...
 

@@ -36,7 +36,7 @@ or a sync tool, which the agent's registry runs in a thread. The event loop neve
 the database.
 """
 
-from honyaku.store.batches import JobBatch, JobBatches
+from honyaku.store.batches import BatchConversations, JobBatch, JobBatches
 from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
 from honyaku.store.chunks import (
     ChunkItem,
@@ -88,6 +88,7 @@ from honyaku.store.stores import Stores
 __all__ = [
     "Action",
     "ActionKind",
+    "BatchConversations",
     "BookGlossary",
     "BookSummary",
     "ChapterProgress",

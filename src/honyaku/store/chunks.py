@@ -30,7 +30,7 @@ from datetime import datetime
 from enum import StrEnum
 from itertools import groupby
 
-from sqlalchemy import ColumnElement, func, insert, select, update
+from sqlalchemy import ColumnElement, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from honyaku.domain.failures import Failure, FailureClass
@@ -38,7 +38,14 @@ from honyaku.domain.rounds import Part
 from honyaku.errors import ClaimLost
 from honyaku.store.database import Database
 from honyaku.store.leases import Lease, this_process
-from honyaku.store.schema import BookRow, ChunkRow, JobRow, table_of, utc_now
+from honyaku.store.schema import (
+    BatchConversationRow,
+    BookRow,
+    ChunkRow,
+    JobRow,
+    table_of,
+    utc_now,
+)
 
 
 class ChunkStatus(StrEnum):
@@ -273,10 +280,14 @@ class ChunkStore:
         *,
         model: str | None = None,
     ) -> None:
-        """End the claimed chunk, done or failed, as ``model`` left it."""
+        """End the claimed chunk, done or failed, as ``model`` left it; a conversation kept
+        for it in batch mode ends with it (a later round's part starts afresh)."""
         kind, error = (failure.kind.value, failure.detail) if failure else (None, None)
         with self.database.transaction() as session:
             hold(session, token, status=status, error=error, failure=kind, model=model)
+            session.execute(
+                delete(BatchConversationRow).where(BatchConversationRow.chunk_pk == token.chunk)
+            )
 
     def fail_again(self, job_id: str, keys: Collection[int], failure: Failure, model: str) -> None:
         """Failed chunks failed again, untried: ``model``, which was to try them, could not

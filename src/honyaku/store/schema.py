@@ -658,3 +658,24 @@ class JobBatchRow(Base):
     counts: Mapped[dict[str, Any]] = mapped_column(JSON)
     submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class BatchConversationRow(Base):
+    """A part's conversation in batch mode, kept before each of its requests goes out in a
+    batch: its messages (the request) and where its workflow stood (``jobs.parking``'s
+    records), and the custom id of its line, so that any later process takes it back up
+    where it waits (``store.batches``)."""
+
+    __tablename__ = "batch_conversations"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    """The conversation's key: its lines' custom ids begin with it."""
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    chunk_pk: Mapped[int] = mapped_column(
+        ForeignKey("job_chunks.pk", ondelete="CASCADE"), index=True
+    )
+    conversation: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    workflow: Mapped[dict[str, Any]] = mapped_column(JSON)
+    custom_id: Mapped[str | None] = mapped_column(Text)
+    """The line of its request waiting for a batch's answer; ``None`` before the first."""
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)

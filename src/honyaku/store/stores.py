@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from honyaku.store.batches import JobBatches
+from honyaku.store.batches import BatchConversations, JobBatches
 from honyaku.store.chats import ChatStore
 from honyaku.store.chunks import ChunkStore
 from honyaku.store.database import Database
@@ -42,6 +42,7 @@ class Stores:
     spending: SpendingLedger
     trials: Trials
     batches: JobBatches
+    conversations: BatchConversations
 
     @property
     def shared_rate_log(self) -> RateLog | None:
@@ -69,4 +70,5 @@ class Stores:
             SpendingLedger(database),
             Trials(database),
             JobBatches(database),
+            BatchConversations(database),
         )

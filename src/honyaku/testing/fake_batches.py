@@ -55,6 +55,11 @@ class BatchScript:
     """Custom ids answered with an error (a server error, worth sending again)."""
     expired: frozenset[str] = frozenset()
     """Custom ids the batch does not reach before it expires."""
+    expired_lines: int = 0
+    """Lines of the first batch, from its first, that it does not reach before it expires
+    (for callers whose custom ids a test cannot know beforehand)."""
+    errored_lines: int = 0
+    """Lines of the first batch, after those that expire, answered with a server error."""
 
 
 @dataclass
@@ -118,12 +123,17 @@ class FakeBatches:
 
     def _end(self, batch: FakeBatch) -> None:
         results: list[tuple[str, LineOutcome, dict[str, Any]]] = []
-        for custom_id, body in batch.lines:
+        script, first = self.script, next(iter(self.batches.values())) is batch
+        for n, (custom_id, body) in enumerate(batch.lines):
+            expires = first and n < script.expired_lines
+            fails = (
+                first and script.expired_lines <= n < script.expired_lines + script.errored_lines
+            )
             if batch.canceled:
                 results.append((custom_id, LineOutcome.CANCELED, {}))
-            elif custom_id in self.script.expired:
+            elif custom_id in script.expired or expires:
                 results.append((custom_id, LineOutcome.EXPIRED, {}))
-            elif custom_id in self.script.errored:
+            elif custom_id in script.errored or fails:
                 error = {"status": 500, "message": "Internal server error", "kind": "api_error"}
                 results.append((custom_id, LineOutcome.ERRORED, error))
             elif problem := self.problem(body):

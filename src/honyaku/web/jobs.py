@@ -52,7 +52,9 @@ async def job_page(request: Request, honyaku: App, job_id: str) -> HTMLResponse:
 async def start_job(honyaku: App, book_id: str, start: JobStart) -> Created:
     """Start a translation, polish or proofreading job in the background."""
     request = await job_request(honyaku, book_id, start.kind, start.chapters, start.retranslate)
-    request = replace(request, paragraphs=start.paragraphs, max_cost=start.max_cost)
+    request = replace(
+        request, paragraphs=start.paragraphs, max_cost=start.max_cost, batch=start.batch
+    )
     fallbacks = tuple(start.fallbacks) if start.fallbacks is not None else None
     options = ModelOptions(model=start.model, fallbacks=fallbacks, saved=True)
     model = await _model(honyaku, options, book_id)

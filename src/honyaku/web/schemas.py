@@ -260,6 +260,11 @@ class JobStart(BaseModel):
         allow_inf_nan=False,
         description="What this run may spend at the model's prices; null: the book's cap.",
     )
+    batch: StrictBool = Field(
+        default=False,
+        description="Send every request through the provider's Batch API: half price, "
+        "answered within 24 hours.",
+    )
 
 
 class JobResume(BaseModel):
@@ -305,6 +310,15 @@ class CoverageOut(BaseModel):
     paragraphs: int
     titles_done: int
     titles: int
+
+
+class BatchesOut(BaseModel):
+    """Batch mode: the job's batches, as ``jobs.progress.BatchFigures`` defines each."""
+
+    waiting: int = Field(description="Batches sent and not answered yet by the provider.")
+    requests: int = Field(description="The requests in those.")
+    answered: int = Field(description="Of those, the ones the provider has answered so far.")
+    sent: int = Field(description="Batches sent in all.")
 
 
 class LeftoverOut(BaseModel):
@@ -390,6 +404,9 @@ class JobOut(BaseModel):
     left: list[LeftOut] = Field(description="Once ended: each paragraph and title left.")
     coverage: CoverageOut | None = Field(description="Once ended: how much is translated.")
     running_here: bool
+    batches: BatchesOut | None = Field(
+        default=None, description="Batch mode: its batches; null for a job that sent none."
+    )
     workers: list[str] = Field(description="The processes running its chunks now.")
     error: str | None
 

@@ -31,32 +31,38 @@ from honyaku.llm.batches.batch import (
 from honyaku.llm.models import ModelChoice
 
 
+def batch_provider(choice: ModelChoice) -> str:
+    """The provider whose Batch API ``choice`` goes through (``openai``, ``anthropic``,
+    ``gemini``); ``ConfigError`` in one line where it has none."""
+    kind = choice.check()
+    if kind.name in ("anthropic", "gemini", "openai"):
+        return kind.name
+    raise ConfigError(
+        f"{choice.model or kind.name} at {choice.printable_endpoint} has no Batch API: batch "
+        "mode needs OpenAI's, Anthropic's or Gemini's own API; run without it"
+    )
+
+
 def batch_client(choice: ModelChoice) -> BatchClient:
     """The Batch API client of ``choice``'s provider; ``ConfigError`` where it has none."""
-    kind = choice.check()
+    provider = batch_provider(choice)
     model = choice.model or ""
-    where = choice.printable_endpoint
-    if kind.name == "anthropic":
+    if provider == "anthropic":
         from honyaku.llm.batches.anthropic import AnthropicBatchClient
 
         return AnthropicBatchClient(
             model=model, api_key=choice.api_key, base_url=choice.endpoint, headers=choice.header_map
         )
-    if kind.name == "gemini":
+    if provider == "gemini":
         from honyaku.llm.batches.gemini import GeminiBatchClient
 
         return GeminiBatchClient(
             model=model, api_key=choice.api_key, base_url=choice.endpoint, headers=choice.header_map
         )
-    if kind.name == "openai":
-        from honyaku.llm.batches.openai import OpenAIBatchClient
+    from honyaku.llm.batches.openai import OpenAIBatchClient
 
-        return OpenAIBatchClient(
-            model=model, api_key=choice.api_key, base_url=choice.endpoint, headers=choice.header_map
-        )
-    raise ConfigError(
-        f"{model or kind.name} at {where} has no Batch API: batch mode needs OpenAI's, "
-        "Anthropic's or Gemini's own API; run without it"
+    return OpenAIBatchClient(
+        model=model, api_key=choice.api_key, base_url=choice.endpoint, headers=choice.header_map
     )
 
 
@@ -71,4 +77,5 @@ __all__ = [
     "BatchStatus",
     "LineState",
     "batch_client",
+    "batch_provider",
 ]

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0026"
-down_revision = "0025"
+down_revision = "0024"
 
 
 def upgrade() -> None:

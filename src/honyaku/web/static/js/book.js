@@ -19,6 +19,7 @@ jobForm.addEventListener("submit", async (event) => {
       model: form.get("model"),
       fallbacks: fallbacksOf(fields(event.target)),
       max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
+      batch: form.get("batch") === "on",
     });
     location.href = `/jobs/${started.id}`;
   } catch (failure) {

@@ -88,6 +88,7 @@ function draw(progress) {
   if (interrupted) field("stopped").textContent = stoppedText(progress.error);
   waiting = progress.waiting_s == null ? null : { since: Date.now() - 1000 * progress.waiting_s, expected: progress.waiting_expected_s };
   showWaiting();
+  showBatches(progress.batches);
   field("workers").textContent = progress.workers.join(", ");
   field("workers-line").hidden = progress.workers.length === 0;
   const active = progress.running_here || ACTIVE.includes(progress.status);
@@ -131,6 +132,18 @@ function showWaiting() {
   line.textContent = waiting.expected
     ? t("Waiting for the model: {waited}, about {expected} expected", { waited, expected: duration(waiting.expected) })
     : t("Waiting for the model: {waited}", { waited });
+}
+
+// Batch mode: what the provider has of the job's batches, answered within 24 hours.
+function showBatches(batches) {
+  const line = field("batches");
+  line.hidden = !batches || !batches.waiting;
+  if (line.hidden) return;
+  line.textContent = t("Waiting for the provider: {batches} batch(es), {answered} of {requests} requests answered (within 24 hours, usually minutes to an hour).", {
+    batches: batches.waiting,
+    answered: batches.answered,
+    requests: batches.requests,
+  });
 }
 
 async function refreshLog() {

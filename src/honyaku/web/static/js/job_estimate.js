@@ -50,6 +50,14 @@ function describe(found, capped) {
   if (found.cost === null) lines.push(t("This model has no prices: add them on the Models page to see what it costs."));
   else if (found.cost === 0) lines.push(t("Free: this model costs nothing."));
   else lines.push(t("About {cost} at the model's prices.", { cost: money(found.cost) }));
+  if (found.batch_cost !== null && found.batch_cost !== undefined && found.cost) {
+    lines.push(
+      t("With the Batch API: about {cost}, in about {rounds} batch rounds, each answered within 24 hours (usually minutes to an hour).", {
+        cost: money(found.batch_cost),
+        rounds: count(found.batch_rounds),
+      }),
+    );
+  }
   if (capped !== null && found.cost === null) {
     lines.push(t("A run with a cap needs the model's prices: this one would be refused."));
   } else if (capped !== null) {

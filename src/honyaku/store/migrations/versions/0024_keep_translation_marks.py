@@ -1,13 +1,13 @@
 """Keep each translation's inline marks beside its text: where the source's marks (by index)
 land in the translated words (translations.marks).
 
-Revision ID: 0025
+Revision ID: 0024
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0025"
+revision = "0024"
 down_revision = "0023"
 
 
