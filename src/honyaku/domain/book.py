@@ -70,6 +70,8 @@ class TranslationKind(StrEnum):
     POLISH = "polish"
     PROOFREADING = "proofreading"
     MANUAL = "manual"
+    MEMORY = "memory"
+    """Written from the translation memory: an earlier translation of the very same source."""
 
 
 CHUNK_CHARS = 6000
@@ -97,6 +99,9 @@ class BookSettings(BaseModel):
     """The saved model this book's jobs run with where none is named (a trial's choice)."""
     fallbacks: list[str] = Field(default_factory=list, max_length=10)
     """The saved models that take over its parts that fail, with ``model``."""
+    write_from_memory: bool = False
+    """Before a translation job, paragraphs whose very source the series' memory holds are
+    written from it (versions by "memory"), and the job does the rest."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from honyaku.domain.workflow import ChunkWorkflow, JobKind, TaskStatus
 from honyaku.errors import ToolError
 from honyaku.jobs.batch_quality import batch_warnings, warnings_result
 from honyaku.jobs.events import Where
+from honyaku.jobs.glossary_prompts import chunk_forms
 from honyaku.llm.messages import ToolCall
 from honyaku.store.chunks import Held
 from honyaku.store.glossary import BookGlossary
@@ -116,9 +117,10 @@ def add_translation_batch(
     workflow = context.workflow
     workflow.check_batch(paragraphs, _in_book(context, paragraphs))
     texts = _new_texts(workflow, paragraphs)
-    warnings = batch_warnings(
-        context.book, workflow.assigned, texts, context.book_glossary().matcher()
-    )
+    glossary = context.book_glossary()
+    matcher = glossary.matcher()
+    forms = [shown.form for shown in chunk_forms(context.chunk, glossary.cast(), matcher)]
+    warnings = batch_warnings(context.book, workflow.assigned, texts, matcher, forms)
     stored: set[str] = set()
     if texts:
         stored = context.library.add_translations(
