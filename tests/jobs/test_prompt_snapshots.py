@@ -8,9 +8,12 @@ from inline_snapshot import snapshot
 
 from honyaku.agent.questions import QUESTION_TOOLS
 from honyaku.domain import Chapter, JobKind, Paragraph, split_into_chunks
+from honyaku.domain.forms_of_address import FormOfAddress, Shown, Since
 from honyaku.domain.glossary import GlossaryEntry
-from honyaku.jobs.glossary_prompts import extraction_prompt, glossary_section
-from honyaku.jobs.glossary_tools import GLOSSARY_TOOLS
+from honyaku.domain.memory import Recall, Remembered
+from honyaku.jobs.glossary_prompts import extraction_prompt, forms_section, glossary_section
+from honyaku.jobs.glossary_tools import GLOSSARY_TOOLS, add_characters, add_forms_of_address
+from honyaku.jobs.memory_prompts import memory_section
 from honyaku.jobs.prompts import chunk_message, system_prompt
 from honyaku.jobs.tools import TASK_TOOLS
 
@@ -418,3 +421,145 @@ Rules:
 )
 def test_every_chinese_target_is_named_with_the_script_it_is_checked_against(target, named):
     assert f"翻译成{named}" in system_prompt(JobKind.TRANSLATION, "ja", target)
+
+
+def test_a_characters_line_carries_its_pronoun_and_speech_where_set():
+    entries = [
+        GlossaryEntry(
+            "真白", "真白", "画家", "character", gender="female", pronoun="她", speech="平淡、寡言"
+        ),
+        GlossaryEntry("空太", "空太", kind="character", gender="male"),
+    ]
+    assert glossary_section(entries, JobKind.TRANSLATION) == snapshot("""\
+Glossary for this chunk (use these renderings):
+- 真白 → 真白 (character, female, 她; 画家; speech: 平淡、寡言)
+- 空太 → 空太 (character, male)\
+""")
+
+
+def test_a_chunks_forms_of_address_as_the_model_reads_them():
+    shown = [
+        Shown(FormOfAddress("空太", "美咲", "美咲先輩", "美咲学姐", "你")),
+        Shown(FormOfAddress("空太", "千尋先生", "千尋先生", "千寻老师", "您", "敬重")),
+        Shown(FormOfAddress("空太", "美咲", "美咲先輩", "美咲姐", since=Since("b", 2, 11)), True),
+    ]
+    assert forms_section(shown, JobKind.TRANSLATION) == snapshot("""\
+How these characters address each other (speaker → listener: as the source writes it → rendering; register):
+- 空太 → 美咲: 美咲先輩 → 美咲学姐 (你)
+- 空太 → 千尋先生: 千尋先生 → 千寻老师 (您; 敬重)
+- 空太 → 美咲: 美咲先輩 → 美咲姐 (from [12] on)\
+""")
+
+
+def test_a_chunks_translation_memory_as_the_model_reads_it():
+    same = Remembered("b1", "1a2b3c4d", 2, 4, "桜の花びらが風に舞っていた。", "樱花随风飞舞。")
+    near = Remembered("b2", "2b3c4d5e", 1, 0, "真白は窓の外を見ていた。", "真白望着窗外。")
+    imported = Remembered(
+        "b1", "3c4d5e6f", 3, 1, "空太は猫を拾ってきた。", "空太捡回了猫。", "v1.txt"
+    )
+    references = [(2, Recall(same, 1.0)), (6, Recall(near, 0.923)), (9, Recall(imported, 1.0))]
+
+    assert memory_section(references, "b2", {"b1": "さくら荘 1"}) == snapshot("""\
+Translation memory: earlier translations of the same or nearly the same source (keep them where they fit):
+- [3] the same source, 《さくら荘 1》, chapter 2: 樱花随风飞舞。
+- [7] 92% alike, earlier in this book, chapter 1: 真白は窓の外を見ていた。 ⇒ 真白望着窗外。
+- [10] the same source, 《さくら荘 1》, chapter 3, another translator's (v1.txt): 空太捡回了猫。\
+""")
+
+
+def test_cast_tool_schemas():
+    schemas = {
+        tool.name: {"description": tool.spec.description, "parameters": tool.spec.parameters}
+        for tool in (add_characters, add_forms_of_address)
+    }
+    assert schemas == snapshot(
+        {
+            "add_characters": {
+                "description": """\
+Propose the characters the glossary lacks, with what is known of them. The
+translator approves them; one that contradicts an approved entry is refused.\
+""",
+                "parameters": {
+                    "properties": {
+                        "characters": {
+                            "items": {
+                                "properties": {
+                                    "source": {
+                                        "description": "The name as the book writes it, without honorific.",
+                                        "type": "string",
+                                    },
+                                    "target": {"description": "Its rendering.", "type": "string"},
+                                    "reading": {
+                                        "description": "Its reading (kana for Japanese).",
+                                        "type": "string",
+                                    },
+                                    "gender": {
+                                        "description": "male, female, or another word.",
+                                        "type": "string",
+                                    },
+                                    "pronoun": {
+                                        "description": "The target language's pronoun for them.",
+                                        "type": "string",
+                                    },
+                                    "speech": {
+                                        "description": "How they speak: register, verbal tics.",
+                                        "type": "string",
+                                    },
+                                    "note": {
+                                        "description": "Who they are, briefly.",
+                                        "type": "string",
+                                    },
+                                },
+                                "required": ["source", "target"],
+                                "type": "object",
+                            },
+                            "type": "array",
+                        }
+                    },
+                    "required": ["characters"],
+                    "type": "object",
+                },
+            },
+            "add_forms_of_address": {
+                "description": """\
+Propose how one character addresses another, where the address book lacks it. The
+translator approves them; one that contradicts an approved row is refused.\
+""",
+                "parameters": {
+                    "properties": {
+                        "forms": {
+                            "items": {
+                                "properties": {
+                                    "speaker": {
+                                        "description": "The character who speaks, as the glossary names them.",
+                                        "type": "string",
+                                    },
+                                    "listener": {
+                                        "description": "The character addressed.",
+                                        "type": "string",
+                                    },
+                                    "source_form": {
+                                        "description": "As the book writes it: 先輩, お兄ちゃん, a name.",
+                                        "type": "string",
+                                    },
+                                    "rendering": {
+                                        "description": "Its rendering.",
+                                        "type": "string",
+                                    },
+                                    "register": {
+                                        "description": "The target's register where it has one: 您/你.",
+                                        "type": "string",
+                                    },
+                                },
+                                "required": ["speaker", "listener", "source_form", "rendering"],
+                                "type": "object",
+                            },
+                            "type": "array",
+                        }
+                    },
+                    "required": ["forms"],
+                    "type": "object",
+                },
+            },
+        }
+    )
