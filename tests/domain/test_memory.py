@@ -27,7 +27,8 @@ def test_the_same_source_is_found_whatever_its_width_spaces_and_case():
 
     [found] = index.recall("桜の花びらが 風に舞っていた。ａｂｃ")
 
-    assert found.exact and found.remembered.paragraph_id == "00000001"
+    assert found.exact
+    assert found.remembered.paragraph_id == "00000001"
 
 
 def test_a_nearly_same_source_is_found_with_how_alike_and_a_different_one_is_not():
