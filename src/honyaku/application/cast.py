@@ -131,6 +131,26 @@ class Cast:
         """Reject the proposed rows of ``keys``, or every one: each removed as a version."""
         return await asyncio.to_thread(self._settle, book_id, keys, accept=False)
 
+    async def find_forms(
+        self, book_id: str, speaker: str, listener: str, source_form: str
+    ) -> list[StoredForm]:
+        """The rows (from any point) by which ``speaker`` addresses ``listener`` as
+        ``source_form``, speaker and listener named by any variant of their names."""
+
+        def find() -> list[StoredForm]:
+            store = self._stores.glossary
+            glossaries = store.glossaries_of(book_id)
+            characters = [s.entry for s in store.current(glossaries) if s.entry.is_character]
+            who = [resolve_character(name, characters) for name in (speaker, listener)]
+            wanted = (
+                match_key(who[0].source if who[0] else speaker),
+                match_key(who[1].source if who[1] else listener),
+                match_key(source_form),
+            )
+            return [s for s in store.addresses.current(glossaries) if s.form.row == wanted]
+
+        return await asyncio.to_thread(find)
+
     async def history(self, book_id: str, key: str) -> list[StoredForm]:
         """Every version of the row of ``key``, oldest first."""
 

@@ -290,6 +290,14 @@ def settings(
             "the workbench) before the model is told nobody answered.",
         ),
     ] = None,
+    write_from_memory: Annotated[
+        Switch | None,
+        typer.Option(
+            help="on: before a translation job, paragraphs whose very source the series' "
+            "translation memory holds are written from it (versions by 'memory', never over a "
+            "translation); see `honyaku memory`."
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Print a book's settings, changing those given first."""
@@ -309,6 +317,8 @@ def settings(
         changes["max_cost"] = max_cost or None
     if question_wait_hours is not None:
         changes["question_wait_hours"] = question_wait_hours
+    if write_from_memory is not None:
+        changes["write_from_memory"] = write_from_memory is Switch.ON
     book_id = run(honyaku.books.resolve(book))
     current = run(honyaku.settings.change(book_id, **changes))
     for name, value in current.model_dump().items():
