@@ -30,6 +30,8 @@ from honyaku.domain.honorifics import base_name
 CHARACTER = "character"
 DEFAULT_KIND = "term"
 MAX_SOURCE_CHARS = 200
+MAX_PRONOUN_CHARS = 40
+MAX_SPEECH_CHARS = 500
 
 
 class EntryStatus(StrEnum):
@@ -100,6 +102,10 @@ def clean_entry(entry: GlossaryEntry) -> GlossaryEntry:
     if not target:
         raise ValueError(f"{source}: the target is blank")
     aliases = tuple(dict.fromkeys(a.strip() for a in entry.aliases if a.strip()))
+    if len(entry.pronoun.strip()) > MAX_PRONOUN_CHARS:
+        raise ValueError(f"{source}: the pronoun is longer than {MAX_PRONOUN_CHARS} characters")
+    if len(entry.speech.strip()) > MAX_SPEECH_CHARS:
+        raise ValueError(f"{source}: the speech note is longer than {MAX_SPEECH_CHARS} characters")
     return GlossaryEntry(
         source,
         target,

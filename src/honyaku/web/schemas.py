@@ -190,8 +190,11 @@ class SettingsPatch(BaseModel):
     max_cost: StrictFloat | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="null clears the book's cap."
     )
+    write_from_memory: StrictBool | SkipJsonSchema[None] = None
 
-    @field_validator("chunk_chars", "skip_ask_user", "approve_tools", "always_allow")
+    @field_validator(
+        "chunk_chars", "skip_ask_user", "approve_tools", "always_allow", "write_from_memory"
+    )
     @classmethod
     def _given(cls, value: Any) -> Any:
         # Called only for a value given: a null given is a mistake, not "leave it".

@@ -19,6 +19,7 @@ jobForm.addEventListener("submit", async (event) => {
       model: form.get("model"),
       fallbacks: fallbacksOf(fields(event.target)),
       max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
+      write_from_memory: form.get("write_from_memory") === "on",
     });
     location.href = `/jobs/${started.id}`;
   } catch (failure) {
@@ -67,6 +68,7 @@ document.getElementById("settings-form").addEventListener("submit", async (event
       approve_tools: form.getAll("approve_tools"),
       always_allow: form.getAll("always_allow"),
       max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
+      write_from_memory: form.get("write_from_memory") === "on",
     });
     saved.textContent = t("Saved.");
   } catch (failure) {
