@@ -240,4 +240,3 @@ def _cast_out(view: CastView, *, key: str | None = None) -> CastOut:
         characters=[CharacterOut.of(member) for member in view.members],
         forms=[FormOut.of(row) for row in rows],
     )
-
