@@ -2,7 +2,7 @@
 chapter, on the synthetic series of ``honyaku.testing.series``; and that a book without a cast
 costs what it did.
 
-    .venv/bin/python bench/cast.py [--only plain] [--json PATH]
+    .venv/bin/python bench/cast.py [--only plain] [--memory N] [--json PATH]
 
 Volume 2 (three chapters, each its own conversation) is translated over real HTTP by the fake
 model (every call of a step in one reply, the series' own renderings), twice:
@@ -19,6 +19,13 @@ them), the requests, and, of the chunk's first message, the tokens of each secti
 adds (``glossary``: its characters' lines, ``forms``: the rows, ``memory``: the references);
 ``prefix``: the tool schemas and system prompt of one request. Billed units are uncached +
 0.25 × cached input tokens.
+
+Then the memory's index, on real prose (Kusamakura and the Kojiki, from the tests' fixtures)
+and at the scale of a long series of the worst text for it (``--memory`` lines, 100,000 by
+default, of ``bench/formats.py``'s text, a hundred characters drawn at random): the CPU
+seconds to build it, and to recall a chunk of 40 of its paragraphs with a character changed,
+against what comparing each with every remembered one takes (rapidfuzz's ``process.extract``,
+in C, with the same cut-off).
 """
 
 from __future__ import annotations
@@ -26,12 +33,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
+import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz import process
+from rapidfuzz.distance import Indel
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from formats import japanese_text
+from jobs import real_books
+
 from honyaku.application import Honyaku, ModelChoice, ToolProtocol
 from honyaku.domain import JobKind
+from honyaku.domain.memory import NEARLY_SAME, MemoryIndex, Remembered, memory_key
 from honyaku.jobs import JobFinished, JobRequest
 from honyaku.jobs.glossary_prompts import GLOSSARY_HEADER
 from honyaku.llm.tokenizers import O200K, counter_for_family
@@ -143,6 +162,58 @@ def _first_volume(honyaku: Honyaku, first: str, second: str) -> None:
     asyncio.run(honyaku.cast.accept_forms(first))
 
 
+def memory_scale(sources: list[str]) -> dict[str, float]:
+    """CPU seconds to index ``sources``, and to recall a chunk of 40 of them (each with a
+    character changed) by the index and by comparing every pair."""
+    rng = random.Random(42)
+    remembered = [Remembered("b", f"{n:08x}", 1, n, text, "译") for n, text in enumerate(sources)]
+    started = time.process_time()
+    index = MemoryIndex()
+    index.put(remembered)
+    built = time.process_time() - started
+    chunk = []
+    for text in rng.sample(sources, 40):
+        at = rng.randrange(len(text))
+        chunk.append(text[:at] + "彼" + text[at + 1 :])
+    started = time.process_time()
+    found = [index.recall(text) for text in chunk]
+    recalled = time.process_time() - started
+    keys = [memory_key(text) for text in sources]
+    started = time.process_time()
+    for text in chunk:
+        process.extract(
+            memory_key(text), keys, scorer=Indel.normalized_similarity,
+            score_cutoff=NEARLY_SAME, limit=1,
+        )  # fmt: skip
+    naive = time.process_time() - started
+    return {
+        "paragraphs": len(index),
+        "build_s": built,
+        "chunk_s": recalled,
+        "naive_chunk_s": naive,
+        "recalled": sum(1 for f in found if f),
+    }
+
+
+def prose() -> list[str]:
+    """Kusamakura's and the Kojiki's paragraphs, as the tests' fixtures hold them."""
+    books = real_books()
+    return [
+        paragraph
+        for title in ("草枕 (novel, EPUB)", "古事記 (Aozora TXT)")
+        for chapter in books[title].chapters
+        for paragraph in chapter.paragraphs
+        if len(paragraph) > 12
+    ]
+
+
+def uniform(count: int) -> list[str]:
+    """``count`` lines of ``bench/formats.py``'s text, drawn from a hundred characters at
+    random: the worst for the index, whose pairs are all common."""
+    lines = [line.strip() for line in japanese_text(count * 120).splitlines()]
+    return [line for line in lines if len(line) > 20][:count]
+
+
 def _section_tokens(message: str, header: str) -> float:
     if header not in message:
         return 0.0
@@ -152,6 +223,7 @@ def _section_tokens(message: str, header: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("plain", "cast"), default=None)
+    parser.add_argument("--memory", type=int, default=100_000)
     parser.add_argument("--json", type=Path, default=None)
     options = parser.parse_args()
     runs = {name: name == "cast" for name in ("plain", "cast") if options.only in (None, name)}
@@ -181,6 +253,16 @@ def main() -> None:
             f"chapter's first request: the glossary tools and add_forms_of_address "
             f"({tool_tokens('add_forms_of_address'):.0f})"
         )
+    if options.memory and options.only is None:
+        for name, sources in (("prose", prose()), ("uniform", uniform(options.memory))):
+            scale = memory_scale(sources)
+            found[f"memory_{name}"] = scale
+            print(
+                f"memory of {scale['paragraphs']:,.0f} paragraphs of {name}: built in "
+                f"{scale['build_s']:.2f} s, a chunk of 40 recalled in "
+                f"{scale['chunk_s'] * 1000:.0f} ms ({scale['recalled']:.0f} found), every pair "
+                f"compared {scale['naive_chunk_s'] * 1000:.0f} ms"
+            )
     if options.json:
         options.json.write_text(json.dumps(found, ensure_ascii=False, indent=2), encoding="utf-8")
 

@@ -11,11 +11,11 @@ thousand times, each time meaning something else).
 
 - the same source, through a dictionary of keys;
 - nearly the same (indel similarity ``NEARLY_SAME`` or more, rapidfuzz), through an inverted
-  index of each key's character pairs. Two texts that similar differ by at most
-  ``2 (1 - s) n / s`` insertions and deletions, each of which takes at most two of a text's
-  pairs away: a text that holds none of the query's ``2 d + 1`` rarest pairs cannot be that
-  similar (prefix filtering). Only the texts holding one of them, of a fitting length, are
-  compared, in C.
+  index of each key's character pairs (``GRAM``). Two texts that similar differ by at most
+  ``d = 2 (1 - s) n / s`` insertions and deletions, each of which takes at most two of a
+  text's pairs away: a text that holds none of the query's ``2 d + 1`` rarest pairs cannot be
+  that similar (prefix filtering). Only the texts holding one of them, of a fitting length,
+  are compared, in C.
 
 ``choose_translation`` picks what an exact match is written from memory with, where several
 earlier translations of one source differ.
@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
 from honyaku.domain.alignment import alignment_key
@@ -36,6 +37,9 @@ MIN_MEMORY_CHARS = 10
 """Sources shorter than this (once normalized) are neither remembered nor looked up."""
 NEARLY_SAME = 0.9
 """Indel similarity from which a source is nearly the same as another: a word changed."""
+GRAM = 2
+"""Characters in each piece of a source the index keeps (its q-grams): pairs. Triples tell
+texts of few distinct characters apart faster, but take twice as long to index."""
 MAX_CANDIDATES = 2000
 """Texts compared for one query at most (a query of common pairs only, in a huge series)."""
 
@@ -87,6 +91,8 @@ class MemoryIndex:
     latest ``put`` of it)."""
 
     _items: list[Remembered | None] = field(default_factory=list)
+    _keys: list[str] = field(default_factory=list)
+    """By item number: its source as the memory compares it, made once."""
     _where: dict[tuple[str, str], int] = field(default_factory=dict)
     _exact: dict[str, list[int]] = field(default_factory=dict)
     _pairs: dict[str, list[int]] = field(default_factory=dict)
@@ -105,6 +111,7 @@ class MemoryIndex:
                 continue
             number = len(self._items)
             self._items.append(item)
+            self._keys.append(key)
             self._where[place] = number
             self._exact.setdefault(key, []).append(number)
             for pair in _pairs(key):
@@ -147,21 +154,25 @@ class MemoryIndex:
         most_edits = math.floor(2 * (1 - NEARLY_SAME) * length / NEARLY_SAME)
         rarest = sorted(pairs, key=lambda pair: len(self._pairs.get(pair, ())))
         candidates: set[int] = set()
-        for pair in rarest[: 2 * most_edits + 1]:
+        for pair in rarest[: GRAM * most_edits + 1]:
             candidates.update(self._pairs.get(pair, ()))
             if len(candidates) > MAX_CANDIDATES:
                 break
         shortest = length * NEARLY_SAME / (2 - NEARLY_SAME)
         longest = length * (2 - NEARLY_SAME) / NEARLY_SAME
+        keys, items = self._keys, self._items
+        fitting = {
+            number: keys[number]
+            for number in candidates
+            if items[number] is not None and shortest <= len(keys[number]) <= longest
+        }
+        alike = process.extract(
+            key, fitting, scorer=Indel.normalized_similarity, score_cutoff=NEARLY_SAME, limit=None
+        )
         found = []
-        for number in candidates:
-            item = self._items[number]
-            if item is None or not shortest <= len(item.key) <= longest:
-                continue
-            if item.key == key or not allowed(item):
-                continue
-            similarity = Indel.normalized_similarity(key, item.key, score_cutoff=NEARLY_SAME)
-            if similarity:
+        for other, similarity, number in alike:
+            item = items[number]
+            if item is not None and other != key and allowed(item):
                 found.append(Recall(item, similarity))
         return found
 
@@ -177,4 +188,4 @@ def choose_translation(found: Iterable[Remembered]) -> str | None:
 
 
 def _pairs(key: str) -> set[str]:
-    return {key[i : i + 2] for i in range(len(key) - 1)}
+    return {key[i : i + GRAM] for i in range(len(key) - GRAM + 1)}
