@@ -12,6 +12,7 @@ billing.py          what a request is billed, with a provider's prompt cache
 scripted_models.py  ScriptedTranslator, ScriptedAssistant: the demo model with a script,
                     Mistake, and the calls a thinking model drafts
 sloppy_drafts.py    the careless draft the quality checks catch, and its fix
+series.py           a synthetic two-volume series with its cast, for the cast's tests and bench
 server.py           BackgroundServer: an ASGI app served from a background thread
 """
 
