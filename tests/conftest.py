@@ -17,8 +17,9 @@ book that always finishes, and the assistant; the XML protocol's own tests are i
 
 from __future__ import annotations
 
+import asyncio
 import shutil
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,12 +31,15 @@ from keyring.errors import PasswordDeleteError
 from playwright.sync_api import Browser, expect, sync_playwright
 from sqlalchemy import MetaData, select
 
-from honyaku.application import Honyaku
+from honyaku.application import Honyaku, ModelChoice
 from honyaku.domain import BookDraft, ChapterDraft
+from honyaku.jobs import JobEvent, JobFinished, JobRequest, JobService
 from honyaku.store import Database, JobStore, Library, Stores
 from honyaku.store.database import DATABASE_FILE
 from honyaku.store.schema import Base
 from honyaku.testing import FakeGeminiServer, FakeLLMServer
+
+from .support.accounting import assert_every_paragraph_accounted_for
 
 if TYPE_CHECKING:
     from .support.postgres import Cluster
@@ -155,6 +159,27 @@ def key_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     keyring.set_keyring(fail.Keyring())
     return folder / "keys.json"
+
+
+@pytest.fixture(autouse=True)
+def every_job_accounts_for_its_paragraphs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every job a test runs in this process ends with each work paragraph and chapter title
+    of its scope done, or listed with its reason, and says so as the database has it
+    (``support.accounting``): checked as its ``JobFinished`` passes, whoever runs it."""
+    run = JobService.run
+
+    async def accounted(
+        service: JobService, request: JobRequest, choice: ModelChoice
+    ) -> AsyncIterator[JobEvent]:
+        async for event in run(service, request, choice):
+            if isinstance(event, JobFinished):
+                # Off the loop, as the engine reads the database: the loop is watched too.
+                await asyncio.to_thread(
+                    assert_every_paragraph_accounted_for, service.stores, event.outcome
+                )
+            yield event
+
+    monkeypatch.setattr(JobService, "run", accounted)
 
 
 class MemoryKeyring(KeyringBackend):

@@ -6,6 +6,7 @@
     │   ├── NotFoundError        no book, chapter or job with that id
     │   ├── DuplicateBookError   the book is already in the library
     │   └── ConfigError          missing API key, unknown protocol, bad setting
+    │       └── FallbackUnavailableError  a fallback of the chain cannot start
     ├── ProviderError            the model's server failed or refused
     │   ├── TransientProviderError   worth retrying: 429, 5xx, timeouts, dropped or cut streams
     │   │   ├── RateLimitedError     429, may carry the server's Retry-After
@@ -77,6 +78,14 @@ class NotFoundError(UserError):
 
 class ConfigError(UserError):
     pass
+
+
+class FallbackUnavailableError(ConfigError):
+    """A fallback model of the chain cannot be used: the run does not begin."""
+
+    def __init__(self, model: str | None, cause: HonyakuError) -> None:
+        super().__init__(f"the fallback model {model}: {cause}", terminal_hint=cause.terminal_hint)
+        self.cause = cause
 
 
 class DuplicateBookError(UserError):

@@ -16,6 +16,7 @@ from honyaku.domain import JobKind
 from honyaku.domain.glossary import EntryStatus, GlossaryEntry
 from honyaku.jobs import JobRequest, JobStarted
 from honyaku.jobs.glossary_prompts import GLOSSARY_HEADER, KNOWN_HEADER
+from honyaku.jobs.records import JobRecords
 from honyaku.store import ActionKind, GlossaryStore, Stores
 from honyaku.testing import Mistake
 
@@ -210,7 +211,14 @@ def test_the_model_looks_entries_up_with_get_glossary(run_job, library, fake_mod
     [chunk] = split_into_chunks(chapter, chapter.work_paragraphs, max_chars=8000)
     workflow = ChunkWorkflow(JobKind.TRANSLATION, {}, (chapter.id,))
     context = ChunkContext(
-        Broker(), "a test", Stores.over(library.database), book, "job00000", "m", chunk, workflow
+        Broker(),
+        "a test",
+        JobRecords(Stores.over(library.database)),
+        book,
+        "job00000",
+        "m",
+        chunk,
+        workflow,
     )
     registry = ToolRegistry(GLOSSARY_TOOLS, ChunkContext)
 

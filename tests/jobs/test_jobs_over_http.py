@@ -281,13 +281,14 @@ def test_a_model_that_never_finishes_fails_its_chunks_visibly_after_bounded_nudg
 
     outcome, events = run_job(fake_model, book_id, limits=LoopLimits(max_nudges=2))
 
-    # The three short chapters' shared conversation, then each chapter's part in halves, then
-    # in quarters: two split rounds that got nothing done, and the model is given up on.
+    # The three short chapters' shared conversation, which gives each its part back whole;
+    # each chapter's part alone, then in halves, then in quarters: two split rounds that got
+    # nothing done, and the model is given up on.
     assert sorted(e.round for e in events if isinstance(e, RoundStarted)) == [2, 2, 2, 3, 3, 3]
     assert not outcome.ok
     assert len(outcome.failures) == 3 * 4
     assert all("stopped 3 times without finishing" in f.reason for f in outcome.failures)
-    assert len(fake_model.requests) == (1 + 3 * (2 + 4)) * 3
+    assert len(fake_model.requests) == (1 + 3 * (1 + 2 + 4)) * 3
     assert outcome.job.status == "failed"
     assert all(
         p.translation is None for c in library.whole_book(book_id).chapters for p in c.paragraphs

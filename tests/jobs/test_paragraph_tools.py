@@ -7,6 +7,7 @@ import pytest
 from honyaku.agent.broker import Broker
 from honyaku.agent.registry import ToolRegistry
 from honyaku.domain import ChunkWorkflow, JobKind, TaskStatus, split_into_chunks
+from honyaku.jobs.records import JobRecords
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.messages import ToolCall
 from honyaku.store import Stores
@@ -32,7 +33,14 @@ def task_for(library, book, chunk, status=TaskStatus.PLANNING) -> ChunkContext:
         status=status,
     )
     return ChunkContext(
-        Broker(), "a test", Stores.over(library.database), book, "job00000", "fake", chunk, workflow
+        Broker(),
+        "a test",
+        JobRecords(Stores.over(library.database)),
+        book,
+        "job00000",
+        "fake",
+        chunk,
+        workflow,
     )
 
 

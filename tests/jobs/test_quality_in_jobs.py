@@ -13,6 +13,7 @@ from honyaku.agent.broker import Broker
 from honyaku.agent.registry import ToolRegistry
 from honyaku.domain import CHUNK_CHARS, ChunkWorkflow, JobKind, TaskStatus, split_into_chunks
 from honyaku.domain.glossary import GlossaryEntry
+from honyaku.jobs.records import JobRecords
 from honyaku.jobs.tools import TASK_TOOLS, ChunkContext
 from honyaku.llm.messages import ToolCall
 from honyaku.store import ActionKind, Stores
@@ -140,7 +141,14 @@ def test_a_miscopied_id_is_refused_with_did_you_mean(library, book_id):
         status=TaskStatus.WORKING,
     )
     context = ChunkContext(
-        Broker(), "a test", Stores.over(library.database), book, "job00000", "m", chunk, workflow
+        Broker(),
+        "a test",
+        JobRecords(Stores.over(library.database)),
+        book,
+        "job00000",
+        "m",
+        chunk,
+        workflow,
     )
     registry = ToolRegistry(TASK_TOOLS, ChunkContext)
     miscopied = first.id[:-1] + ("0" if first.id[-1] != "0" else "1")

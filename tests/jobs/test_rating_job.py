@@ -17,6 +17,7 @@ from honyaku.domain.book import TranslationKind
 from honyaku.domain.chunking import split_into_chunks
 from honyaku.domain.workflow import ChunkWorkflow, TaskStatus
 from honyaku.jobs.rating_tools import RATING_TOOLS
+from honyaku.jobs.records import JobRecords
 from honyaku.jobs.tools import ChunkContext
 from honyaku.llm.demo.translator import WorkLine
 from honyaku.llm.messages import ToolCall
@@ -131,7 +132,9 @@ def rating_tools(library: Library, book_id: str) -> tuple[ToolRegistry, ChunkCon
         status=TaskStatus.WORKING,
     )
     stores = Stores.over(library.database)
-    context = ChunkContext(Broker(), "a test", stores, book, "job00000", "judge", chunk, workflow)
+    context = ChunkContext(
+        Broker(), "a test", JobRecords(stores), book, "job00000", "judge", chunk, workflow
+    )
     return ToolRegistry(RATING_TOOLS, ChunkContext), context, list(workflow.assigned)
 
 

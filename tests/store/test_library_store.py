@@ -133,17 +133,23 @@ def test_an_unfinished_job_over_the_same_chapters_is_reopened(jobs, book_id):
     assert job.id not in (other_scope.id, other_kind.id)
 
 
-def test_cost_adds_up_across_turns(jobs, book_id):
+def test_cost_adds_up_across_turns_and_is_kept_by_the_model_that_spent_it(jobs, book_id):
     job, _ = open_job(jobs, book_id)
 
     jobs.record(
         job.id,
         [Action(ActionKind.NUDGE, payload={"text": "go on"})],
-        JobCost(requests=1, input_tokens=10),
+        {"first": JobCost(requests=1, input_tokens=10)},
     )
-    jobs.record(job.id, [], JobCost(requests=1, retries=1, input_tokens=5))
+    jobs.record(job.id, [], {"first": JobCost(requests=1, retries=1, input_tokens=5)})
+    jobs.record(job.id, [], {"fallback": JobCost(requests=1, input_tokens=7)})
 
-    assert jobs.get(job.id).cost == JobCost(requests=2, retries=1, input_tokens=15)
+    stored = jobs.get(job.id)
+    assert stored.cost == JobCost(requests=3, retries=1, input_tokens=22)
+    assert stored.costs == {
+        "fallback": JobCost(requests=1, input_tokens=7),
+        "first": JobCost(requests=2, retries=1, input_tokens=15),
+    }
     assert [a.action.kind for a in jobs.actions(book_id)] == [ActionKind.NUDGE]
 
 

@@ -2,7 +2,8 @@
 one paragraph of a chapter; the book and chapter pages mark it "needs you" with the filter's
 reason, the page of what is left lists it, and another model run over exactly that paragraph
 finishes the book, its version naming the model that wrote it. Written by hand instead, the
-mark goes. A fallback chosen in the start form finishes it in the first job."""
+mark goes; left as it is on purpose, it is listed apart until taken back. A fallback chosen in
+the start form finishes it in the first job."""
 
 from __future__ import annotations
 
@@ -85,7 +86,18 @@ def test_a_paragraph_the_filter_refused_is_marked_and_another_model_finishes_it(
     expect(item).to_contain_text(PARAGRAPHS[2])
     screenshot(page, "left-page-en")
     form = page.locator("#run-again-form")
-    form.get_by_label("Model").select_option(other)
+
+    # (Left as it is on purpose, it is listed apart, and taken back in one click)
+    form.get_by_role("button", name="Leave the chosen as they are").click()
+    kept = page.locator(".kept-item")
+    expect(kept).to_contain_text(PARAGRAPHS[2])
+    expect(page.locator(".left-item")).to_have_count(0)
+    kept.get_by_role("button", name="Translate it after all").click()
+    expect(page.locator(".left-item")).to_have_count(1)
+    expect(page.locator(".kept-item")).to_have_count(0)
+
+    # The page offers another model than the one that left it
+    expect(form.get_by_label("Model")).to_have_value(other)
     form.get_by_role("button", name="Run the chosen again").click()
 
     # Then a job over that paragraph alone finishes the book

@@ -51,7 +51,14 @@ from honyaku.application.settings import TOOL_NAMES, Settings
 from honyaku.application.versions import Versions
 from honyaku.jobs import JobProgress, JobRequest
 from honyaku.llm.keys import StoredKey
-from honyaku.llm.models import DEMO_MODEL, PROVIDER_KINDS, ModelChoice, ModelStatus, ToolProtocol
+from honyaku.llm.models import (
+    DEMO_MODEL,
+    PROVIDER_KINDS,
+    ModelChoice,
+    ModelOptions,
+    ModelStatus,
+    ToolProtocol,
+)
 from honyaku.llm.price_list import LISTED_CURRENCY, ListedPrices
 from honyaku.store import (
     ActionKind,
@@ -62,6 +69,7 @@ from honyaku.store import (
     EntryKind,
     FlaggedParagraph,
     Job,
+    JobCost,
     JobStatus,
     LocatedParagraph,
     RatedParagraph,
@@ -108,6 +116,7 @@ __all__ = [
     "ImportSummary",
     "ImportedBook",
     "Job",
+    "JobCost",
     "JobProgress",
     "JobRequest",
     "JobStatus",
@@ -120,6 +129,7 @@ __all__ = [
     "MemoryMatch",
     "MemoryReport",
     "ModelChoice",
+    "ModelOptions",
     "ModelStatus",
     "Models",
     "Plans",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from honyaku.domain.book import Book, BookDraft, Paragraph, paragraph_text
@@ -64,6 +64,9 @@ class Leftover:
     coverage: Coverage
     left: list[Left]
     """Each paragraph and chapter title left, in book order, a chapter's title first."""
+    kept: list[Left] = field(default_factory=list)
+    """The paragraphs the translator left as they are on purpose, in book order: no job
+    translates them, and they need nobody."""
 
     @property
     def needs_you(self) -> list[Left]:
@@ -242,6 +245,25 @@ class Books:
         and chapter title with why a job left it, and how much is."""
         return await asyncio.to_thread(self._left, book_id, chapters)
 
+    async def leave_as_is(
+        self, book_id: str, paragraph_ids: Collection[str], *, left: bool = True
+    ) -> int:
+        """Leave the paragraphs as they are, on purpose (a copyright line, a word play kept
+        in the original): no job translates them, and they are listed apart from what needs
+        the translator; ``left=False`` undoes it. How many changed."""
+
+        def leave() -> int:
+            found = self._library.paragraphs(book_id, paragraph_ids)
+            if unknown := sorted(set(paragraph_ids) - set(found)):
+                raise NotFoundError(
+                    "no paragraph {paragraph_id} in book {book_id}",
+                    paragraph_id=unknown[0],
+                    book_id=book_id,
+                )
+            return self._library.leave_as_is(book_id, paragraph_ids, left=left)
+
+        return await asyncio.to_thread(leave)
+
     async def rated(
         self, book_id: str, *, below: int | None = None, chapters: Collection[int] | None = None
     ) -> list[RatedParagraph]:
@@ -278,36 +300,38 @@ class Books:
         return await asyncio.to_thread(self._stores.jobs.actions, book_id, kinds=kinds)
 
     def _left(self, book_id: str, chapters: Collection[int] | None) -> Leftover:
-        failed = self._stores.chunks.failures_of_book(book_id)
+        why = self._stores.jobs.unfinished(book_id)
         paragraphs = list(self._library.scan(book_id, chapter_numbers=chapters))
         titles = [
             c for c in self._library.progress(book_id) if chapters is None or c.number in chapters
         ]
         left = [
-            Left(c.number, None, c.id, failed.titles.get(c.id), c.title)
+            Left(c.number, None, c.id, why.get(c.id), c.title)
             for c in titles
             if c.translated_title is None
         ]
-        left += [
+        untranslated = [
             Left(
                 p.chapter_number,
                 p.paragraph.index + 1,
                 p.paragraph.id,
-                failed.paragraphs.get(p.paragraph.id),
+                why.get(p.paragraph.id),
                 p.paragraph.text,
             )
             for p in paragraphs
             if p.paragraph.translation is None
         ]
+        kept = {p.paragraph.id for p in paragraphs if p.paragraph.left_on_purpose}
+        left += [item for item in untranslated if item.id not in kept]
         left.sort(key=lambda item: (item.chapter, item.position or 0))
         untitled = sum(1 for item in left if item.position is None)
         coverage = Coverage(
-            len(paragraphs) - (len(left) - untitled),
+            len(paragraphs) - len(untranslated),
             len(paragraphs),
             len(titles) - untitled,
             len(titles),
         )
-        return Leftover(coverage, left)
+        return Leftover(coverage, left, [item for item in untranslated if item.id in kept])
 
     def _detail(self, book_id: str) -> BookDetail:
         book = self._library.book_info(book_id)

@@ -43,7 +43,7 @@ class Honyaku:
         self.launcher: JobLauncher = (
             queue_launcher(self.engine) if queued else InProcessLauncher(self.engine)
         )
-        self.models = Models(stores.profiles, stores.learned)
+        self.models = Models(stores.profiles, stores.learned, stores.library)
         self.keys = Keys()
         self.books = Books(stores)
         self.editions = Editions(stores)

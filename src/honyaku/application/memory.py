@@ -91,7 +91,8 @@ class Memory:
         paragraphs: Collection[str] | None = None,
     ) -> int:
         """Write into each work paragraph without a translation (of these chapters, or only
-        these paragraphs) what the memory holds of its very source; how many were."""
+        these paragraphs; not one the translator leaves as it is on purpose) what the memory
+        holds of its very source; how many were."""
         return await asyncio.to_thread(self._write_exact, book_id, chapters, paragraphs)
 
     async def import_reference(
@@ -130,7 +131,7 @@ class Memory:
             (chapter.order, p)
             for chapter in book.chapters
             for p in chapter.work_paragraphs
-            if p.translation is None and (only is None or p.id in only)
+            if p.translation is None and not p.left_on_purpose and (only is None or p.id in only)
         ]
         if not untranslated:
             return 0

@@ -14,7 +14,7 @@ The demo model needs no profile: it is free, so a spending cap never stops it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 
@@ -27,13 +27,14 @@ from honyaku.llm.models import (
     ConnectedModel,
     ModelChoice,
     ModelOpener,
+    ModelOptions,
     ModelStatus,
     ToolProtocol,
     model_status,
     open_model,
 )
 from honyaku.llm.price_list import LISTED_CURRENCY, ListedPrices
-from honyaku.store import LearnedModels, ModelProfiles, Stores
+from honyaku.store import LearnedModels, Library, ModelProfiles, Stores
 
 DEMO = ModelChoice(DEMO_MODEL, prices=Prices(0.0, 0.0))
 
@@ -69,9 +70,11 @@ class ProfilePrices:
 
 
 class Models:
-    def __init__(self, profiles: ModelProfiles, learned: LearnedModels) -> None:
+    def __init__(self, profiles: ModelProfiles, learned: LearnedModels, library: Library) -> None:
         self._profiles = profiles
         self._learned = learned
+        self._library = library
+        """Where a book's own model is kept (``BookSettings.model``)."""
 
     async def all(self) -> list[ModelProfile]:
         return await asyncio.to_thread(self._profiles.all)
@@ -177,6 +180,14 @@ class Models:
         model is sent nothing to answer."""
         return await model_status(choice, self._learned)
 
+    async def other_than(self, models: Collection[str]) -> ModelProfile | None:
+        """The first saved profile that is none of ``models`` (by its name, or its model's
+        name on its server): what to offer for work those models left."""
+        for profile in await self.all():
+            if profile.name not in models and profile.model not in models:
+                return profile
+        return None
+
     async def profile_for(self, model: str) -> str | None:
         """The saved profile a job that ran with ``model`` (a profile's or a server's name
         for it) can run with again."""
@@ -187,32 +198,39 @@ class Models:
                 return profile.name
         return None
 
-    async def choose(
-        self,
-        model: str | None,
-        *,
-        base_url: str | None = None,
-        api_key_env: str | None = None,
-        protocol: ToolProtocol | None = None,
-        provider: str | None = None,
-        headers: tuple[str, ...] = (),
-        replay_reasoning: bool = False,
-    ) -> ModelChoice:
-        """The model the options name: a saved profile, with any option given overriding
-        it (a base URL or a key variable overrides all its endpoints); or a model by its own
-        name."""
+    async def choose(self, options: ModelOptions, *, book: str | None = None) -> ModelChoice:
+        """The model ``options`` name: a saved profile, with any option given overriding it
+        (a base URL or a key variable overrides all its endpoints), or a model by its own
+        name; with no model named, ``book``'s (as a trial's "use these" set it) and its
+        fallbacks. ``options.fallbacks``, where given, stand instead of the profile's or the
+        book's."""
+        fallbacks = options.fallbacks
+        if options.saved and options.model is not None:
+            await self.saved(options.model)  # a front end no one typed a model in at a terminal
+        if options.model is None and options.base_url is None and book is not None:
+            settings = await asyncio.to_thread(self._library.settings, book)
+            if settings.model is not None:
+                options = replace(options, model=settings.model)
+                fallbacks = fallbacks if fallbacks is not None else tuple(settings.fallbacks)
+        choice = await self._chosen(options)
+        if fallbacks is not None:
+            choice = await self.with_fallbacks(choice, fallbacks)
+        return choice
+
+    async def _chosen(self, options: ModelOptions) -> ModelChoice:
+        model, base_url, api_key_env = options.model, options.base_url, options.api_key_env
         profile = await asyncio.to_thread(self._profiles.get, model) if model else None
         if profile is None:
-            if model == DEMO_MODEL and not (base_url or provider):
+            if model == DEMO_MODEL and not (base_url or options.provider):
                 return DEMO
             return ModelChoice(
                 model,
                 base_url,
                 api_key_env,
-                protocol or ToolProtocol.AUTO,
-                provider,
-                headers,
-                replay_reasoning,
+                options.protocol or ToolProtocol.AUTO,
+                options.provider,
+                options.headers,
+                options.replay_reasoning,
             )
         saved = await self.choice_of(profile)
         if base_url or api_key_env:
@@ -222,8 +240,8 @@ class Models:
             saved,
             base_url=base_url or saved.base_url,
             api_key_env=api_key_env or saved.api_key_env,
-            protocol=protocol or saved.protocol,
-            provider=provider or saved.provider,
-            headers=headers,
-            replay_reasoning=replay_reasoning or saved.replay_reasoning,
+            protocol=options.protocol or saved.protocol,
+            provider=options.provider or saved.provider,
+            headers=options.headers,
+            replay_reasoning=options.replay_reasoning or saved.replay_reasoning,
         )

@@ -20,7 +20,7 @@ from honyaku.domain.plan import PlanTask, PlanView
 from honyaku.domain.text_search import TextQuery
 from honyaku.jobs.progress import JobProgress
 from honyaku.jobs.requests import JobRequest
-from honyaku.llm.models import ModelChoice
+from honyaku.llm.models import ModelChoice, ModelOptions
 
 
 class Books(Protocol):
@@ -107,8 +107,15 @@ class Settings(Protocol):
     async def approvals(self, broker: Broker, book_id: str | None) -> ApprovalPolicy: ...
 
 
+class Models(Protocol):
+    async def choose(self, options: ModelOptions, *, book: str | None = None) -> ModelChoice: ...
+
+
 class App(Protocol):
     """The use cases the assistant calls."""
+
+    @property
+    def models(self) -> Models: ...
 
     @property
     def books(self) -> Books: ...

@@ -20,7 +20,7 @@ from honyaku.domain.text_search import TextQuery
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import ToolError, UserError
 from honyaku.jobs import JobRequest
-from honyaku.llm.models import ModelChoice
+from honyaku.llm.models import ModelChoice, ModelOptions
 
 MAX_READ = 50
 MAX_FOUND = 30
@@ -286,11 +286,14 @@ async def _chapter_numbers(
 async def start_job(
     context: ChatContext, kind: JobKindName, chapters: Chapters = None, book_id: BookId = None
 ) -> Result:
-    """Start a translation, polish or proofreading job over chapters, in the background."""
+    """Start a translation, polish or proofreading job over chapters, in the background,
+    with the book's own model (and its fallbacks) where it has one, else the chat's."""
     book = await context.book_meant(book_id)
     numbers = await _chapter_numbers(context, book, chapters)
     request = JobRequest(book_id=book, kind=JobKind(kind), chapters=numbers)
-    job_id = await context.app.jobs.start(request, context.model)
+    chosen = await context.app.models.choose(ModelOptions(saved=True), book=book)
+    model = chosen if chosen.model is not None else context.model
+    job_id = await context.app.jobs.start(request, model)
     return _done(f"{kind} job {job_id} started", {"job_id": job_id})
 
 

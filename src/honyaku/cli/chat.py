@@ -19,7 +19,7 @@ import typer
 from rich.markup import escape
 
 from honyaku.agent.broker import Broker
-from honyaku.application import Chats, ChatSession, Honyaku, ModelChoice
+from honyaku.application import Chats, ChatSession, Honyaku, ModelChoice, ModelOptions
 from honyaku.assistant import (
     ChatDone,
     ChatEvent,
@@ -32,7 +32,7 @@ from honyaku.assistant import (
 )
 from honyaku.cli.console import out
 from honyaku.cli.dialog import TerminalFrontEnd, TerminalInput
-from honyaku.cli.models import ApiKeyEnv, BaseUrl, Model, Protocol, Provider, chosen_model
+from honyaku.cli.models import chosen_model, with_model_options
 from honyaku.cli.options import Home, open_honyaku, run
 from honyaku.errors import NotFoundError
 
@@ -43,21 +43,18 @@ HELP = (
 )
 
 
+@with_model_options
 def chat(
+    options: ModelOptions,
     book: Annotated[
         str | None, typer.Argument(help="The book to talk about (id or title); none: all.")
     ] = None,
-    model: Model = None,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = None,
-    provider: Provider = None,
-    protocol: Protocol = None,
     home: Home = None,
 ) -> None:
     """Chat with the assistant: it reads the book, keeps your plan and starts jobs."""
     honyaku = open_honyaku(home)
     book_id = run(honyaku.books.resolve(book)) if book else None
-    choice = chosen_model(honyaku, model, base_url, api_key_env, protocol, provider)
+    choice = chosen_model(honyaku, options, book=book_id)
     choice.check()
     out.print(f"Model: {escape(choice.describe())}\n[dim]{HELP}[/]")
     with contextlib.suppress(KeyboardInterrupt):

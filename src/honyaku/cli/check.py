@@ -45,9 +45,9 @@ def check(
     leftover = run(honyaku.books.left(book_id, chapters=numbers))
     out.print(f"Translated: {leftover.coverage}.")
     for item in leftover.left:
-        if item.failure is not None:
+        if item.why is not None:
             out.print(left_line(item))
-    if untried := sum(1 for item in leftover.left if item.failure is None):
+    if untried := sum(1 for item in leftover.left if item.why is None):
         out.print(f"{untried} more not tried by any job yet.")
     flagged = run(honyaku.books.flagged(book_id, chapters=numbers))
     if not flagged:

@@ -10,18 +10,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from honyaku.application import ModelOptions
 from honyaku.cli.console import EXIT_FAILURE, out
 from honyaku.cli.jobs import Chapters, Concurrency, Queue, chosen_chapters, queue_job, run_job
-from honyaku.cli.models import (
-    ApiKeyEnv,
-    BaseUrl,
-    Header,
-    Model,
-    Protocol,
-    Provider,
-    ReplayReasoning,
-    chosen_model,
-)
+from honyaku.cli.models import chosen_model, with_model_options
 from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.domain.glossary import CHARACTER, DEFAULT_KIND, EntryStatus, GlossaryEntry
 from honyaku.domain.workflow import JobKind
@@ -238,16 +230,11 @@ def detach(
 
 
 @glossary_app.command()
+@with_model_options
 def extract(
     book: BookRef,
+    options: ModelOptions,
     chapters: Chapters = None,
-    model: Model = None,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = None,
-    provider: Provider = None,
-    protocol: Protocol = None,
-    header: Header = None,
-    replay_reasoning: ReplayReasoning = False,
     concurrency: Concurrency = CONCURRENCY,
     queue: Queue = False,
     home: Home = None,
@@ -260,16 +247,7 @@ def extract(
     request = JobRequest(
         book_id=book_id, kind=JobKind.EXTRACTION, chapters=numbers, concurrency=concurrency
     )
-    choice = chosen_model(
-        honyaku,
-        model,
-        base_url,
-        api_key_env,
-        protocol,
-        provider,
-        tuple(header or ()),
-        replay_reasoning,
-    )
+    choice = chosen_model(honyaku, options, book=book_id)
     if queue:
         queue_job(honyaku, choice, request)
         return

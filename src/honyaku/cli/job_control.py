@@ -50,6 +50,12 @@ def jobs(
             str(job.cost.requests),
             escape(", ".join(job.workers)) or "-",
         )
+        if len(job.costs) > 1:
+            for spent in job.model_figures():
+                tokens = spent["input_tokens"] + spent["output_tokens"]
+                money = f", {spent['spent']:.4g}" if spent["spent"] is not None else ""
+                model = f"  {escape(spent['model'])}: {tokens} tokens{money}"
+                table.add_row("", "", model, "", "", str(spent["requests"]), "", style="dim")
     out.print(table)
 
 

@@ -6,25 +6,23 @@ import asyncio
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 
-from honyaku.application import DEMO_MODEL, LISTED_CURRENCY, Honyaku, ModelChoice, resolve_home
+from honyaku.application import (
+    DEMO_MODEL,
+    LISTED_CURRENCY,
+    Honyaku,
+    ModelChoice,
+    ModelOptions,
+    resolve_home,
+)
 from honyaku.cli.console import EXIT_FAILURE, EXIT_INTERRUPTED, err, out
 from honyaku.cli.dialog import TerminalFrontEnd
-from honyaku.cli.models import (
-    ApiKeyEnv,
-    BaseUrl,
-    Fallback,
-    Header,
-    Model,
-    Protocol,
-    Provider,
-    ReplayReasoning,
-    chosen_model,
-)
+from honyaku.cli.models import chosen_model, with_model_options
 from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.cli.progress import JobProgressView, print_summary
 from honyaku.domain.workflow import JobKind
@@ -81,17 +79,11 @@ MaxCost = Annotated[
 
 
 def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
+    @with_model_options
     def command(
         book: BookRef,
+        options: ModelOptions,
         chapters: Chapters = None,
-        model: Model = None,
-        base_url: BaseUrl = None,
-        api_key_env: ApiKeyEnv = None,
-        provider: Provider = None,
-        protocol: Protocol = None,
-        header: Header = None,
-        replay_reasoning: ReplayReasoning = False,
-        fallback: Fallback = None,
         concurrency: Concurrency = CONCURRENCY,
         retranslate: Annotated[
             bool, typer.Option(help="Redo paragraphs that already have a translation.")
@@ -104,8 +96,6 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
     ) -> None:
         honyaku = open_honyaku(home, queued=queue or None)
         book_id, numbers = chosen_chapters(honyaku, book, chapters)
-        if model is None and base_url is None:
-            model, fallback = _books_model(honyaku, book_id, fallback)
         request = JobRequest(
             book_id=book_id,
             kind=kind,
@@ -115,17 +105,7 @@ def _job_command(kind: JobKind, summary: str) -> Callable[..., None]:
             max_cost=max_cost,
             chunk_chars=chunk_chars,
         )
-        choice = chosen_model(
-            honyaku,
-            model,
-            base_url,
-            api_key_env,
-            protocol,
-            provider,
-            tuple(header or ()),
-            replay_reasoning,
-            fallback,
-        )
+        choice = chosen_model(honyaku, options, book=book_id)
         if dry_run:
             print_estimate(honyaku, choice, request)
             return
@@ -157,17 +137,6 @@ rate = _job_command(
     "Rate the translation: a judge model scores each paragraph 1–5 with the problems it "
     "finds; `honyaku check BOOK --below 3` lists the low ones.",
 )
-
-
-def _books_model(
-    honyaku: Honyaku, book_id: str, fallback: str | None
-) -> tuple[str | None, str | None]:
-    """The model the book was given (by a trial's "use these"), and its fallbacks unless
-    ``--fallback`` names others."""
-    settings = run(honyaku.settings.get(book_id))
-    if settings.model is None:
-        return None, fallback
-    return settings.model, fallback or ",".join(settings.fallbacks) or None
 
 
 def chosen_chapters(
@@ -275,19 +244,13 @@ def _front_end(honyaku: Honyaku, view: JobProgressView) -> Iterator[None]:
         yield
 
 
-def demo(
-    model: Model = None,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = None,
-    provider: Provider = None,
-    protocol: Protocol = None,
-    home: Home = None,
-) -> None:
+@with_model_options
+def demo(options: ModelOptions, home: Home = None) -> None:
     """Import a sample book (Akutagawa's Rashōmon), translate it into Chinese with the
     built-in demo model (or the model you name), and export the result."""
     honyaku = open_honyaku(home)
     book_id = run(honyaku.books.import_sample())
-    choice = chosen_model(honyaku, model or DEMO_MODEL, base_url, api_key_env, protocol, provider)
+    choice = chosen_model(honyaku, replace(options, model=options.model or DEMO_MODEL))
     outcome = run_job(honyaku, choice, JobRequest(book_id=book_id, kind=JobKind.TRANSLATION))
     folder = resolve_home(home) / "exports"
     folder.mkdir(parents=True, exist_ok=True)

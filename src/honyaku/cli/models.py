@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -15,6 +17,7 @@ from honyaku.application import (
     PROVIDER_KINDS,
     Honyaku,
     ModelChoice,
+    ModelOptions,
     ModelStatus,
     ProfilePrices,
     ToolProtocol,
@@ -109,33 +112,69 @@ def fallback_names(fallback: str | None) -> tuple[str, ...]:
     return tuple(name.strip() for name in (fallback or "").split(",") if name.strip())
 
 
-def chosen_model(
-    honyaku: Honyaku,
-    model: str | None,
+MODEL_OPTIONS = {
+    "model": (Model, None),
+    "base_url": (BaseUrl, None),
+    "api_key_env": (ApiKeyEnv, None),
+    "provider": (Provider, None),
+    "protocol": (Protocol, None),
+    "header": (Header, None),
+    "replay_reasoning": (ReplayReasoning, False),
+    "fallback": (Fallback, None),
+}
+"""The options every command that runs a model takes, declared here once."""
+
+
+def with_model_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``command``, which takes an ``options: ModelOptions``, with the model options as its
+    own: typer reads them from its signature, and the command gets them as one value."""
+    own = inspect.signature(command, eval_str=True)
+    parameters = [p for p in own.parameters.values() if p.name != "options"]
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    added = [
+        inspect.Parameter(name, keyword, default=default, annotation=annotation)
+        for name, (annotation, default) in MODEL_OPTIONS.items()
+    ]
+
+    def with_options(*args: Any, **values: Any) -> None:
+        picked = {name: values.pop(name) for name in MODEL_OPTIONS}
+        command(*args, options=model_options(**picked), **values)
+
+    with_options.__name__, with_options.__doc__ = command.__name__, command.__doc__
+    signature = own.replace(parameters=[*parameters, *added])
+    with_options.__signature__ = signature  # type: ignore[attr-defined]
+    with_options.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+    return with_options
+
+
+def model_options(
+    model: str | None = None,
     base_url: str | None = None,
     api_key_env: str | None = None,
-    protocol: ToolProtocol | None = None,
     provider: str | None = None,
-    headers: tuple[str, ...] = (),
+    protocol: ToolProtocol | None = None,
+    header: list[str] | None = None,
     replay_reasoning: bool = False,
     fallback: str | None = None,
-) -> ModelChoice:
-    """The model the options name: a saved profile, with any option given overriding it; or a
-    model by its own name; with the fallbacks ``--fallback`` names instead of its own."""
-    choice = run(
-        honyaku.models.choose(
-            model,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            protocol=protocol,
-            provider=provider,
-            headers=headers,
-            replay_reasoning=replay_reasoning,
-        )
+) -> ModelOptions:
+    """The options as the terminal gives them."""
+    return ModelOptions(
+        model=model,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        protocol=protocol,
+        provider=provider,
+        headers=tuple(header or ()),
+        replay_reasoning=replay_reasoning,
+        fallbacks=fallback_names(fallback) if fallback is not None else None,
     )
-    if names := fallback_names(fallback):
-        choice = run(honyaku.models.with_fallbacks(choice, names))
-    return choice
+
+
+def chosen_model(
+    honyaku: Honyaku, options: ModelOptions, *, book: str | None = None
+) -> ModelChoice:
+    """The model the options name (``Models.choose``): with no model named, ``book``'s."""
+    return run(honyaku.models.choose(options, book=book))
 
 
 models_app = typer.Typer(
@@ -336,9 +375,8 @@ def check_model(
     context window, the model it has loaded, whether it is busy or the model is missing; and
     the pace honyaku learned of it there."""
     honyaku = open_honyaku(home)
-    choice = chosen_model(
-        honyaku, model, base_url, api_key_env, provider=provider, headers=tuple(header or ())
-    )
+    given = model_options(model, base_url, api_key_env, provider, header=header)
+    choice = chosen_model(honyaku, given)
     status = run(honyaku.models.status(choice))
     out.print(escape(choice.describe()))
     for name, value in _status_rows(status):

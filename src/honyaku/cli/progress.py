@@ -24,6 +24,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from honyaku.application import JobCost
 from honyaku.domain.failures import Failure, Left
 from honyaku.domain.workflow import JobKind
 from honyaku.jobs import (
@@ -201,6 +202,11 @@ def print_summary(console: Console, outcome: JobOutcome) -> None:
     table.add_row(
         "output", f"{cost.billed_output_tokens} tokens{thinking}, {cost.output_chars} chars"
     )
+    if (spent := outcome.spent) is not None:
+        table.add_row("spent", f"{spent:.4g}")
+    if len(outcome.job.costs) > 1:
+        for model, by_model in outcome.job.costs.items():
+            table.add_row(f"  {escape(model)}", _model_line(by_model, outcome.spent_by(model)))
     console.print(table)
     if outcome.running_elsewhere:
         console.print(
@@ -209,6 +215,15 @@ def print_summary(console: Console, outcome: JobOutcome) -> None:
     if outcome.coverage is not None:
         console.print(f"{DONE_WORD[outcome.job.kind]:<11} {outcome.coverage}")
     print_left(console, outcome.left)
+
+
+def _model_line(cost: JobCost, spent: float | None) -> str:
+    """What one model of the chain spent, on a line."""
+    line = (
+        f"{cost.requests} requests, {cost.billed_input_tokens} input tokens "
+        f"({cost.cached_tokens} cached), {cost.billed_output_tokens} output tokens"
+    )
+    return line if spent is None else f"{line}, {spent:.4g}"
 
 
 DONE_WORD = {

@@ -117,6 +117,9 @@ class Paragraph:
     judged: str | None = None
     """A judge's note on ``translation`` (its score, problems and comment), for a polish or
     proofreading to fix."""
+    left_on_purpose: bool = False
+    """The translator keeps its source as it is (a copyright line, a word play): no job
+    translates it, and it is not among what needs them."""
 
     @property
     def is_empty(self) -> bool:

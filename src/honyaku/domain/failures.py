@@ -3,7 +3,8 @@ same words in every front end.
 
 A part fails for its own reason (the provider's filter, the model's refusal, a workflow it
 could not finish, a context window too small, a server that could not keep pace, a reply that
-went round in a loop): a smaller part, or another model, may get past it. A job stops at once
+went round in a loop, a fallback model that could not start): a smaller part, or another
+model, may get past it. A job stops at once
 for a reason every part would meet (a refused key, a missing model, the spending cap).
 """
 
@@ -38,6 +39,7 @@ class FailureClass(StrEnum):
     MODEL = "model"
     CAP = "cap"
     SERVER = "server"
+    FALLBACK = "fallback"
 
     @property
     def words(self) -> str:
@@ -60,6 +62,7 @@ FAILURE_WORDS = {
     FailureClass.MODEL: "the model is not there",
     FailureClass.CAP: "the spending cap was reached",
     FailureClass.SERVER: "the model's server refused the work",
+    FailureClass.FALLBACK: "the fallback model could not start",
 }
 JOB_WIDE = frozenset({FailureClass.KEY, FailureClass.MODEL, FailureClass.CAP, FailureClass.SERVER})
 
@@ -116,6 +119,27 @@ def _class_of(error: HonyakuError) -> FailureClass:
 
 
 @dataclass(frozen=True, slots=True)
+class Unfinished:
+    """Why a job did not do a paragraph, or a chapter's title, it was to do: it failed at
+    it, or it was not tried, and why (the job was stopped, another process has it…)."""
+
+    failure: Failure | None
+    not_tried: str | None = None
+    """Why it was not tried, where it was not."""
+    model: str | None = None
+    """The model that left it, where one tried it."""
+
+    @property
+    def reason(self) -> str:
+        if self.failure is not None:
+            return str(self.failure)
+        return f"not tried: {self.not_tried}" if self.not_tried else NOT_TRANSLATED_YET
+
+
+NOT_TRANSLATED_YET = "not translated yet"
+
+
+@dataclass(frozen=True, slots=True)
 class Left:
     """A paragraph, or a chapter's title, not translated yet, and why."""
 
@@ -125,14 +149,18 @@ class Left:
     """The paragraph's position in its chapter, from 1; ``None`` for the chapter's title."""
     id: str
     """The paragraph's id, or the chapter's for its title."""
-    failure: Failure | None
-    """Why a job left it; ``None`` where no job has tried it (or none failed at it)."""
+    why: Unfinished | None
+    """Why a job left it; ``None`` where no job was to do it."""
     text: str = ""
     """Its source text, where the one who lists it has it at hand."""
 
     @property
+    def failure(self) -> Failure | None:
+        return self.why.failure if self.why else None
+
+    @property
     def reason(self) -> str:
-        return str(self.failure) if self.failure else "not translated yet"
+        return self.why.reason if self.why else NOT_TRANSLATED_YET
 
 
 @dataclass(frozen=True, slots=True)

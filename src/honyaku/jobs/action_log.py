@@ -2,7 +2,8 @@
 
 Every call and result, the model's text and, apart from it, its reasoning, questions with
 their outcomes, nudges, retries and failures become actions; what each event adds to the
-job's cost is what its progress counts (``progress.cost_change``). What a turn did is
+job's cost is what its progress counts (``progress.cost_change``), kept by the model of the
+chain that spent it. What a turn did is
 written together, off the event loop, so the other chapters keep streaming meanwhile.
 """
 
@@ -19,7 +20,7 @@ from honyaku.jobs.events import (
     ParagraphsBusy,
     Where,
 )
-from honyaku.jobs.progress import cost_change
+from honyaku.jobs.progress import add_cost, cost_change
 from honyaku.jobs.records import JobRecords
 from honyaku.llm.events import Response, Retry
 from honyaku.store.jobs import Action, ActionKind, JobCost
@@ -29,11 +30,11 @@ class ActionLog:
     def __init__(self, records: JobRecords) -> None:
         self.records = records
         self._actions: list[Action] = []
-        self._cost = JobCost()
+        self._costs: dict[str, JobCost] = {}
 
     async def follow(self, event: JobEvent) -> None:
         if change := cost_change(event):
-            self._cost += change
+            add_cost(self._costs, change)
         match event:
             case ChunkEvent(where=where, event=inner):
                 await self._follow_chunk(where, inner)
@@ -81,16 +82,16 @@ class ActionLog:
 
     async def flush(self) -> None:
         if pending := self._take():
-            await self.records.record(*pending)
+            await self.records.run(self.records.record, *pending)
 
     def write_now(self) -> None:
         """Write what is pending from outside the event loop's care: a job ending anyhow."""
         if pending := self._take():
-            self.records.record_now(*pending)
+            self.records.record(*pending)
 
-    def _take(self) -> tuple[list[Action], JobCost] | None:
-        if not self._actions and self._cost == JobCost():
+    def _take(self) -> tuple[list[Action], dict[str, JobCost]] | None:
+        if not self._actions and not self._costs:
             return None
-        taken = self._actions, self._cost
-        self._actions, self._cost = [], JobCost()
+        taken = self._actions, self._costs
+        self._actions, self._costs = [], {}
         return taken

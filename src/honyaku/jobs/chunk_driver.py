@@ -5,11 +5,12 @@ run's spending cap, and writes the chunk's end under its claim: done, failed, pa
 question for a person, or handed over in smaller chunks when the context window could not hold
 it. A chunk another process takes over meanwhile ends here with ``ChunkTakenOver``.
 
-The chunks of short chapters may share one conversation (``run_together``): each claimed,
+One conversation may hold one chunk, or the first chunks of short chapters: each claimed,
 every write made under all their claims. Each then ends on its own: done if its paragraphs
-and its title were, else failed with the conversation's failure (the chapter's rounds try
-it again alone), or given back to run alone if the conversation did not fit the model's
-window.
+and its title were; else, alone, failed with the conversation's failure (for the chapter's
+rounds) or what it handed over planned again; shared, given back whole, to be tried alone
+with nothing held against it (an innocent chapter is never counted as failed with the one
+that was refused).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from honyaku.agent.broker import Broker
 from honyaku.agent.replies import request_record
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk
+from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import ChunkWorkflow
 from honyaku.errors import ClaimLost
 from honyaku.jobs.chunk_run import ChunkTalk, run_chunk
@@ -31,6 +33,7 @@ from honyaku.jobs.events import (
     ChunkFinished,
     ChunkParked,
     ChunkTakenOver,
+    ConversationEnded,
     JobEvent,
     ParagraphsBusy,
     ParagraphsDone,
@@ -53,15 +56,14 @@ from honyaku.store.chunks import ChunkStatus, Claim, ClaimToken, Held
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import Job, JobCost
 from honyaku.store.questions import ParkedConversation
-from honyaku.store.stores import Stores
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkDeps:
     """What every chunk of a run works with, whichever model it talks to."""
 
-    stores: Stores
     records: JobRecords
+    """The run's one door to the database, for the driver and its chunks' tools."""
     claims: Claims
     broker: Broker
     glossary: BookGlossary
@@ -77,9 +79,11 @@ class ModelDeps:
     talk: ChunkTalk
     replanner: Replanner
     spending: Purse | None
+    prices: Prices | None
 
     @property
     def name(self) -> str:
+        """The name its versions and costs are kept under."""
         return self.talk.provider.model
 
 
@@ -94,18 +98,12 @@ class ChunkDriver:
         self.to_do = to_do
         """The ids of the job's paragraphs left when the run began."""
 
-    async def run(self, claim: Claim) -> AsyncIterator[JobEvent]:
-        """The claimed chunk's events, then its end written under its claim (with what it
-        handed over planned again); or, if another process takes the chunk over meanwhile,
-        ``ChunkTakenOver``."""
-        async for event in self._holding([claim], self._to_its_end(claim)):
-            yield event
-
-    async def run_together(self, claims: Sequence[Claim]) -> AsyncIterator[JobEvent]:
-        """The claimed chunks of short chapters in one conversation, then each one's end
-        written under its claim. One taken over by another process ends the conversation:
-        the others are given back."""
-        async for event in self._holding(claims, self._together(claims)):
+    async def run(self, claims: Sequence[Claim]) -> AsyncIterator[JobEvent]:
+        """The conversation over the claimed chunks (one, or the first parts of short
+        chapters), then each one's end written under its claim (with what it handed over
+        planned again); or, for each claim another process takes over meanwhile,
+        ``ChunkTakenOver``, the others given back."""
+        async for event in self._holding(claims, self._conversation(claims)):
             yield event
 
     async def _holding(
@@ -135,50 +133,96 @@ class ChunkDriver:
             else:
                 await held.give_back(token)
 
-    async def _to_its_end(self, claim: Claim) -> AsyncIterator[JobEvent]:
-        deps, token = self.deps, claim.token
-        chapter, work, gone = await deps.records.work(claim, self.job, self.to_do)
+    async def _conversation(self, claims: Sequence[Claim]) -> AsyncIterator[JobEvent]:
+        """The claimed chunks' conversation, each chapter a section of it, then each
+        chunk's end."""
+        records = self.deps.records
+        works = [await records.run(records.work, claim, self.job, self.to_do) for claim in claims]
+        each = [work for _, work, _ in works]
+        if parked := await self._parked(claims):
+            async for event in self._ended(claims, self._resumed(claims[0], parked), each):
+                yield event
+            return
+        sections = []
+        for claim, (chapter, work, gone) in zip(claims, works, strict=True):
+            for event in _before(claim, gone):
+                yield event
+            if section := self._chunk(claim, chapter, work):
+                sections.append(section)
+        talk = self._opened(claims, sections) if sections else _nothing()
+        async for event in self._ended(claims, talk, each):
+            yield event
+
+    async def _parked(self, claims: Sequence[Claim]) -> ParkedConversation | None:
+        """The conversation a question parked, for a queued job's chunk that has one."""
+        if len(claims) > 1 or self.deps.question_wait_s is None:
+            return None
+        records = self.deps.records
+        return await records.run(records.take_parked, claims[0].item.pk)
+
+    def _opened(self, claims: Sequence[Claim], sections: list[Chunk]) -> AsyncIterator[JobEvent]:
+        """The conversation over ``sections``, as the model is first told of them."""
+        chunk = replace(sections[0], joined=tuple(sections[1:]))
+        tokens = tuple(claim.token for claim in claims)
+        context = self._context(chunk, tokens[0] if len(tokens) == 1 else tokens)
+        in_chapter = claims[0].item.planned.chunks_in_chapter if len(claims) == 1 else 1
+        return run_chunk(context, self._talk(context), chunks_in_chapter=in_chapter)
+
+    async def _ended(
+        self,
+        claims: Sequence[Claim],
+        talk: AsyncIterator[JobEvent],
+        works: Sequence[list[Paragraph]],
+    ) -> AsyncIterator[JobEvent]:
+        """``talk``'s events, then how it ended: parked on a question, or each claimed chunk
+        ended (``_end``), and the conversation counted once where it ran to its end."""
         finished, parked, seen = None, None, JobCost()
-        async for event in self._talk_through(claim, chapter, work, gone):
-            seen += cost_change(event) or JobCost()
+        async for event in talk:
+            if change := cost_change(event):
+                seen += change.cost
             if isinstance(event, ChunkFinished):
                 finished = event
-            elif isinstance(event, ChunkParked):
+                continue
+            if isinstance(event, ChunkParked):
                 parked = event
             yield event
-        failure = finished.failure if finished else None
-        if finished and finished.handed_over:
-            failure = await self.model.replanner.hand_over(claim, work, finished.handed_over)
+        if parked is not None:
+            token = claims[0].token
+            self.deps.claims.settled(token)
+            await self._park(token, parked)
+            self.deps.claims.parked.add(token)
+            return
+        for claim, work in zip(claims, works, strict=True):
+            yield await self._end(claim, work, finished, alone=len(claims) == 1)
+        if finished is not None and finished.handed_over is None:
+            paragraphs = sum(len(work) for work in works)
+            yield ConversationEnded(Where.of(claims[0].item.planned), self.model.name, paragraphs)
+            if finished.failure is None:
+                await self.model.replanner.learn(paragraphs, seen)
+
+    async def _end(
+        self, claim: Claim, work: list[Paragraph], finished: ChunkFinished | None, *, alone: bool
+    ) -> ChunkFinished:
+        """A claimed chunk ends as its conversation ``finished``: done, unless it has
+        something left; failed as the conversation failed, or, if it shared the
+        conversation with other chapters, given back to be tried alone; what it handed over
+        planned again, or given back likewise."""
+        where, token = Where.of(claim.item.planned), claim.token
+        left = finished is not None and (alone or _has_left(claim, work, finished))
+        over = finished.handed_over if finished and left else None
+        failure = finished.failure if finished and left else None
+        if (over or failure) and not alone:
+            await self.deps.claims.give_back(token)
+            return ChunkFinished(where, None)
+        if over is not None:
+            failure = await self.model.replanner.hand_over(claim, work, over)
         # From here the claim is ended, not given back: its end is written in a thread that
         # runs on even if the run is stopped meanwhile.
-        deps.claims.settled(token)
-        if parked is not None:
-            await self._park(token, parked)
-            deps.claims.parked.add(token)
-            return
+        self.deps.claims.settled(token)
         status = ChunkStatus.FAILED if failure else ChunkStatus.DONE
-        await deps.records.finish_chunk(token, status, failure)
-        if finished and not finished.handed_over and not failure:
-            await self.model.replanner.learn(len(work), seen)
-
-    async def _talk_through(
-        self, claim: Claim, chapter: Chapter, work: list[Paragraph], gone: int
-    ) -> AsyncIterator[JobEvent]:
-        planned = claim.item.planned
-        if self.deps.question_wait_s is not None and (
-            taken := await self.deps.records.take_parked(claim.item.pk)
-        ):
-            async for event in self._resumed(claim, taken):
-                yield event
-            return
-        for event in _before(claim, gone):
-            yield event
-        if chunk := self._chunk(claim, chapter, work):
-            context = self._context(chunk, claim.token)
-            async for event in run_chunk(
-                context, self._talk(context), chunks_in_chapter=planned.chunks_in_chapter
-            ):
-                yield event
+        records = self.deps.records
+        await records.run(records.finish_chunk, token, status, failure, self.model.name)
+        return ChunkFinished(where, failure, None if failure else over)
 
     def _chunk(self, claim: Claim, chapter: Chapter, work: list[Paragraph]) -> Chunk | None:
         """What the claimed chunk has to do: its work paragraphs and, if it is wanted, its
@@ -193,54 +237,13 @@ class ChunkDriver:
             return Chunk(chapter, planned.number, tuple(work), shows_title)
         return None
 
-    async def _together(self, claims: Sequence[Claim]) -> AsyncIterator[JobEvent]:
-        """The claimed chunks' conversation, each chapter a section of it; each chunk's end."""
-        records = self.deps.records
-        works = [await records.work(claim, self.job, self.to_do) for claim in claims]
-        sections = []
-        for claim, (chapter, work, gone) in zip(claims, works, strict=True):
-            for event in _before(claim, gone):
-                yield event
-            if section := self._chunk(claim, chapter, work):
-                sections.append(section)
-        finished, seen = None, JobCost()
-        left: set[str] = set()
-        if sections:
-            chunk = replace(sections[0], joined=tuple(sections[1:]))
-            context = self._context(chunk, tuple(claim.token for claim in claims))
-            async for event in run_chunk(context, self._talk(context), chunks_in_chapter=1):
-                seen += cost_change(event) or JobCost()
-                if isinstance(event, ChunkFinished):
-                    finished = event
-                else:
-                    yield event
-            left = {*context.workflow.missing_ids, *context.workflow.missing_titles}
-        for claim, (_, work, _) in zip(claims, works, strict=True):
-            mine = {p.id for p in work} | {claim.item.planned.chapter_id}
-            yield await self._end_together(claim, finished if mine & left else None)
-        if finished and finished.failure is None and finished.handed_over is None:
-            await self.model.replanner.learn(sum(len(work) for _, work, _ in works), seen)
-
-    async def _end_together(self, claim: Claim, finished: ChunkFinished | None) -> JobEvent:
-        """A chunk of a shared conversation ends: done, unless it has something left
-        (``finished``: how the conversation ended then), failed as the conversation failed
-        or given back if it did not fit."""
-        where, token = Where.of(claim.item.planned), claim.token
-        failure = finished.failure if finished else None
-        if finished and finished.handed_over:
-            await self.deps.claims.give_back(token)
-            return ChunkFinished(where, None)
-        self.deps.claims.settled(token)
-        status = ChunkStatus.FAILED if failure else ChunkStatus.DONE
-        await self.deps.records.finish_chunk(token, status, failure)
-        return ChunkFinished(where, failure)
-
     async def _resumed(self, claim: Claim, parked: ParkedConversation) -> AsyncIterator[JobEvent]:
         """The conversation a question parked, taken back up with its answer (or none)."""
         planned = claim.item.planned
         assigned = parked.workflow["assigned"]
-        chapter, found = await self.deps.records.chapter_with(
-            self.book.id, planned.chapter_id, assigned
+        records = self.deps.records
+        chapter, found = await records.run(
+            records.chapter_with, self.book.id, planned.chapter_id, assigned
         )
         paragraphs = tuple(found[pid] for pid in assigned if pid in found)
         titles, _ = parked_titles(parked.workflow, chapter.id)
@@ -258,7 +261,9 @@ class ChunkDriver:
             yield event
 
     async def _park(self, token: ClaimToken, parked: ChunkParked) -> None:
-        await self.deps.records.park(
+        records = self.deps.records
+        await records.run(
+            records.park,
             token,
             asker=parked.request.asker,
             request=request_record(parked.request),
@@ -300,7 +305,7 @@ class ChunkDriver:
         return ChunkContext(
             broker,
             asker,
-            self.deps.stores,
+            self.deps.records,
             self.book,
             self.job.id,
             self.model.name,
@@ -309,6 +314,20 @@ class ChunkDriver:
             self.deps.glossary,
             claim,
         )
+
+
+def _has_left(claim: Claim, work: list[Paragraph], finished: ChunkFinished) -> bool:
+    """Whether the chunk's paragraphs or title are among what its conversation left."""
+    left = set(finished.left)
+    if finished.handed_over is not None:
+        left |= {*finished.handed_over.paragraph_ids, *finished.handed_over.titles}
+    return bool(left & ({p.id for p in work} | {claim.item.planned.chapter_id}))
+
+
+async def _nothing() -> AsyncIterator[JobEvent]:
+    """A conversation with nothing to say: its chunks' work was done meanwhile."""
+    return
+    yield
 
 
 def _before(claim: Claim, gone: int) -> list[JobEvent]:

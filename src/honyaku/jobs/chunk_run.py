@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from honyaku.agent.broker import QuestionParked
 from honyaku.agent.loop import LoopLimits, ToolFinished, ToolStarted, run_loop
 from honyaku.agent.registry import ToolRegistry
-from honyaku.domain.failures import failure_of
+from honyaku.domain.failures import Failure, FailureClass, failure_of
 from honyaku.domain.tokens import SCRIPT_RATIO, TokenCounter
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import (
@@ -61,6 +61,9 @@ from honyaku.llm.events import ChatProvider, Response
 from honyaku.llm.messages import ChatRequest, Message, SystemMessage, UserMessage, request_tokens
 from honyaku.llm.models import ContextWindow
 
+FALLBACK_FAILS = frozenset({FailureClass.KEY, FailureClass.MODEL, FailureClass.SERVER})
+"""What stops the whole job when the model chosen meets it, and only the parts given to a
+fallback when the fallback does."""
 UNSAID_WINDOW_SHARE = 0.8
 """A server that refuses a request as too long without saying its window: assume the window
 holds this share of the request."""
@@ -77,6 +80,9 @@ class ChunkTalk:
     window: ContextWindow
     tokens: TokenCounter = SCRIPT_RATIO
     """Counts the model's tokens, to size a request the server refused without a figure."""
+    fallback: bool = False
+    """A fallback of the run's chain: a failure of its own (a refused key, a missing model)
+    fails the parts it was given, not the job."""
 
 
 async def run_chunk(
@@ -105,7 +111,7 @@ async def run_chunk(
     try:
         async with aclosing(conversation) as events:
             async for event in events:
-                yield ChunkEvent(where, event)
+                yield ChunkEvent(where, event, talk.provider.model)
                 if isinstance(event, Response) and event.cut:
                     await _learn_from_cut_reply(talk.window, event)
                     if not event.rambled:  # cut inside a call: smaller chunks will fit
@@ -129,9 +135,12 @@ async def run_chunk(
         return
     except (LoopError, ProviderError) as exc:
         failure = failure_of(exc)
-        if failure.kind.is_job_wide:
+        if failure.kind.is_job_wide and talk.fallback and failure.kind in FALLBACK_FAILS:
+            # A fallback's refused key or missing model fails what it was given, not the job.
+            failure = Failure(FailureClass.FALLBACK, f"{talk.provider.model} ({exc})")
+        elif failure.kind.is_job_wide:
             raise
-        yield ChunkFinished(where, failure)
+        yield ChunkFinished(where, failure, left=_left(context))
         return
     if unchanged := len(chunk.all_paragraphs) - len(workflow.accepted):
         # Proofreading leaves right paragraphs alone: they are done all the same.
@@ -147,6 +156,11 @@ async def _opening(context: ChunkContext, talk: ChunkTalk, chunks_in_chapter: in
     for section in await asyncio.to_thread(_sections, context):
         message = f"{message}\n\n{section}"
     return [SystemMessage(talk.system_prompt), UserMessage(message)]
+
+
+def _left(context: ChunkContext) -> tuple[str, ...]:
+    workflow = context.workflow
+    return (*workflow.missing_ids, *workflow.missing_titles)
 
 
 def _hand_over(context: ChunkContext, reason: str) -> HandOver:
@@ -189,7 +203,7 @@ def _sections(context: ChunkContext) -> list[str]:
         forms_section(forms, kind, chapters=len(chunk.sections)),
     ]
     if kind is JobKind.TRANSLATION and cast.in_series:
-        memory, book_id = context.stores.memory, context.book.id
+        memory, book_id = context.records.memory, context.book.id
         references = chunk_references(chunk, book_id, memory)
         if references:
             sections.append(memory_section(references, book_id, memory.titles(book_id)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from honyaku.jobs.records import JobRecords, in_thread
+from honyaku.jobs.records import JobRecords
 from honyaku.store.chunks import ChunkStatus, Claim, ClaimToken
 
 
@@ -37,12 +37,12 @@ class Claims:
             with self._lock:
                 if self.ended:
                     return ChunkStatus.RUNNING
-                claim = self.records.claim_in_thread(pk)
+                claim = self.records.claim(pk)
                 if isinstance(claim, Claim):
                     self.held.setdefault(claim.token, None)
                 return claim
 
-        return await in_thread(take)
+        return await self.records.run(take)
 
     def running(self, token: ClaimToken, lane: asyncio.Task[object] | None) -> None:
         """The claimed chunk runs in ``lane``: cancelled if another process takes it over."""
@@ -55,7 +55,7 @@ class Claims:
     async def give_back(self, token: ClaimToken) -> None:
         """Give a claim back before its chunk ran to its end: the chunk waits to run again."""
         self.held.pop(token, None)
-        await in_thread(self.records.release_now, [token])
+        await self.records.run(self.records.release, [token])
 
     def lose(self, token: ClaimToken) -> None:
         self.held.pop(token, None)

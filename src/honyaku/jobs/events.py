@@ -8,7 +8,8 @@ chunk's conversation reports ``ChunkStarted``, its loop's own events wrapped in 
 (``Waiting`` as each request goes, text and reasoning deltas, retries, responses with their
 usage, tools started and finished, nudges), ``ParagraphsDone`` as batches are accepted, and
 ``ChunkFinished`` (with what it handed over, when its conversation did not fit the model's
-context), ``ChunkTakenOver``, or in a queued job ``ChunkParked``. When a chapter's parts have
+context), ``ChunkTakenOver``, or in a queued job ``ChunkParked``; a conversation that ran to
+its end says so once (``ConversationEnded``), whatever parts it held. When a chapter's parts have
 failed, ``RoundStarted`` says they are tried again, smaller or by the next model. The
 terminal's progress bar, the action log, cost accounting and the web app's SSE all consume
 this stream.
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from honyaku.agent.broker import QuestionRequest
 from honyaku.agent.loop import LoopEvent, ToolFinished, ToolStarted
 from honyaku.domain.failures import Coverage, Failure, Left
+from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import ChunkWorkflow
 from honyaku.llm.events import ReasoningDelta, Response, Retry, TextDelta, Waiting
 from honyaku.llm.messages import Message
@@ -33,6 +35,7 @@ __all__ = [
     "ChunkFinished",
     "ChunkParked",
     "ChunkStarted",
+    "ConversationEnded",
     "JobEvent",
     "JobFinished",
     "JobOutcome",
@@ -95,10 +98,23 @@ class JobOutcome:
     """Each paragraph and chapter title the parts that failed left, with why."""
     coverage: Coverage | None = None
     """How much of the job's share of the book is translated now."""
+    prices: dict[str, Prices | None] = field(default_factory=dict)
+    """The prices of each model of the run's chain, by name."""
 
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    def spent_by(self, model: str) -> float | None:
+        """What ``model`` spent on the job, at its prices; ``None`` without them."""
+        prices, cost = self.prices.get(model), self.job.costs.get(model)
+        return None if prices is None or cost is None else cost.price(prices)
+
+    @property
+    def spent(self) -> float | None:
+        """What the job spent, each model at its prices; ``None`` when one has none."""
+        spent = [self.spent_by(model) for model in self.job.costs]
+        return None if not spent or None in spent else sum(s for s in spent if s is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +127,8 @@ class JobStarted:
     chunks: int
     """Chunks left to run."""
     resumed: bool
+    prices: dict[str, Prices | None] = field(default_factory=dict)
+    """The prices of each model of the run's chain, by the name its costs are kept under."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,10 +141,12 @@ class ChunkStarted:
 
 @dataclass(frozen=True, slots=True)
 class ChunkEvent:
-    """Something the chunk's conversation did."""
+    """Something the chunk's conversation did, with ``model``."""
 
     where: Where
     event: LoopEvent
+    model: str
+    """The model the conversation talks to: the one chosen, or a fallback."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +183,20 @@ class ChunkFinished:
     failure: Failure | None
     """Why the chunk failed; ``None`` when it reached its end, or handed its rest over."""
     handed_over: HandOver | None = None
+    left: tuple[str, ...] = ()
+    """What its conversation left undone: paragraph ids, and chapter ids for titles."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationEnded:
+    """A conversation ran to its end, done or failed (not handed over, not given back): how
+    many replies a model takes for how many paragraphs is learned from these, one for each
+    conversation, however many chapters' parts it held."""
+
+    where: Where
+    model: str
+    paragraphs: int
+    """The work paragraphs it was given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +247,7 @@ JobEvent = (
     | ParagraphsDone
     | ParagraphsBusy
     | ChunkFinished
+    | ConversationEnded
     | RoundStarted
     | ChunkTakenOver
     | ChunkParked

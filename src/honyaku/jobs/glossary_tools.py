@@ -194,9 +194,8 @@ def add_forms_of_address(
             "(a change of relationship is the translator's to record) and resend the others.",
         )
     status = _proposal_status(context)
-    store = context.stores.glossary
-    store.addresses.add(
-        store.home_glossary(context.book.id),
+    context.records.save_forms(
+        context.book.id,
         [replace(form, status=status) for form in fresh.values()],
         origin=f"job {context.job_id} ({context.model})",
         claim=context.claim,
@@ -234,9 +233,8 @@ def _propose(context: ChunkContext, proposals: list[GlossaryEntry]) -> dict[str,
             conflicts=[{k: v for k, v in c.items() if k != "message"} for c in conflicts],
         )
     status = _proposal_status(context)
-    store = context.stores.glossary
-    store.add(
-        store.home_glossary(context.book.id),
+    context.records.save_terms(
+        context.book.id,
         [replace(p, status=status) for p in fresh],
         origin=f"job {context.job_id} ({context.model})",
         claim=context.claim,

@@ -46,7 +46,8 @@ async def keep_beating(run: JobRun, task: asyncio.Task[object], beat_s: float) -
     while True:
         await asyncio.sleep(beat_s)
         try:
-            beat = await run.records.beat(run.claims.held, run.job.stop_requests)
+            records = run.records
+            beat = await records.run(records.beat, run.claims.held, run.job.stop_requests)
         except StoreError:
             continue  # tried again at the next beat: a claim outlives several missed ones
         run.claims.give_up(beat.lost)

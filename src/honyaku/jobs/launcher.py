@@ -154,7 +154,7 @@ class InProcessLauncher:
         try:
             async for event in self.service.run(request, choice):
                 if isinstance(event, JobStarted):
-                    followed = _Followed(JobProgress.starting(event, choice.prices))
+                    followed = _Followed(JobProgress.starting(event))
                     self._followed[event.job.id] = followed
                     opened.set_result(event.job.id)
                 if followed is not None:

@@ -17,18 +17,23 @@ chunks of their chapters, and never the chapters' titles.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Sequence, Set
 
 from honyaku.domain.book import Book, Chapter, Paragraph
 from honyaku.domain.chunking import Chunk, split_into_chunks
 from honyaku.domain.workflow import JobKind
-from honyaku.store.chunks import Part, PlannedChunk, Replan
+from honyaku.store.chunks import PlannedChunk, Replan
 
 
 def work_of(chapter: Chapter, kind: JobKind, only: Set[str] | None = None) -> list[Paragraph]:
-    """A chapter's work items: non-empty paragraphs (those in ``only``, if given), and for
-    revisions and ratings only translated ones."""
-    work = [p for p in chapter.work_paragraphs if only is None or p.id in only]
+    """A chapter's work items: non-empty paragraphs (those in ``only``, if given, else those
+    the translator has not left as they are on purpose), and for revisions and ratings only
+    translated ones."""
+    work = [
+        p
+        for p in chapter.work_paragraphs
+        if (p.id in only if only is not None else not p.left_on_purpose)
+    ]
     if kind in (JobKind.TRANSLATION, JobKind.EXTRACTION):
         return work
     return [p for p in work if p.translation]
@@ -84,24 +89,6 @@ def split_book(
 def plan_chunks(chapters: list[list[Chunk]]) -> list[PlannedChunk]:
     """Each chapter's chunks (``split_book``'s), as the rows a job plans."""
     return [_planned(chunk, chunk.number, len(chunks)) for chunks in chapters for chunk in chunks]
-
-
-def halves(part: Part) -> list[Part]:
-    """A failed part split in two, to be tried again: the first half of its paragraphs with
-    its title, if it shows one, and the rest; a title and one paragraph each alone. A part of
-    one paragraph, or a title alone, cannot be split."""
-    ids = part.paragraph_ids
-    if len(ids) > 1:
-        cut = (len(ids) + 1) // 2
-        return [Part(ids[:cut], part.shows_title), Part(ids[cut:], False)]
-    if ids and part.shows_title:
-        return [Part((), True), Part(ids, False)]
-    return [part]
-
-
-def split_round(failed: Mapping[int, Part]) -> dict[int, list[Part]]:
-    """The failed parts (by key) that can be split, each as its halves."""
-    return {key: halves(part) for key, part in failed.items() if len(halves(part)) > 1}
 
 
 def replanner(book: Book, chunk_chars: int) -> Replan:

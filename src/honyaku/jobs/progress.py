@@ -3,8 +3,9 @@
 - paragraphs done: those the job found done when it started, and those accepted since;
   paragraphs another live job holds are left to it and counted apart, never as done;
 - requests, retries and tokens: what the job has spent in all its runs, tokens as the
-  provider reported them, else as honyaku estimated them (``JobCost``);
-- spent: those tokens at the model's prices, where it has prices;
+  provider reported them, else as honyaku estimated them (``JobCost``), in all and by the
+  model of the chain that spent them (the one chosen, or a fallback);
+- spent: each model's tokens at its own prices, where every model that spent has prices;
 - elapsed and ETA: of the run being followed, from its pace so far;
 - waiting: how long the request that has waited longest has been with the model, and how
   long the model's pace says it takes, so a slow local server is seen working.
@@ -17,8 +18,9 @@ running here gives the same figures (``JobProgress.of``).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from honyaku.agent.loop import ToolFinished
 from honyaku.domain.failures import Coverage, Failure, Left
@@ -29,6 +31,7 @@ from honyaku.jobs.events import (
     ChunkFailure,
     ChunkFinished,
     ChunkTakenOver,
+    ConversationEnded,
     JobEvent,
     JobFinished,
     JobStarted,
@@ -58,19 +61,35 @@ def cost_of(usage: Usage) -> JobCost:
     )
 
 
-def cost_change(event: JobEvent) -> JobCost | None:
-    """What an event adds to the job's cost, if anything: a reply (and whether it carried a
-    batch), a retry, the paragraphs a batch saved (how the model works through a chunk)."""
+class ModelCost(NamedTuple):
+    """What an event adds to the cost of the model that spent it."""
+
+    model: str
+    cost: JobCost
+
+
+def cost_change(event: JobEvent) -> ModelCost | None:
+    """What an event adds to a model's cost on the job, if anything: a reply (and whether it
+    carried a batch), a retry, the paragraphs a batch saved, a conversation that ended (how
+    the model works through a part)."""
     match event:
-        case ChunkEvent(event=Response(usage=usage, message=message)):
+        case ChunkEvent(model=model, event=Response(usage=usage, message=message)):
             batch = any(call.name == _BATCH_TOOL for call in message.tool_calls)
-            return cost_of(usage) + JobCost(batch_replies=int(batch))
-        case ChunkEvent(event=Retry()):
-            return JobCost(retries=1)
-        case ChunkEvent(event=ToolFinished(call=call, result=result)):
+            return ModelCost(model, cost_of(usage) + JobCost(batch_replies=int(batch)))
+        case ChunkEvent(model=model, event=Retry()):
+            return ModelCost(model, JobCost(retries=1))
+        case ChunkEvent(model=model, event=ToolFinished(call=call, result=result)):
             if call.name == _BATCH_TOOL and result.get("success"):
-                return JobCost(batched_paragraphs=int(result.get("accepted", 0)))
+                accepted = int(result.get("accepted", 0))
+                return ModelCost(model, JobCost(batched_paragraphs=accepted))
+        case ConversationEnded(model=model, paragraphs=paragraphs):
+            return ModelCost(model, JobCost(conversations=1, conversation_paragraphs=paragraphs))
     return None
+
+
+def add_cost(costs: dict[str, JobCost], change: ModelCost) -> None:
+    """Add ``change`` to ``costs`` (by model)."""
+    costs[change.model] = costs.get(change.model, JobCost()) + change.cost
 
 
 @dataclass
@@ -84,7 +103,11 @@ class JobProgress:
     paragraphs_done: int
     paragraphs_busy: int = 0
     cost: JobCost = field(default_factory=JobCost)
-    prices: Prices | None = None
+    """What every model of the job spent."""
+    costs: dict[str, JobCost] = field(default_factory=dict)
+    """What each model spent, by its name: the one chosen, and fallbacks that took parts."""
+    prices: dict[str, Prices | None] = field(default_factory=dict)
+    """Each model's prices, by its name."""
     failures: list[ChunkFailure] = field(default_factory=list)
     """The parts that failed and are not being tried again."""
     rounds: int = 1
@@ -104,8 +127,14 @@ class JobProgress:
     """Each chunk's request with the model: when it went, and how long it should take."""
 
     @classmethod
-    def of(cls, job: Job, total: int, done: int, prices: Prices | None = None) -> JobProgress:
-        """A stored job, as nothing here runs it."""
+    def of(
+        cls,
+        job: Job,
+        total: int,
+        done: int,
+        prices: Mapping[str, Prices | None] | None = None,
+    ) -> JobProgress:
+        """A stored job, as nothing here runs it; ``prices`` by model, where known."""
         return cls(
             job.id,
             job.book_id,
@@ -115,14 +144,17 @@ class JobProgress:
             total,
             done,
             cost=job.cost,
-            prices=prices,
+            costs=dict(job.costs),
+            prices=dict(prices or {}),
             error=job.error,
         )
 
     @classmethod
-    def starting(cls, started: JobStarted, prices: Prices | None = None) -> JobProgress:
+    def starting(cls, started: JobStarted) -> JobProgress:
         """A run that has just opened its job, followed from here on."""
-        progress = cls.of(started.job, started.paragraphs_total, started.paragraphs_done, prices)
+        progress = cls.of(
+            started.job, started.paragraphs_total, started.paragraphs_done, started.prices
+        )
         progress.status = JobStatus.RUNNING
         progress.error = None
         progress.running_here = True
@@ -134,8 +166,9 @@ class JobProgress:
         """Take in an event; ``True`` if the job's log grew with it."""
         self._follow_wait(event)
         if change := cost_change(event):
-            self.cost += change
-            return change.requests > 0
+            self.cost += change.cost
+            add_cost(self.costs, change)
+            return change.cost.requests > 0
         match event:
             case ParagraphsDone(count=count):
                 self.paragraphs_done += count
@@ -186,8 +219,31 @@ class JobProgress:
 
     @property
     def spent(self) -> float | None:
-        """What the job's tokens cost at the model's prices; ``None`` without prices."""
-        return None if self.prices is None else self.cost.price(self.prices)
+        """What the job's tokens cost, each model's at its prices; ``None`` when a model
+        that spent has none."""
+        spent = [self.spent_by(model) for model in self.costs]
+        if not spent and self.prices:
+            return 0.0
+        return None if None in spent or not spent else sum(s for s in spent if s is not None)
+
+    def spent_by(self, model: str) -> float | None:
+        """What ``model``'s tokens on the job cost at its prices; ``None`` without prices."""
+        prices = self.prices.get(model)
+        return None if prices is None else self.costs.get(model, JobCost()).price(prices)
+
+    def model_figures(self) -> list[dict[str, Any]]:
+        """What each model spent, for front ends that show a line per model."""
+        return [
+            {
+                "model": model,
+                "requests": cost.requests,
+                "input_tokens": cost.billed_input_tokens,
+                "cached_tokens": cost.cached_tokens,
+                "output_tokens": cost.billed_output_tokens,
+                "spent": self.spent_by(model),
+            }
+            for model, cost in self.costs.items()
+        ]
 
     @property
     def elapsed_s(self) -> float | None:
@@ -237,6 +293,7 @@ class JobProgress:
             "tokens": self.tokens,
             "tokens_estimated": cost.tokens_estimated,
             "spent": self.spent,
+            "models": self.model_figures(),
             "elapsed_s": self.elapsed_s,
             "eta_s": self.eta_s,
             "waiting_s": waited_s,

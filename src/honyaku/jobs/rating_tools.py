@@ -36,13 +36,7 @@ def rate_paragraphs(
     saves nothing."""
     workflow = context.workflow
     workflow.check_ratings(ratings)
-    context.stores.ratings.add(
-        context.book.id,
-        ratings,
-        job_id=context.job_id,
-        model=context.model,
-        claim=context.claim,
-    )
+    context.records.save_ratings(context.book.id, ratings, model=context.model, claim=context.claim)
     return workflow.accept(item.paragraph_id for item in ratings)
 
 

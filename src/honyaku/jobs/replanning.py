@@ -1,9 +1,11 @@
 """A run's plan kept right: chunks waiting to run planned again as the run learns.
 
 As chunks end, the run learns how the model works; when that moves the best size by more
-than a quarter, the chunks waiting to run are planned again. A chunk whose conversation did
+than a quarter, the chunks of the job's plan waiting to run are planned again (never the
+parts a round planned: they keep the size their round chose). A chunk whose conversation did
 not fit the model's context window hands its rest over, and its chapter's rest (and every
-other chapter's) is planned again in chunks that fit.
+other chapter's) is planned again in chunks that fit; what a fallback, or a part a round
+planned, hands over is planned again alone.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Replanner:
         *,
         chunk_chars: int,
         fixed: int | None,
+        alone: bool = False,
     ) -> None:
         self.records = records
         self.book = book
@@ -42,10 +45,18 @@ class Replanner:
         self.fixed = fixed
         """The size asked for, if one was: the run does not choose another, but a context
         window too small for it still makes chunks smaller."""
+        self.alone = alone
+        """What a chunk hands over is planned alone, the run's other chunks as they are: a
+        fallback's window sizes only the parts it takes."""
 
     async def replan(self, chunk_chars: int, handed_back: HandedBack | None = None) -> None:
-        """Plan the chunks waiting to run (and what ``handed_back`` gives) at ``chunk_chars``."""
-        await self.records.replan(replanner(self.book, chunk_chars), chunk_chars, handed_back)
+        """Plan the chunks of the job's plan waiting to run (and what ``handed_back`` gives)
+        at ``chunk_chars``; what it gives alone where the replanner plans so."""
+        split = replanner(self.book, chunk_chars)
+        if handed_back is not None and self.alone:
+            await self.records.run(self.records.replan, split, None, handed_back, alone=True)
+            return
+        await self.records.run(self.records.replan, split, chunk_chars, handed_back)
         self.chunk_chars = chunk_chars
 
     async def learn(self, paragraphs: int, seen: JobCost) -> None:

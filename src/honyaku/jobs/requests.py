@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from honyaku.agent.loop import LoopLimits
+from honyaku.domain.rounds import PACE_WAIT_S
 from honyaku.domain.workflow import JobKind
 
 CONCURRENCY = 4
@@ -31,6 +32,8 @@ class JobRequest:
     paragraphs: list[str] | None = None
     """Only these paragraphs (by id), in whichever chapters hold them; ``None`` for every
     work paragraph of the chapters."""
+    pace_wait_s: float = PACE_WAIT_S
+    """How long a round first waits for a server that did not keep pace (``domain.rounds``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -26,14 +26,24 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from honyaku.agent.broker import Broker
 from honyaku.domain.book import Book
 from honyaku.domain.chunking import Opening, conversations
-from honyaku.domain.failures import Coverage
+from honyaku.domain.rounds import (
+    FailedPart,
+    HandOver,
+    Part,
+    Round,
+    RoundHistory,
+    Split,
+    Stop,
+    Wait,
+    next_round,
+)
 from honyaku.errors import SpendingCapReached, WorkerStopping
 from honyaku.jobs.action_log import ActionLog
 from honyaku.jobs.chunk_driver import ChunkDeps, ChunkDriver, ModelDeps
@@ -42,25 +52,17 @@ from honyaku.jobs.events import JobEvent, JobOutcome, JobStarted, RoundStarted, 
 from honyaku.jobs.heartbeat import heartbeat_s, keep_beating
 from honyaku.jobs.instructions import job_prompt, job_registry
 from honyaku.jobs.model_chain import Connected, ModelChain
-from honyaku.jobs.planning import plan_chunks, split_book, split_round
+from honyaku.jobs.planning import plan_chunks, split_book
 from honyaku.jobs.progress import JobProgress
-from honyaku.jobs.records import JobRecords, in_thread, scope_of
+from honyaku.jobs.records import JobRecords, scope_of
 from honyaku.jobs.replanning import Replanner
 from honyaku.jobs.requests import JobRequest
 from honyaku.jobs.scheduler import merged
 from honyaku.jobs.spending import purse, spending_cap
 from honyaku.llm.models import ModelChoice, ModelOpener
 from honyaku.store.chunks import ChunkItem, ChunkStatus, Claim, PlannedChunk
-from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import STOPPED_AS_ASKED, Job, JobScope, JobStatus
 from honyaku.store.stores import Stores
-
-MAX_SPLIT_ROUNDS = 8
-"""Rounds in which one model tries a chapter's failed parts again in halves: a part of 200
-paragraphs is down to single paragraphs in 8."""
-MAX_FRUITLESS_SPLITS = 2
-"""Split rounds in a row that got nothing done before a model is given up on: it fails at
-whatever size (a part of 40 a model gets lost in may need quarters, no more)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,7 @@ class JobRun:
         to_do: set[str],
         started: JobStarted,
         chapters: list[list[int]],
+        pace_wait_s: float,
     ) -> None:
         self.job, self.book, self.deps, self.models = job, book, deps, models
         self.records, self.claims = deps.records, deps.claims
@@ -106,6 +109,8 @@ class JobRun:
         self.chapters = chapters
         """The chapters with chunks left to run, by lane: one chapter, or short ones that
         share a conversation."""
+        self.pace_wait_s = pace_wait_s
+        """How long a round first waits for a server that did not keep pace."""
         self.log = ActionLog(deps.records)
         self.stop_seen = False
         """The heartbeat found the job asked to stop."""
@@ -124,97 +129,63 @@ class JobRun:
         if self.capped is not None:
             raise self.capped
 
-    async def outcome(self) -> JobOutcome:
-        """How the job stands now that the run's lanes ended, its end written."""
-        ending = await self.records.end(self.job)
+    async def outcome(self, *, stopped: bool = False) -> JobOutcome:
+        """How the job stands now that the run's lanes ended (or it was ``stopped``, its
+        end written already), as the database has it."""
+        records = self.records
+        ending = await records.run(records.end, self.job, stopped=stopped)
         progress = self.progress
-        coverage = Coverage(
-            progress.paragraphs_done, progress.paragraphs_total, ending.titles_done, ending.titles
-        )
         return JobOutcome(
             ending.job,
             ending.failures,
-            progress.paragraphs_total,
-            progress.paragraphs_done,
+            ending.coverage.paragraphs,
+            ending.coverage.paragraphs_done,
             progress.paragraphs_busy,
             ending.running_elsewhere,
             ending.left,
-            coverage,
+            ending.coverage,
+            self.models.prices,
         )
 
     async def _lane(self, numbers: list[int]) -> AsyncIterator[JobEvent]:
-        """Short chapters' conversation, if they share one; then each chapter's lane."""
+        """The lane's chapters: short ones in one conversation first, if they share one;
+        then each chapter's parts waiting to run, and its rounds."""
+        first = self.models.first
         if len(numbers) > 1:
-            async for event in self._together(numbers):
+            async for event in self._converse(await self._together(numbers), first):
                 yield event
         for number in numbers:
-            async for event in self._chapter(number):
+            async for event in self._pending(number, first):
+                yield event
+            async for event in self._rounds(number):
                 yield event
 
-    async def _together(self, numbers: list[int]) -> AsyncIterator[JobEvent]:
-        """The first chunks waiting to run of the chapters ``numbers``, as they stand now,
-        claimed and run in one conversation: up to one that is not its chapter's last."""
+    async def _together(self, numbers: list[int]) -> list[Claim]:
+        """The first parts waiting to run of consecutive chapters of ``numbers``, claimed
+        for one conversation: up to one that is not its chapter's last, or to a gap (a
+        chapter whose first part is not there to take)."""
         claims: list[Claim] = []
         for number in numbers:
-            item = await self.records.next_item(number, 0)
-            if item is None or item.status is not ChunkStatus.PENDING:
+            item = await self.records.run(self.records.next_item, number, 0)
+            claim = None
+            if item is not None and item.status is ChunkStatus.PENDING:
+                claim = await self.claims.take(item.pk)
+            if not isinstance(claim, Claim):
                 if claims:
                     break  # the chapters after this one are not next to those claimed
                 continue
-            if isinstance(claim := await self.claims.take(item.pk), Claim):
-                claims.append(claim)
-            if not _is_last(item):
+            claims.append(claim)
+            if not _is_last(claim.item):
                 break
-        if not claims or self.capped is not None:
-            for claim in claims:
-                await self.claims.give_back(claim.token)
-            return
-        model = await self.models.model(0)
-        assert model is not None
-        driver = ChunkDriver(self.deps, model, self.job, self.book, self.to_do)
-        run = driver.run(claims[0]) if len(claims) == 1 else driver.run_together(claims)
-        try:
-            async for event in run:
-                yield event
-        except SpendingCapReached as reached:
-            self.capped = reached
+        return claims
 
-    async def _chapter(self, number: int) -> AsyncIterator[JobEvent]:
-        """A chapter's chunks in order; then, while parts of it failed, rounds that try them
-        again: split in halves, down to one paragraph, while splitting gets something done;
-        then by each fallback model in turn, as they are."""
-        model = await self.models.model(0)
-        assert model is not None
-        async for event in self._parts(number, model):
-            yield event
-        at, round_, splits, fruitless, split_at = 0, 1, 0, 0, None
-        while self.capped is None and (failed := await self.records.failed_parts(self.job, number)):
-            units = sum(len(part.paragraph_ids) + part.shows_title for _, part in failed)
-            if split_at is not None:
-                fruitless = fruitless + 1 if units >= split_at else 0
-            plan = split_round({i.pk: part for i, part in failed})
-            if plan and splits < MAX_SPLIT_ROUNDS and fruitless < MAX_FRUITLESS_SPLITS:
-                splits, split_at = splits + 1, units
-            else:  # the next model takes the parts as they are
-                at, splits, fruitless, split_at = at + 1, 0, 0, None
-                if (model := await self.models.model(at)) is None:
-                    return
-                plan = {item.pk: [part] for item, part in failed}
-            await self.records.retry(plan)
-            round_ += 1
-            retried = tuple(Where.of(item.planned) for item, _ in failed if item.pk in plan)
-            parts = sum(len(halves) for halves in plan.values())
-            yield RoundStarted(number, round_, model.name, retried, parts)
-            async for event in self._parts(number, model):
-                yield event
-
-    async def _parts(self, number: int, model: ModelDeps) -> AsyncIterator[JobEvent]:
-        """The chapter's chunks waiting to run, in order, with ``model``, until one is held
-        elsewhere, waits for a person, or the run's cap is reached."""
-        driver = ChunkDriver(self.deps, model, self.job, self.book, self.to_do)
+    async def _pending(self, number: int, model: ModelDeps) -> AsyncIterator[JobEvent]:
+        """The chapter's parts waiting to run, in order, each in a conversation of its own
+        with ``model``, past every part that has ended; until one is held elsewhere or waits
+        for a person, or the run's cap is reached."""
         after = 0
         while self.capped is None:
-            item = await self.records.next_item(number, after)
+            item = await self.records.run(self.records.next_item, number, after)
             if item is None:
                 return
             claim = await self.claims.take(item.pk)
@@ -224,17 +195,68 @@ class JobRun:
             if claim is ChunkStatus.RUNNING:
                 self.blocked = True
                 return
+            if claim is ChunkStatus.WAITING:
+                return  # the chapter waits for a person's answer with it
             if not isinstance(claim, Claim):
-                return  # it waits for a person, or ended meanwhile
-            try:
-                async for event in driver.run(claim):
-                    yield event
-            except SpendingCapReached as reached:
-                # The other chapters finish what they have paid for, then stop too.
-                self.capped = reached
-                return
+                continue  # it ended meanwhile
+            async for event in self._converse([claim], model):
+                yield event
             if self.claims.left_here(claim.token):
                 return
+
+    async def _converse(self, claims: list[Claim], model: ModelDeps) -> AsyncIterator[JobEvent]:
+        """One conversation with ``model`` over the claimed parts; a cap reached ends the
+        run's taking of parts, the other lanes finishing what they paid for."""
+        if not claims:
+            return
+        if self.capped is not None:
+            for claim in claims:
+                await self.claims.give_back(claim.token)
+            return
+        driver = ChunkDriver(self.deps, model, self.job, self.book, self.to_do)
+        try:
+            async for event in driver.run(claims):
+                yield event
+        except SpendingCapReached as reached:
+            self.capped = reached
+
+    async def _rounds(self, number: int) -> AsyncIterator[JobEvent]:
+        """While parts of the chapter failed: the next round (``domain.rounds``), carried
+        out, until it says to stop."""
+        history, round_ = RoundHistory(), 1
+        records = self.records
+        while self.capped is None and (
+            failed := await records.run(records.failed_parts, self.job, number)
+        ):
+            step = next_round(
+                [FailedPart(i.pk, part, i.failure.kind) for i, part in failed if i.failure],
+                history,
+                models=self.models.size,
+                pace_wait_s=self.pace_wait_s,
+            )
+            if isinstance(step, Stop):
+                return
+            if isinstance(step, Wait):
+                await asyncio.sleep(step.seconds)
+            history, round_ = step.history, round_ + 1
+            plan = _plan(step, {item.pk: part for item, part in failed})
+            model = self.models.model(history.model)
+            await records.run(records.retry, plan, round_)
+            retried = tuple(Where.of(item.planned) for item, _ in failed if item.pk in plan)
+            parts = sum(len(pieces) for pieces in plan.values())
+            yield RoundStarted(number, round_, model.name, retried, parts)
+            async for event in self._pending(number, model):
+                yield event
+
+
+def _plan(step: Round, failed: Mapping[int, Part]) -> dict[int, list[Part]]:
+    """The parts a round runs, by the failed part each comes from."""
+    match step:
+        case Split(parts=parts):
+            return {key: list(pieces) for key, pieces in parts.items()}
+        case Wait(keys=keys) | HandOver(keys=keys):
+            return {key: [failed[key]] for key in keys}
+    return {}
 
 
 @asynccontextmanager
@@ -249,13 +271,17 @@ async def open_run(
     model and its fallbacks, from its model opened to its claims given back."""
     beat_s = heartbeat_s()
     records = JobRecords(deps.stores)
-    scope = scope_of(queued.job) if queued else await records.scope(request)
-    book = await records.book(request.book_id, scope.chapters)
+    scope = scope_of(queued.job) if queued else await records.run(records.scope, request)
+    book = await records.run(records.book, request.book_id, scope.chapters)
     cap = spending_cap(request.max_cost, book, choice.prices)
     for fallback in choice.fallbacks:
         spending_cap(request.max_cost, book, fallback.prices)
     talk = (
-        job_registry(request.kind, book.settings, await records.approvals(deps.broker, book.id)),
+        job_registry(
+            request.kind,
+            book.settings,
+            await records.run(records.approvals, deps.broker, book.id),
+        ),
         job_prompt(book, request.kind),
     )
     shared = (deps.stores.spending, queued.ledger) if queued else None
@@ -263,11 +289,10 @@ async def open_run(
         models = ModelChain(
             deps.open_model, opened, book, request, talk, purse(cap, choice.prices, shared)
         )
-        first = await models.connect(choice, records)
-        job, resumed, replanner = await _job(records, request, scope, book, first, queued)
-        models.start(first, replanner, choice.fallbacks, replanner.chunk_chars)
-        run = await _started(deps, replanner, models, job, book, queued, resumed)
-        run.progress = JobProgress.starting(run.started, choice.prices)
+        chain = await models.connect(choice, records)
+        job, resumed, replanner = await _job(records, request, scope, book, chain[0], queued)
+        models.start(chain, replanner)
+        run = await _started(deps, request, replanner, models, job, book, queued, resumed)
         task = asyncio.current_task()
         assert task is not None
         heartbeat = asyncio.create_task(keep_beating(run, task, beat_s))
@@ -279,9 +304,9 @@ async def open_run(
             # On the loop: a cancelled task cannot wait for a thread, and these are a few
             # short writes.
             run.log.write_now()
-            run.records.release_now(run.claims.end())
+            run.records.release(run.claims.end())
             if ending := _job_ending(exc, on_worker=queued is not None, stop_seen=run.stop_seen):
-                run.records.finish_now(*ending)
+                run.records.finish(*ending)
             raise
         finally:
             heartbeat.cancel()
@@ -308,7 +333,7 @@ async def _job(
     if queued:
         job, resumed = queued.job, True
     else:
-        job, resumed = await in_thread(
+        job, resumed = await records.run(
             records.open_job,
             scope,
             planned_chunks(book, scope, chunk_chars),
@@ -348,6 +373,7 @@ def _job_ending(
 
 async def _started(
     deps: RunDeps,
+    request: JobRequest,
     replanner: Replanner,
     models: ModelChain,
     job: Job,
@@ -356,22 +382,21 @@ async def _started(
     resumed: bool,
 ) -> JobRun:
     records = replanner.records
-    total, to_do = await records.to_do(job, book)
-    items = await records.items()
+    total, to_do = await records.run(records.to_do, job, book)
+    items = await records.run(records.items)
     if queued:
         items = [i for i in items if i.planned.chapter_number == queued.chapter]
     left = sum(1 for item in items if item.status is not ChunkStatus.DONE)
-    started = JobStarted(job, total, total - len(to_do), left, resumed)
+    started = JobStarted(job, total, total - len(to_do), left, resumed, models.prices)
     chunk_deps = ChunkDeps(
-        deps.stores,
         records,
         Claims(records),
         deps.broker,
-        BookGlossary(deps.stores.glossary, book.id),
+        records.book_glossary(book.id),
         book.settings.question_wait_hours * 3600 if queued else None,
     )
     lanes = [[queued.chapter]] if queued else _lanes(items, book, replanner.chunk_chars)
-    return JobRun(job, book, chunk_deps, models, to_do, started, lanes)
+    return JobRun(job, book, chunk_deps, models, to_do, started, lanes, request.pace_wait_s)
 
 
 def _lanes(items: Sequence[ChunkItem], book: Book, chunk_chars: int) -> list[list[int]]:

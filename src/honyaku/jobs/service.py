@@ -14,9 +14,8 @@ chunks waiting to run again when the size changed since.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 
-from honyaku.domain.failures import Coverage
 from honyaku.domain.pricing import Prices
 from honyaku.errors import HonyakuError, WorkerStopping
 from honyaku.jobs.events import ChunkFailure, JobEvent, JobFinished, Where
@@ -27,7 +26,7 @@ from honyaku.jobs.requests import ChapterEnd, ChapterOrder, JobRequest
 from honyaku.jobs.run import JobRun, QueuedChapter, RunDeps, open_run, planned_chunks
 from honyaku.jobs.spending import spending_cap
 from honyaku.llm.models import ModelChoice
-from honyaku.store.jobs import Job, JobStatus, Opened
+from honyaku.store.jobs import ACTIVE, Job, JobStatus, Opened
 
 
 class JobService:
@@ -44,21 +43,28 @@ class JobService:
         saved."""
         task = asyncio.current_task()
         assert task is not None
-        async with open_run(self.deps, request, choice) as run:
-            self._running[run.job.id] = task
-            try:
-                yield run.started
-                async for event in run.lanes(concurrency=request.concurrency):
-                    yield event
-            finally:
-                self._running.pop(run.job.id, None)
+        run: JobRun | None = None
+        try:
+            async with open_run(self.deps, request, choice) as run:
+                self._running[run.job.id] = task
+                try:
+                    yield run.started
+                    async for event in run.lanes(concurrency=request.concurrency):
+                        yield event
+                finally:
+                    self._running.pop(run.job.id, None)
+        except HonyakuError:
+            if run is not None:
+                # What was done and what is left, as for any end, before why it stopped.
+                yield JobFinished(await run.outcome(stopped=True))
+            raise
         yield JobFinished(await run.outcome())
 
     async def run_chapter(self, order: ChapterOrder, choice: ModelChoice) -> ChapterEnd:
         """Run one chapter of a queued job here, on a worker: its chunks in order, each
         question parked for a person; then settle the job's status."""
         records = JobRecords(self.stores)
-        job = await records.join(order.job_id, order.stops)
+        job = await records.run(records.join, order.job_id, order.stops)
         if job is None:
             return ChapterEnd.STOPPED
         request = JobRequest(
@@ -89,7 +95,8 @@ class JobService:
             # The heartbeat saw the stop as the chapter ended: the cancel it sent would strike
             # the next await. Taken back, the stop is settled as one its beat missed.
             task.uncancel()
-        status = await records.of(job).settle(job.stop_requests)
+        settled = records.of(job)
+        status = await settled.run(settled.settle, job.stop_requests)
         if status is JobStatus.INTERRUPTED:
             return ChapterEnd.STOPPED
         return ChapterEnd.BLOCKED if run.blocked else ChapterEnd.DONE
@@ -99,7 +106,8 @@ class JobService:
         (``queued``) in the same transaction; the model is the workers' to open."""
         scope = job_scope(self.stores.library, request)
         book = self.stores.library.whole_book(request.book_id, chapter_numbers=scope.chapters)
-        spending_cap(request.max_cost, book, choice.prices)
+        for model in (choice, *choice.fallbacks):
+            spending_cap(request.max_cost, book, model.prices)
         # Planned at the book's size (or the one asked): the model is the workers' to learn.
         chunk_chars = request.chunk_chars or book.settings.chunk_chars
         job, _ = JobRecords(self.stores).open_job(
@@ -119,8 +127,11 @@ class JobService:
         if task := self._running.get(job_id):
             task.cancel()
 
-    def progress(self, job_id: str, prices: Prices | None = None) -> JobProgress:
-        """A stored job's figures: its work paragraphs, those done, what it spent."""
+    def progress(
+        self, job_id: str, prices: Mapping[str, Prices | None] | None = None
+    ) -> JobProgress:
+        """A stored job's figures: its work paragraphs, those done, what each model spent
+        (at ``prices``, by model, where given)."""
         jobs, chunks = self.stores.jobs, self.stores.chunks
         job = jobs.get(job_id)
         book = self.stores.library.whole_book(job.book_id, chapter_numbers=job.chapters)
@@ -140,8 +151,7 @@ class JobService:
             for item in failed
             if item.failure is not None
         ]
-        records = JobRecords(self.stores)
-        progress.left = records.left_in_thread(job, failed)
-        titles, titles_done = records.titles_in_thread(job)
-        progress.coverage = Coverage(progress.paragraphs_done, len(paragraphs), titles_done, titles)
+        if job.shown_status not in ACTIVE:
+            account = JobRecords(self.stores).account(job)
+            progress.left, progress.coverage = account.left, account.coverage
         return progress

@@ -29,11 +29,11 @@ from honyaku.errors import ToolError
 from honyaku.jobs.batch_quality import batch_warnings, warnings_result
 from honyaku.jobs.events import Where
 from honyaku.jobs.glossary_prompts import chunk_forms
+from honyaku.jobs.records import JobRecords
 from honyaku.llm.messages import ToolCall
 from honyaku.store.chunks import Held
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.library import Library, LocatedParagraph
-from honyaku.store.stores import Stores
 
 MAX_CONTEXT_PARAGRAPHS = 20
 
@@ -48,7 +48,8 @@ VERSION_KINDS = {
 class ChunkContext(ToolContext):
     """What the tools of one chunk's conversation work on."""
 
-    stores: Stores
+    records: JobRecords
+    """The run's one door to the database, which every write of a tool goes through."""
     book: Book
     job_id: str
     model: str
@@ -62,7 +63,8 @@ class ChunkContext(ToolContext):
 
     @property
     def library(self) -> Library:
-        return self.stores.library
+        """The book's paragraphs, for the tools that read around one."""
+        return self.records.library
 
     @property
     def where(self) -> Where:
@@ -70,7 +72,7 @@ class ChunkContext(ToolContext):
 
     def book_glossary(self) -> BookGlossary:
         if self.glossary is None:
-            self.glossary = BookGlossary(self.stores.glossary, self.book.id)
+            self.glossary = self.records.book_glossary(self.book.id)
         return self.glossary
 
 
@@ -88,7 +90,7 @@ def update_task_status(
     """Move the task to the status its steps name."""
     moved = context.workflow.move(status)
     if context.claim is not None:
-        context.stores.chunks.record_workflow(context.claim, moved["status"])
+        context.records.move(context.claim, moved["status"])
     return moved
 
 
@@ -100,7 +102,7 @@ def update_chapter_title(
 ) -> dict[str, Any]:
     """Submit the chapter title's translation."""
     title = context.workflow.check_title(chapter_id, translated_title)
-    context.library.set_chapter_title(context.book.id, chapter_id, title, claim=context.claim)
+    context.records.save_title(context.book.id, chapter_id, title, context.claim)
     return context.workflow.accept_title(chapter_id)
 
 
@@ -123,12 +125,11 @@ def add_translation_batch(
     warnings = batch_warnings(context.book, workflow.assigned, texts, matcher, forms)
     stored: set[str] = set()
     if texts:
-        stored = context.library.add_translations(
+        stored = context.records.save_versions(
             context.book.id,
             texts,
             kind=VERSION_KINDS[workflow.kind],
             model=context.model,
-            job_id=context.job_id,
             flags=warnings,
             claim=context.claim,
         )

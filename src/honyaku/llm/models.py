@@ -246,6 +246,26 @@ class ModelChoice:
         return printable_url(self.endpoint or self.kind.default_url or "")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelOptions:
+    """What a person names of the model to work with, in any front end: a saved profile or
+    a model by its own name, what overrides it, and the fallbacks instead of its own."""
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    protocol: ToolProtocol | None = None
+    provider: str | None = None
+    headers: tuple[str, ...] = ()
+    """Extra HTTP headers as ``Name: value``, for gateways."""
+    replay_reasoning: bool = False
+    fallbacks: tuple[str, ...] | None = None
+    """Saved profiles that take over in turn; ``None``: the profile's own (or the book's)."""
+    saved: bool = False
+    """Only a saved profile (or the demo model) may be named: a front end where nobody
+    declared a model at a terminal (the workbench, the assistant)."""
+
+
 class ModelMemory(Protocol):
     """What honyaku learned about models, per server and model: the verdict of ``auto``, the
     context window (kept on the profile too, where the choice came from one), the pace."""

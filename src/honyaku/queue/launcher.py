@@ -23,9 +23,11 @@ class QueueLauncher:
         self.queue = queue or JobQueue.over(self.stores.database.url)
 
     async def start(self, request: JobRequest, model: ModelChoice) -> str:
-        """Open the job and queue its chapters in one transaction; its id. Its model is
+        """Open the job and queue its chapters in one transaction; its id. Its model and its
+        fallbacks are checked here (their addresses, and their prices against the cap), and
         connected by the workers, with keys from their own environment."""
-        model.check()
+        for each in (model, *model.fallbacks):
+            each.check()
         queued = self.queue.opened(request, model)
         job = await asyncio.to_thread(self.service.open_queued, request, model, queued)
         return job.id

@@ -25,7 +25,7 @@ two processes can never both see a paragraph free and take it.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from itertools import groupby
@@ -34,6 +34,7 @@ from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from honyaku.domain.failures import Failure, FailureClass
+from honyaku.domain.rounds import Part
 from honyaku.errors import ClaimLost
 from honyaku.store.database import Database
 from honyaku.store.leases import Lease, this_process
@@ -62,22 +63,8 @@ class PlannedChunk:
     chunks_in_chapter: int
     paragraph_ids: tuple[str, ...]
     shows_title: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FailedWork:
-    """What jobs failed at: why, by paragraph id, and by chapter id for chapter titles."""
-
-    paragraphs: dict[str, Failure]
-    titles: dict[str, Failure]
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """Some of a chapter's paragraphs, and whether its title goes with them."""
-
-    paragraph_ids: tuple[str, ...]
-    shows_title: bool
+    round: int = 1
+    """The round that planned it: 1 for the job's plan (``ChunkRow.round``)."""
 
 
 Replan = Callable[[str, Sequence[str], bool, int], list[PlannedChunk]]
@@ -110,6 +97,8 @@ class ChunkItem:
     lease: Lease
     failure: Failure | None
     """Why a failed chunk failed."""
+    model: str | None = None
+    """The model that last ran it to its end."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +151,7 @@ def add_chunks(
                 "shows_title": p.shows_title,
                 "status": ChunkStatus.PENDING,
                 "attempts": 0,
+                "round": p.round,
             }
             for p in planned
         ],
@@ -222,7 +212,8 @@ class ChunkStore:
             return [_item(row) for row in rows]
 
     def next_item(self, job_id: str, chapter_number: int, after: int) -> ChunkItem | None:
-        """The chapter's first chunk numbered after ``after`` that is not done, as it stands."""
+        """The chapter's first chunk numbered after ``after`` that has not ended (done or
+        failed), as it stands."""
         with self.database.transaction() as session:
             row = session.scalars(
                 select(ChunkRow)
@@ -230,7 +221,7 @@ class ChunkStore:
                     ChunkRow.job_id == job_id,
                     ChunkRow.chapter_number == chapter_number,
                     ChunkRow.number > after,
-                    ChunkRow.status != ChunkStatus.DONE,
+                    ChunkRow.status.not_in(ENDED),
                 )
                 .order_by(ChunkRow.number)
                 .limit(1)
@@ -275,16 +266,41 @@ class ChunkStore:
             hold(session, held, workflow_status=status)
 
     def finish(
-        self, token: ClaimToken, status: ChunkStatus, failure: Failure | None = None
+        self,
+        token: ClaimToken,
+        status: ChunkStatus,
+        failure: Failure | None = None,
+        *,
+        model: str | None = None,
     ) -> None:
+        """End the claimed chunk, done or failed, as ``model`` left it."""
         kind, error = (failure.kind.value, failure.detail) if failure else (None, None)
         with self.database.transaction() as session:
-            hold(session, token, status=status, error=error, failure=kind)
+            hold(session, token, status=status, error=error, failure=kind, model=model)
 
-    def retry(self, job_id: str, parts: Mapping[int, Sequence[Part]]) -> None:
-        """Plan failed chunks to run again, each (by its key) as the ``parts`` given: halves
-        of it, or itself whole for another model; one given no part is done (what it had
-        left was done meanwhile). The new chunks come after their chapter's last."""
+    def fail_again(self, job_id: str, keys: Collection[int], failure: Failure, model: str) -> None:
+        """Failed chunks failed again, untried: ``model``, which was to try them, could not
+        start."""
+        with self.database.transaction() as session:
+            session.execute(
+                update(ChunkRow)
+                .where(
+                    ChunkRow.job_id == job_id,
+                    ChunkRow.pk.in_(list(keys)),
+                    ChunkRow.status == ChunkStatus.FAILED,
+                )
+                .values(
+                    status=ChunkStatus.FAILED,
+                    failure=failure.kind.value,
+                    error=failure.detail,
+                    model=model,
+                )
+            )
+
+    def retry(self, job_id: str, parts: Mapping[int, Sequence[Part]], *, round: int = 2) -> None:
+        """Plan failed chunks to run again in ``round``, each (by its key) as the ``parts``
+        given: smaller parts of it, or itself whole again; one given no part is done (what it
+        had left was done meanwhile). The new chunks come after their chapter's last."""
         with self.database.transaction(exclusive=True) as session:
             # The book's row first, as a claim locks it: no chunk is claimed meanwhile.
             book_id = select(JobRow.book_id).where(JobRow.id == job_id).scalar_subquery()
@@ -317,6 +333,7 @@ class ChunkStore:
                             first + count - 1,
                             tuple(part.paragraph_ids),
                             part.shows_title,
+                            round,
                         )
                         for n, part in enumerate(parts[row.pk])
                     ],
@@ -330,9 +347,13 @@ class ChunkStore:
         *,
         chapter_id: str | None = None,
         handed_back: HandedBack | None = None,
+        alone: bool = False,
     ) -> None:
         """Plan again, with ``split``, each chapter's (or ``chapter_id``'s) last run of chunks
-        waiting to run, after the paragraphs ``handed_back`` by a running chunk, if any."""
+        of the job's plan waiting to run, after the paragraphs ``handed_back`` by a running
+        chunk, if any. A part a round planned is never planned again; what it hands back is
+        planned ``alone``, as is what any chunk hands back when ``alone`` is asked (a
+        fallback's): in chunks of its own, the others as they are."""
         with self.database.transaction(exclusive=True) as session:
             # The book's row first, as a claim locks it: no chunk is claimed while it is
             # planned again.
@@ -344,11 +365,13 @@ class ChunkStore:
             if chapter_id is not None:
                 query = query.where(ChunkRow.chapter_id == chapter_id)
             rows = list(session.scalars(query.order_by(ChunkRow.chapter_number, ChunkRow.number)))
-            if handed_back is not None and (
-                running := session.get(ChunkRow, handed_back.token.chunk)
-            ):
+            running = session.get(ChunkRow, handed_back.token.chunk) if handed_back else None
+            if handed_back is not None and running is not None:
                 running.paragraph_ids = list(handed_back.kept)
                 running.shows_title = running.shows_title and not handed_back.title
+                if alone or running.round > 1:
+                    _plan_alone(session, running, rows, split, handed_back)
+                    return
             for chapter, group in groupby(rows, key=lambda row: row.chapter_id):
                 in_chapter = list(group)
                 given = handed_back if _holds(in_chapter, handed_back) else None
@@ -382,24 +405,6 @@ class ChunkStore:
             stops = session.scalar(select(JobRow.stop_requests).where(JobRow.id == job_id))
             return Heartbeat(bool(stops and stops > stops_seen), lost)
 
-    def failures_of_book(self, book_id: str) -> FailedWork:
-        """Why the book's paragraphs and chapter titles that jobs failed at were left: the
-        latest failure of each."""
-        found = FailedWork({}, {})
-        with self.database.transaction() as session:
-            rows = session.scalars(
-                select(ChunkRow)
-                .where(ChunkRow.book_id == book_id, ChunkRow.status == ChunkStatus.FAILED)
-                .order_by(ChunkRow.pk)
-            )
-            for row in rows:
-                failure = failure_of_row(row)
-                assert failure is not None
-                found.paragraphs.update(dict.fromkeys(row.paragraph_ids, failure))
-                if row.shows_title:
-                    found.titles[row.chapter_id] = failure
-        return found
-
     def holders(self, job_id: str) -> tuple[str, ...]:
         """The live processes running chunks of the job now."""
         now = utc_now()
@@ -427,6 +432,24 @@ def _holds(rows: list[ChunkRow], handed_back: HandedBack | None) -> bool:
     return handed_back is not None and any(row.pk == handed_back.token.chunk for row in rows)
 
 
+def _plan_alone(
+    session: Session,
+    running: ChunkRow,
+    rows: list[ChunkRow],
+    split: Replan,
+    handed_back: HandedBack,
+) -> None:
+    """What ``running`` hands back, planned after its chapter's last chunk, in its round."""
+    last = max(row.number for row in rows if row.chapter_id == running.chapter_id)
+    planned = split(running.chapter_id, handed_back.paragraph_ids, handed_back.title, last + 1)
+    add_chunks(
+        session,
+        running.job_id,
+        running.book_id,
+        [replace(p, round=running.round) for p in planned],
+    )
+
+
 def _replan_chapter(
     session: Session,
     chapter_id: str,
@@ -437,7 +460,7 @@ def _replan_chapter(
     running = handed_back.token.chunk if handed_back else None
     tail: list[ChunkRow] = []
     for row in reversed(rows):
-        if row.status != ChunkStatus.PENDING or row.pk == running:
+        if row.status != ChunkStatus.PENDING or row.pk == running or row.round > 1:
             break
         tail.insert(0, row)
     ids = list(handed_back.paragraph_ids if handed_back else ()) + [
@@ -527,6 +550,7 @@ def _item(row: ChunkRow) -> ChunkItem:
         row.chunks_in_chapter,
         tuple(row.paragraph_ids),
         row.shows_title,
+        row.round,
     )
     return ChunkItem(
         row.pk,
@@ -536,6 +560,7 @@ def _item(row: ChunkRow) -> ChunkItem:
         row.attempts,
         _lease(row),
         failure_of_row(row),
+        row.model,
     )
 
 

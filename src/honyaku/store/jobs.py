@@ -9,7 +9,7 @@ lease; a stop asked while several run it reaches every one of them (``JobRow.sto
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -19,6 +19,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from honyaku.domain.chunking import describe_failed_parts
+from honyaku.domain.failures import Unfinished
 from honyaku.domain.pricing import Prices
 from honyaku.domain.workflow import JobKind
 from honyaku.errors import NotFoundError
@@ -38,6 +39,7 @@ from honyaku.store.schema import (
     BookRow,
     ChapterRow,
     ChunkRow,
+    JobModelCostRow,
     JobRow,
     ParagraphRow,
     RatingRow,
@@ -113,6 +115,11 @@ class JobCost:
     """Replies that carried an ``add_translation_batch`` call."""
     batched_paragraphs: int = 0
     """Paragraphs those batches saved."""
+    conversations: int = 0
+    """Conversations run to an end (done or failed, not handed over), however many chunks
+    each held: how many replies a conversation takes is learned from them."""
+    conversation_paragraphs: int = 0
+    """The work paragraphs those conversations held."""
 
     def __add__(self, other: JobCost) -> JobCost:
         return JobCost(
@@ -154,14 +161,15 @@ class ModelRecord:
     jobs: int = 0
     requests: int = 0
     chunks: int = 0
-    """Chunks those jobs ran to an end, done or failed."""
+    """Conversations it ran to an end in those jobs, done or failed: a conversation that
+    short chapters shared counts once."""
     input_tokens: int = 0
     """Reported, by jobs whose provider reported tokens, beside what honyaku estimated."""
     estimated_input_tokens: int = 0
     output_tokens: int = 0
     estimated_output_tokens: int = 0
     chunk_paragraphs: int = 0
-    """Work paragraphs in the chunks they ran to an end."""
+    """Work paragraphs in the conversations it ran to an end."""
     batch_replies: int = 0
     batched_paragraphs: int = 0
     written_chars: int = 0
@@ -193,6 +201,8 @@ class Job:
     """The size its chunks waiting to run were last planned with."""
     finished_at: datetime | None = None
     """When it last ended, whatever its status."""
+    costs: dict[str, JobCost] = field(default_factory=dict)
+    """What each model of its chain spent (``cost`` is their sum), by the model's name."""
 
     @property
     def shown_status(self) -> JobStatus:
@@ -333,14 +343,17 @@ class JobStore:
             row = session.get(JobRow, job_id)
             if row is None:
                 raise NotFoundError("no job with id {job_id!r}", job_id=job_id)
-            return _job(row)
+            return _job(row, _costs(session, [job_id]).get(job_id, []))
 
     def for_book(self, book_id: str) -> list[Job]:
         with self.database.transaction() as session:
-            rows = session.scalars(
-                select(JobRow).where(JobRow.book_id == book_id).order_by(JobRow.created_at)
+            rows = list(
+                session.scalars(
+                    select(JobRow).where(JobRow.book_id == book_id).order_by(JobRow.created_at)
+                )
             )
-            return [_job(row) for row in rows]
+            costs = _costs(session, [row.id for row in rows])
+            return [_job(row, costs.get(row.id, [])) for row in rows]
 
     def finish(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
         """Record how the job ended; a stop asked meanwhile still reaches every process."""
@@ -367,8 +380,8 @@ class JobStore:
                 .values(stop_requests=JobRow.stop_requests + 1)
             )
 
-    def record(self, job_id: str, actions: Sequence[Action], cost: JobCost = JobCost()) -> None:
-        """Add actions and cost in one transaction."""
+    def record(self, job_id: str, actions: Sequence[Action], costs: Mapping[str, JobCost]) -> None:
+        """Add actions, and what each model spent (by its name), in one transaction."""
         with self.database.transaction() as session:
             if actions:
                 now = utc_now()
@@ -387,8 +400,8 @@ class JobStore:
                         for a in actions
                     ],
                 )
-            counters = {n: getattr(JobRow, n) + getattr(cost, n) for n in JobCost.__slots__}
-            session.execute(update(JobRow).where(JobRow.id == job_id).values(counters))
+            for model, cost in costs.items():
+                _add_cost(session, job_id, model, cost)
 
     def actions(
         self, book_id: str, *, kinds: Sequence[ActionKind] | None = None
@@ -432,36 +445,59 @@ class JobStore:
         )
         return dict(sorted(codes.items()))
 
+    def unfinished(self, book_id: str, job_id: str | None = None) -> dict[str, Unfinished]:
+        """Why the book's jobs (or the job ``job_id``) did not do what they were to do: for
+        each paragraph id, and each chapter id for its title, the latest part holding it
+        that has not ended done: failed, with its failure; or not tried, with why."""
+        query = (
+            select(ChunkRow, JobRow)
+            .join(JobRow, JobRow.id == ChunkRow.job_id)
+            .where(ChunkRow.book_id == book_id, ChunkRow.status != ChunkStatus.DONE)
+            .order_by(ChunkRow.pk)
+        )
+        if job_id is not None:
+            query = query.where(ChunkRow.job_id == job_id)
+        found: dict[str, Unfinished] = {}
+        now = utc_now()
+        with self.database.transaction() as session:
+            for chunk, job in session.execute(query):
+                why = Unfinished(failure_of_row(chunk), _not_tried(chunk, job, now), chunk.model)
+                found.update(dict.fromkeys(chunk.paragraph_ids, why))
+                if chunk.shows_title:
+                    found[chunk.chapter_id] = why
+        return found
+
     def model_record(self, model: str, kind: JobKind | None = None) -> ModelRecord:
-        """What the jobs that ran with ``model`` (of ``kind``, if given) asked and were billed."""
-        query = select(JobRow).where(JobRow.model == model, JobRow.requests > 0)
+        """What ``model`` asked and was billed in the jobs (of ``kind``, if given) it worked
+        on, as the one chosen or as a fallback: what it spent and wrote there, never what the
+        other models of their chains did."""
+        query = (
+            select(JobModelCostRow)
+            .join(JobRow, JobRow.id == JobModelCostRow.job_id)
+            .where(JobModelCostRow.model == model, JobModelCostRow.requests > 0)
+        )
         if kind is not None:
             query = query.where(JobRow.kind == kind.value)
         with self.database.transaction() as session:
             rows = list(session.scalars(query))
-            ended = [s.value for s in ENDED]
             written = session.scalar(
                 select(func.sum(func.length(ParagraphRow.text)))
                 .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
-                .where(TranslationRow.job_id.in_([row.id for row in rows]))
-            )
-            chunks = list(
-                session.scalars(
-                    select(ChunkRow.paragraph_ids).where(
-                        ChunkRow.job_id.in_([row.id for row in rows]), ChunkRow.status.in_(ended)
-                    )
+                .where(
+                    TranslationRow.job_id.in_([row.job_id for row in rows]),
+                    TranslationRow.model == model,
                 )
             )
         reported = [r for r in rows if r.input_tokens and r.estimated_input_tokens]
         return ModelRecord(
             len(rows),
             sum(r.requests for r in rows),
-            len(chunks),
+            sum(r.conversations for r in rows),
             sum(r.input_tokens for r in reported),
             sum(r.estimated_input_tokens for r in reported),
             sum(r.output_tokens for r in reported),
             sum(r.estimated_output_tokens for r in reported),
-            sum(len(ids) for ids in chunks),
+            sum(r.conversation_paragraphs for r in rows),
             sum(r.batch_replies for r in rows),
             sum(r.batched_paragraphs for r in rows),
             written or 0,
@@ -556,7 +592,63 @@ def _new_job(
     return row
 
 
-def _job(row: JobRow) -> Job:
+def _not_tried(chunk: ChunkRow, job: JobRow, now: datetime) -> str | None:
+    """Why a part that has not ended was not tried (``None`` for one that failed)."""
+    if chunk.status == ChunkStatus.FAILED:
+        return None
+    if chunk.status == ChunkStatus.WAITING:
+        return "it waits for an answer to the model's question"
+    if chunk.status == ChunkStatus.RUNNING and Lease(chunk.owner, chunk.heartbeat_at).is_live(now):
+        return "it is being translated"
+    if job.status in (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.WAITING):
+        live = job.status != JobStatus.RUNNING or Lease(job.owner, job.heartbeat_at).is_live(now)
+        return "its job has not come to it yet" if live else "its job was interrupted"
+    if job.error == STOPPED_AS_ASKED:
+        return "its job was stopped"
+    return f"its job stopped: {job.error}" if job.error else "its job stopped"
+
+
+def _add_cost(session: Session, job_id: str, model: str, cost: JobCost) -> None:
+    """Add ``cost`` to the job's and to its model's."""
+    if cost == JobCost():
+        return
+    names = JobCost.__slots__
+    session.execute(
+        update(JobRow)
+        .where(JobRow.id == job_id)
+        .values({n: getattr(JobRow, n) + getattr(cost, n) for n in names})
+    )
+    added = session.execute(
+        update(JobModelCostRow)
+        .where(JobModelCostRow.job_id == job_id, JobModelCostRow.model == model)
+        .values({n: getattr(JobModelCostRow, n) + getattr(cost, n) for n in names})
+    )
+    if not added.rowcount:  # type: ignore[attr-defined]
+        session.add(JobModelCostRow(job_id=job_id, model=model, **_counters(cost)))
+
+
+def _costs(session: Session, job_ids: Sequence[str]) -> dict[str, list[JobModelCostRow]]:
+    """Each job's costs by model, by job id."""
+    found: dict[str, list[JobModelCostRow]] = {}
+    rows = session.scalars(
+        select(JobModelCostRow)
+        .where(JobModelCostRow.job_id.in_(job_ids))
+        .order_by(JobModelCostRow.model)
+    )
+    for row in rows:
+        found.setdefault(row.job_id, []).append(row)
+    return found
+
+
+def _counters(cost: JobCost) -> dict[str, int]:
+    return {name: getattr(cost, name) for name in JobCost.__slots__}
+
+
+def _cost(row: JobRow | JobModelCostRow) -> JobCost:
+    return JobCost(*(getattr(row, name) for name in JobCost.__slots__))
+
+
+def _job(row: JobRow, costs: Sequence[JobModelCostRow] = ()) -> Job:
     return Job(
         row.id,
         row.book_id,
@@ -567,7 +659,7 @@ def _job(row: JobRow) -> Job:
         JobStatus(row.status),
         row.error,
         row.created_at,
-        JobCost(*(getattr(row, name) for name in JobCost.__slots__)),
+        _cost(row),
         Lease(row.owner, row.heartbeat_at),
         bool(row.retranslate),
         row.stop_requests,
@@ -575,4 +667,5 @@ def _job(row: JobRow) -> Job:
         bool(row.queued),
         row.chunk_chars,
         row.finished_at,
+        {cost.model: _cost(cost) for cost in costs},
     )

@@ -346,6 +346,21 @@ class Library:
 
     # -- translations ----------------------------------------------------------------------
 
+    def leave_as_is(self, book_id: str, paragraph_ids: Collection[str], *, left: bool) -> int:
+        """Mark the paragraphs as left as they are on purpose (``left``), or no longer;
+        how many changed."""
+        with self.database.transaction() as session:
+            changed = session.execute(
+                update(ParagraphRow)
+                .where(
+                    ParagraphRow.book_id == book_id,
+                    ParagraphRow.id.in_(list(paragraph_ids)),
+                    ParagraphRow.left_on_purpose.is_not(left),
+                )
+                .values(left_on_purpose=left)
+            )
+            return int(changed.rowcount)  # type: ignore[attr-defined]
+
     def add_translations(
         self,
         book_id: str,
@@ -795,6 +810,7 @@ def _paragraph_columns() -> tuple[Any, ...]:
         ParagraphRow.text,
         TranslationRow.text,
         TranslationRow.translated_from,
+        ParagraphRow.left_on_purpose,
     )
 
 
@@ -804,9 +820,17 @@ def _paragraph(
     text: str,
     translation: str | None,
     translated_from: str | None,
+    left_on_purpose: bool = False,
 ) -> Paragraph:
     stale = translated_from is not None and translated_from != text
-    return Paragraph(paragraph_id, position, text, translation, translated_from if stale else None)
+    return Paragraph(
+        paragraph_id,
+        position,
+        text,
+        translation,
+        translated_from if stale else None,
+        left_on_purpose=bool(left_on_purpose),
+    )
 
 
 def _chapter(row: ChapterRow, paragraphs: tuple[Paragraph, ...]) -> Chapter:
@@ -883,13 +907,15 @@ def _paragraphs_by_chapter(
             ParagraphRow.text,
             TranslationRow.text,
             TranslationRow.translated_from,
+            ParagraphRow.left_on_purpose,
         )
         .outerjoin(TranslationRow, _selected_join())
         .where(ParagraphRow.chapter_pk.in_(chapter_pks))
         .order_by(ParagraphRow.chapter_pk, ParagraphRow.position)
     )
-    for chapter_pk, pid, position, text, translation, translated_from in rows:
-        result[chapter_pk].append(_paragraph(pid, position, text, translation, translated_from))
+    for chapter_pk, pid, position, text, translation, translated_from, left in rows:
+        paragraph = _paragraph(pid, position, text, translation, translated_from, left)
+        result[chapter_pk].append(paragraph)
     return {pk: tuple(paragraphs) for pk, paragraphs in result.items() if pk is not None}
 
 
@@ -914,6 +940,7 @@ def _located_query(book_id: str, where: Any) -> Any:
             ParagraphRow.text,
             TranslationRow.text,
             TranslationRow.translated_from,
+            ParagraphRow.left_on_purpose,
         )
         .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
         .outerjoin(TranslationRow, _selected_join())
@@ -921,18 +948,8 @@ def _located_query(book_id: str, where: Any) -> Any:
     )
 
 
-def _located_paragraph(
-    cid: str,
-    cpos: int,
-    pid: str,
-    ppos: int,
-    text: str,
-    translation: str | None,
-    translated_from: str | None,
-) -> LocatedParagraph:
-    return LocatedParagraph(
-        cid, cpos + 1, _paragraph(pid, ppos, text, translation, translated_from)
-    )
+def _located_paragraph(cid: str, cpos: int, *paragraph: Any) -> LocatedParagraph:
+    return LocatedParagraph(cid, cpos + 1, _paragraph(*paragraph))
 
 
 def _unresolved(ref: str, matches: list[str]) -> str:

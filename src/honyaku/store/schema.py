@@ -101,6 +101,9 @@ class ParagraphRow(Base):
     id: Mapped[str] = mapped_column(String(8))
     position: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
+    left_on_purpose: Mapped[bool] = mapped_column(Boolean, default=False)
+    """The translator keeps it as it is (a copyright line, a word play in the original): no
+    job translates it, and it is not listed among what needs them."""
 
 
 class ParagraphSourceRow(Base):
@@ -236,6 +239,9 @@ class JobRow(Base):
     """Replies that carried a batch, and the paragraphs those batches saved: how the model
     works through a chunk, for the chunk size of its next jobs."""
     batched_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    conversations: Mapped[int] = mapped_column(Integer, default=0)
+    """Conversations run to an end, done or failed, and the work paragraphs they held."""
+    conversation_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
     chunk_chars: Mapped[int | None] = mapped_column(Integer)
     """The size the job's chunks waiting to run were last planned with."""
     owner: Mapped[str | None] = mapped_column(Text)
@@ -280,6 +286,34 @@ class ChunkRow(Base):
     """Why it failed, as a failure class (``domain.failures``)."""
     workflow_status: Mapped[str | None] = mapped_column(String(10))
     """Where the chunk's conversation is in its workflow (``domain.workflow``)."""
+    round: Mapped[int] = mapped_column(Integer, default=1)
+    """The round that planned it: 1 for the job's plan. A part a later round planned keeps
+    its size: it is never planned again as the run learns."""
+    model: Mapped[str | None] = mapped_column(Text)
+    """The model that last ran it to its end."""
+
+
+class JobModelCostRow(Base):
+    """What one model of a job's chain (the one chosen, or a fallback) spent on it."""
+
+    __tablename__ = "job_model_costs"
+
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
+    model: Mapped[str] = mapped_column(Text, primary_key=True)
+    requests: Mapped[int] = mapped_column(Integer, default=0)
+    retries: Mapped[int] = mapped_column(Integer, default=0)
+    input_chars: Mapped[int] = mapped_column(Integer, default=0)
+    output_chars: Mapped[int] = mapped_column(Integer, default=0)
+    input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cached_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    reasoning_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    estimated_input_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    estimated_output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    batch_replies: Mapped[int] = mapped_column(Integer, default=0)
+    batched_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    conversations: Mapped[int] = mapped_column(Integer, default=0)
+    conversation_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class ActionRow(Base):

@@ -24,7 +24,8 @@ reply and then ``finish_reason: "content_filter"`` (its reply cut); either way w
 
 Faults are queued and each spoils one request: 429 with ``Retry-After``, 500, a stream cut
 before its finish reason, a dropped connection, a slow first byte, a reply that thinks and
-never stops, a reply that loops. Every request body is kept in ``requests`` for tests and
+never stops, a reply that loops, a reply that stops short; or a rule (``fault_of``) picks
+the requests it spoils by their body. Every request body is kept in ``requests`` for tests and
 benchmarks to inspect, and what it was billed in ``bills``: its tokens estimated script by
 script, those it shares with an earlier request's prefix reported as cached, as a provider's
 prompt cache would.
@@ -117,6 +118,8 @@ class FaultKind(StrEnum):
     LOOPING = "looping"
     """The reply degenerates: its first translation (in a call's arguments, or in the text
     where it makes no batch) repeats one sentence ``LOOP_REPEATS`` times."""
+    STOPS = "stops"
+    """The reply says it is working on it and makes no call: a model that stops short."""
 
 
 class ThoughtPlace(StrEnum):
@@ -182,6 +185,9 @@ class FakeLLMServer(Served):
     host: str = "127.0.0.1"
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
+    fault_of: Callable[[dict[str, Any]], Fault | None] | None = None
+    """A rule that spoils the requests it picks, by their body, beside the queued faults: a
+    test's random failures, the same for every request of a conversation."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     arrivals: list[float] = field(default_factory=list)
     """When each request arrived (``time.monotonic``)."""
@@ -275,6 +281,8 @@ class FakeLLMServer(Served):
         if refusal := self._refusal(body, request.headers.get("authorization", "")):
             return refusal
         fault = self.faults.popleft() if self.faults else None
+        if fault is None and self.fault_of is not None:
+            fault = self.fault_of(body)
         if fault is not None and (refusal := _refusal(fault)):
             return refusal
         if (filtered := self._filters(body)) is Blocked.PROMPT:
@@ -290,6 +298,8 @@ class FakeLLMServer(Served):
         reply = self.translator.reply(*read_conversation(body.get("messages", [])), offered)
         if fault is not None and fault.kind is FaultKind.LOOPING:
             reply = _looping(reply)
+        if fault is not None and fault.kind is FaultKind.STOPS:
+            reply = Reply("I am working on it.")
         unclosed = fault is not None and fault.kind is FaultKind.UNCLOSED_THINKING
         written = _written(reply, self.thinking, xml=not body.get("tools"), unclosed=unclosed)
         exchange = Exchange(

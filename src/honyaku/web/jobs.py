@@ -11,9 +11,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from sse_starlette import EventSourceResponse
 
-from honyaku.application import Honyaku, JobRequest, ModelChoice
+from honyaku.application import Honyaku, JobRequest, ModelChoice, ModelOptions
 from honyaku.domain.workflow import JobKind
-from honyaku.errors import NotFoundError
+from honyaku.errors import NotFoundError, UserError
 from honyaku.web.events import HEARTBEAT_S, event
 from honyaku.web.i18n import _, message_of
 from honyaku.web.schemas import ERROR_RESPONSES, Created, JobOut, JobResume, JobStart, LogLineOut
@@ -53,9 +53,9 @@ async def start_job(honyaku: App, book_id: str, start: JobStart) -> Created:
     """Start a translation, polish or proofreading job in the background."""
     request = await job_request(honyaku, book_id, start.kind, start.chapters, start.retranslate)
     request = replace(request, paragraphs=start.paragraphs, max_cost=start.max_cost)
-    model = await _model(honyaku, start.model)
-    if start.fallbacks is not None:
-        model = await honyaku.models.with_fallbacks(model, start.fallbacks)
+    fallbacks = tuple(start.fallbacks) if start.fallbacks is not None else None
+    options = ModelOptions(model=start.model, fallbacks=fallbacks, saved=True)
+    model = await _model(honyaku, options, book_id)
     return Created(id=await honyaku.jobs.start(request, model))
 
 
@@ -71,13 +71,17 @@ async def job_request(
     return JobRequest(book_id=book_id, kind=kind, chapters=numbers, retranslate=retranslate)
 
 
-async def _model(honyaku: Honyaku, name: str) -> ModelChoice:
+async def _model(honyaku: Honyaku, options: ModelOptions, book_id: str) -> ModelChoice:
+    """The saved model ``options`` name, else the book's."""
     try:
-        return await honyaku.models.saved(name)
+        chosen = await honyaku.models.choose(options, book=book_id)
     except NotFoundError as exc:
         raise NotFoundError(
             _("{reason}: add one on the Models page").format(reason=message_of(exc))
         ) from None
+    if chosen.model is None:
+        raise UserError(_("choose a saved model to run the job with"))
+    return chosen
 
 
 @router.get("/api/jobs")

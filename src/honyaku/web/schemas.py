@@ -212,7 +212,9 @@ class JobStart(BaseModel):
     chapters: str | None = Field(
         default=None, pattern=CHAPTERS_PATTERN, description='e.g. "1-3,7"; null for all.'
     )
-    model: ProfileName = Field(description="The name of a saved model profile.")
+    model: ProfileName | None = Field(
+        default=None, description="A saved model profile; null: the book's model."
+    )
     fallbacks: list[ProfileName] | None = Field(
         default=None,
         max_length=8,
@@ -284,13 +286,42 @@ class LeftoverOut(BaseModel):
         description="Each paragraph and chapter title left, in book order, a chapter's title "
         "first; ``failure`` null where no job has tried it."
     )
+    kept: list[LeftOut] = Field(
+        default_factory=list,
+        description="The paragraphs the translator left as they are on purpose, in book order.",
+    )
 
     @classmethod
     def of(cls, leftover: Leftover) -> LeftoverOut:
         return cls(
             coverage=CoverageOut(**asdict(leftover.coverage)),
             left=[LeftOut.of(item) for item in leftover.left],
+            kept=[LeftOut.of(item) for item in leftover.kept],
         )
+
+
+class LeftAsIsIn(BaseModel):
+    """Paragraphs to leave as they are on purpose (``left``), or no longer."""
+
+    paragraph_ids: list[Annotated[str, Field(pattern=r"^[0-9a-f]{8}$")]] = Field(
+        min_length=1, max_length=10_000
+    )
+    left: StrictBool = True
+
+
+class LeftAsIsOut(BaseModel):
+    changed: int = Field(description="The paragraphs whose state changed.")
+
+
+class ModelSpentOut(BaseModel):
+    """What one model of a job's chain (the one chosen, or a fallback) spent on it."""
+
+    model: str
+    requests: int
+    input_tokens: int
+    cached_tokens: int
+    output_tokens: int
+    spent: float | None = Field(description="At this model's prices; null without them.")
 
 
 class JobOut(BaseModel):
@@ -311,7 +342,12 @@ class JobOut(BaseModel):
     output_tokens: int
     tokens: int
     tokens_estimated: bool = Field(description="The server reported none: honyaku's estimate.")
-    spent: float | None = Field(description="At the model's prices; null without prices.")
+    spent: float | None = Field(
+        description="Each model's tokens at its prices; null where one that spent has none."
+    )
+    models: list[ModelSpentOut] = Field(
+        default_factory=list, description="What each model of the job's chain spent."
+    )
     elapsed_s: float | None
     eta_s: float | None
     waiting_s: float | None = Field(

@@ -85,6 +85,7 @@ FAILURE_WORDS = {
     "model": N_("the model is not there"),
     "cap": N_("the spending cap was reached"),
     "server": N_("the model's server refused the work"),
+    "fallback": N_("the fallback model could not start"),
 }
 """``domain.failures.FAILURE_WORDS`` by each class's value, for the catalog."""
 

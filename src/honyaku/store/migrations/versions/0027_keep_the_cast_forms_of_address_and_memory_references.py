@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0027"
-down_revision = "0022"
+down_revision = "0023"
 
 
 def upgrade() -> None:

@@ -101,8 +101,25 @@ function draw(progress) {
 
 function drawSpending(progress) {
   field("spent").textContent = progress.spent === null ? t("no prices") : money(progress.spent);
+  drawModels(progress.models);
   field("elapsed").textContent = progress.elapsed_s === null ? "—" : duration(progress.elapsed_s);
   field("eta").textContent = progress.eta_s === null ? "—" : duration(progress.eta_s);
+}
+
+// What each model of the chain spent, a line each, where more than one worked on the job.
+function drawModels(models) {
+  const list = field("models");
+  list.hidden = models.length < 2;
+  list.replaceChildren(
+    ...models.map((spent) => {
+      const line = t("{model}: {requests} requests, {tokens} tokens", {
+        model: spent.model,
+        requests: spent.requests,
+        tokens: spent.input_tokens + spent.output_tokens,
+      });
+      return element("li", {}, spent.spent === null ? line : `${line}, ${money(spent.spent)}`);
+    }),
+  );
 }
 
 // A slow local model is seen working: "Waiting for the model: 2 min 10 s, about 4 min 5 s expected".
