@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from honyaku.application import Honyaku
+from honyaku.domain.forms_of_address import FormOfAddress
+from honyaku.domain.glossary import EntryStatus, GlossaryEntry
 from honyaku.testing import FakeLLMServer, ScriptedTranslator
 from honyaku.testing.series import REPEATED, SERIES, series_translation, volumes
 
@@ -66,6 +68,36 @@ def test_the_cast_is_set_by_any_variant_its_rows_added_listed_and_refused_when_w
     removed = honyaku("cast", "remove", second, "空太", "美咲", "美咲先輩", "--from", "2:2")
     assert removed.stdout.strip() == "Removed 空太 → 美咲: 美咲先輩 (from chapter 2, [2]) → 美咲姐"
     assert "美咲姐" not in honyaku("cast", "list", second).stdout
+
+
+def test_what_a_model_proposed_is_listed_apart_rejected_one_by_one_and_accepted_all(series):
+    first, _ = series
+    app = Honyaku.open()
+    try:
+        store = app.stores.glossary
+        home = store.home_glossary(first)
+        waiting = EntryStatus.PROPOSED
+        names = ("空太", "美咲")
+        characters = [GlossaryEntry(n, n, kind="character", status=waiting) for n in names]
+        store.add(home, characters, origin="job")
+        forms = [
+            FormOfAddress("空太", "美咲", "美咲先輩", "美咲学姐", status=waiting),
+            FormOfAddress("美咲", "空太", "後輩くん", "学弟", status=waiting),
+        ]
+        store.addresses.add(home, forms, origin="job")
+    finally:
+        app.close()
+
+    proposed = honyaku("cast", "list", first, "--proposed").stdout
+    rejected = honyaku("cast", "reject", first, "美咲先輩", "空太", "後輩くん").stdout
+    accepted = honyaku("cast", "accept", first).stdout
+    wrong = honyaku("cast", "accept", first, "空太", check=False)
+
+    assert "空太 → 美咲: 美咲先輩 → 美咲学姐 · proposed · seen in chapters 1" in proposed
+    assert rejected.strip() == "Rejected 1 form(s) of address"
+    assert accepted.strip() == "Accepted 2 character(s) and 1 form(s) of address"
+    assert "後輩くん" not in honyaku("cast", "list", first).stdout
+    assert "name a row by its speaker, its listener and its form" in wrong.stderr
 
 
 def test_the_memory_shows_what_it_recalls_writes_it_and_imports_a_reference(series, tmp_path: Path):
