@@ -50,7 +50,6 @@ from jobs import real_books
 
 from honyaku.application import Honyaku, ModelChoice, ToolProtocol
 from honyaku.domain import JobKind
-from honyaku.domain.memory import NEARLY_SAME, MemoryIndex, Remembered, memory_key
 from honyaku.jobs import JobFinished, JobRequest
 from honyaku.jobs.glossary_prompts import GLOSSARY_HEADER
 from honyaku.llm.tokenizers import O200K, counter_for_family
@@ -165,6 +164,9 @@ def _first_volume(honyaku: Honyaku, first: str, second: str) -> None:
 def memory_scale(sources: list[str]) -> dict[str, float]:
     """CPU seconds to index ``sources``, and to recall a chunk of 40 of them (each with a
     character changed) by the index and by comparing every pair."""
+    # Imported here, as ``sections`` imports its headers: `--only plain` runs on older code.
+    from honyaku.domain.memory import NEARLY_SAME, MemoryIndex, Remembered, memory_key
+
     rng = random.Random(42)
     remembered = [Remembered("b", f"{n:08x}", 1, n, text, "译") for n, text in enumerate(sources)]
     started = time.process_time()
