@@ -33,6 +33,13 @@ taken and set beside what the run was billed. Where the bill goes is shown part 
 billed units per source character: the fixed prefix (tool schemas and system prompt), the
 chunk messages, the conversation after them (replies and results sent back), and the output.
 
+With ``--claude``, each book and behaviour also goes through the fake Anthropic server twice,
+as ``claude-sonnet-4-5`` billed at genai-prices' Sonnet 4.5 prices: once with honyaku's prompt
+cache breakpoints, once without (``AnthropicProvider(cache=False)``). The fake caches as
+Anthropic does (a prefix written at a breakpoint, read back by a later request ending at one
+of its own; nothing under 1,024 tokens), and the bill counts cache reads at a tenth of input
+and cache writes at a quarter more than input.
+
 bilingual_book_maker runs beside it when installed (``python3.11 -m venv /work/bbm-venv &&
 /work/bbm-venv/bin/pip install bbook-maker``; ``--bbm`` names its ``bbook_maker``), on the
 same text written as TXT (chapter titles and paragraphs one per line, blank lines kept)
@@ -53,6 +60,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from jobs import light_novel, opening, real_books
 
@@ -61,12 +69,20 @@ from honyaku.domain import BookDraft, ChapterDraft, JobKind
 from honyaku.domain.tokens import TokenCounter
 from honyaku.jobs import JobFinished, JobRequest, JobService, RunDeps
 from honyaku.jobs.estimate import Estimate, estimate_job
+from honyaku.llm.anthropic import AnthropicProvider
+from honyaku.llm.events import ChatProvider
 from honyaku.llm.models import ConnectedModel, ModelChoice, ToolProtocol
 from honyaku.llm.openai_compat import OpenAICompatibleProvider
+from honyaku.llm.price_list import listed_prices
 from honyaku.llm.retry import RetryingProvider
 from honyaku.llm.tokenizers import DEEPSEEK, O200K, counter_for_family
 from honyaku.store import Database, Library, Stores
-from honyaku.testing import FakeLLMServer, ScriptedTranslator, hanzi_translation
+from honyaku.testing import (
+    FakeAnthropicServer,
+    FakeLLMServer,
+    ScriptedTranslator,
+    hanzi_translation,
+)
 from honyaku.testing.billing import (
     HISTORY,
     MESSAGE,
@@ -76,8 +92,10 @@ from honyaku.testing.billing import (
     PromptCache,
     bill_exchanges,
 )
+from honyaku.testing.fake_anthropic import CacheBill
 
 BBM_DEFAULT = "/work/bbm-venv/bin/bbook_maker"
+CLAUDE = "claude-sonnet-4-5"
 MODEL = "gpt-4o"
 """The model honyaku believes it talks to: it counts in o200k, as the server does."""
 TOKENIZERS = (O200K, DEEPSEEK)
@@ -252,7 +270,65 @@ def run_honyaku(
 
 
 async def _job(library: Library, url: str, book_id: str) -> None:
-    provider = RetryingProvider(OpenAICompatibleProvider(model=MODEL, base_url=url))
+    await _run_job(library, OpenAICompatibleProvider(model=MODEL, base_url=url), book_id)
+
+
+def run_claude(library: Library, draft: BookDraft, behaviour: str, *, cache: bool) -> ClaudeBill:
+    """The book through the fake Anthropic server, with or without cache breakpoints."""
+    book_id = library.add_book(draft, source_lang="ja", target_lang="zh-CN")
+    with FakeAnthropicServer(BEHAVIOURS[behaviour]()) as server:
+        provider = AnthropicProvider(
+            model=CLAUDE, api_key="bench", base_url=server.url, cache=cache
+        )
+        asyncio.run(_run_job(library, provider, book_id))
+        return ClaudeBill.of(server.bills)
+
+
+@dataclass(frozen=True)
+class ClaudeBill:
+    requests: int
+    uncached: int
+    cache_reads: int
+    cache_writes: int
+    output: int
+    dollars: float
+
+    @classmethod
+    def of(cls, bills: list[CacheBill]) -> ClaudeBill:
+        listed = listed_prices(CLAUDE, "https://api.anthropic.com")
+        assert listed is not None
+        uncached = sum(b.input_tokens for b in bills)
+        reads = sum(b.cache_read_input_tokens for b in bills)
+        writes = sum(b.cache_creation_input_tokens for b in bills)
+        output = sum(b.output_tokens for b in bills)
+        dollars = listed.prices.cost(uncached, reads, output, writes)
+        return cls(len(bills), uncached, reads, writes, output, dollars)
+
+
+def measure_claude(name: str, draft: BookDraft, behaviours: str, folder: Path) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    for behaviour in behaviours.split(","):
+        runs = {}
+        for cache in (True, False):
+            library = Library(Database.open(folder / f"{name}-claude-{behaviour}-{cache}"))
+            runs["breakpoints" if cache else "none"] = run_claude(
+                library, draft, behaviour, cache=cache
+            )
+        cached, plain = runs["breakpoints"], runs["none"]
+        saved = 1 - cached.dollars / plain.dollars
+        print(
+            f"{name}, {CLAUDE} ({behaviour}): {cached.requests} requests; with breakpoints "
+            f"${cached.dollars:.4f} ({cached.uncached:,} input, {cached.cache_reads:,} read, "
+            f"{cached.cache_writes:,} written, {cached.output:,} output tokens), without "
+            f"${plain.dollars:.4f} ({plain.uncached:,} input): {saved:.0%} saved",
+            flush=True,
+        )
+        figures[behaviour] = {k: asdict(v) for k, v in runs.items()} | {"saved": saved}
+    return figures
+
+
+async def _run_job(library: Library, server: ChatProvider, book_id: str) -> None:
+    provider = RetryingProvider(server)
     model = ConnectedModel(provider, ToolProtocol.NATIVE)
     service = JobService(RunDeps(Stores.over(library.database), Broker(), opening(model)))
     request = JobRequest(book_id=book_id, kind=JobKind.TRANSLATION)
@@ -341,6 +417,9 @@ def main() -> None:
     parser.add_argument("--output-ratio", type=float, default=4.0)
     parser.add_argument("--bbm", default=shutil.which("bbook_maker") or BBM_DEFAULT)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--claude", action="store_true", help="also bill Claude with and without cache breakpoints"
+    )
     args = parser.parse_args()
     all_books = books()
     if not Path(args.bbm).exists():
@@ -356,6 +435,9 @@ def main() -> None:
                 "estimate_error": accuracy,
             }
             _print(name, source_chars(draft), rows, accuracy)
+            if args.claude:
+                claude = measure_claude(name, draft, args.behaviours, Path(folder))
+                results[name]["claude"] = claude  # type: ignore[index]
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False))
 

@@ -1,8 +1,8 @@
 """A provider whose filter refuses one paragraph of a part of 40: the book still finishes.
 
-The fake servers filter as Azure OpenAI and Gemini do: a request holding the word 血 is
-refused, at its prompt or midway through its reply. The part that holds it fails with the
-filter's reason on its first request, neither retried as it was nor nudged as a model that
+The fake servers filter as Azure OpenAI, Gemini and Claude's classifiers do: a request holding
+the word 血 is refused, at its prompt or midway through its reply. The part that holds it fails
+with the filter's reason on its first request, neither retried as it was nor nudged as a model that
 stopped early; rounds split it until the refused paragraph stands alone, and a fallback model,
 where the run names one, translates that paragraph.
 """
@@ -26,10 +26,12 @@ from honyaku.store import Library
 from honyaku.testing import (
     Blocked,
     ContentFilter,
+    FakeAnthropicServer,
     FakeGeminiServer,
     FakeLLMServer,
     pseudo_translation,
 )
+from honyaku.testing.fake_anthropic import MODEL_NAME as ANTHROPIC_MODEL
 
 WORD = "血"
 PARAGRAPHS = 40
@@ -41,12 +43,17 @@ WAYS = [
     ("gemini", ToolProtocol.NATIVE, Blocked.REPLY),
     ("gemini", ToolProtocol.NATIVE, Blocked.PROMPT),
     ("gemini", ToolProtocol.XML, Blocked.PROMPT),
+    ("anthropic", ToolProtocol.NATIVE, Blocked.REPLY),
+    ("anthropic", ToolProtocol.XML, Blocked.PROMPT),
 ]
 IDS = [f"{api}-{protocol.value}-{blocked.value}" for api, protocol, blocked in WAYS]
 REASONS = {
     "openai": "refused by the provider's filter (content_filter: violence)",
     "gemini": "refused by the provider's filter (SAFETY: HARM_CATEGORY_DANGEROUS_CONTENT)",
+    "anthropic": "refused by the provider's filter (refusal: cyber)",
 }
+MODELS = {"anthropic": ANTHROPIC_MODEL}
+"""The model each fake serves by name, where it knows only some (Anthropic's Models API)."""
 
 
 def forty_paragraphs(library: Library) -> str:
@@ -63,10 +70,13 @@ def book_id(library: Library) -> str:
 
 
 @contextmanager
-def filtering(api: str, blocked: Blocked) -> Iterator[FakeLLMServer | FakeGeminiServer]:
+def filtering(
+    api: str, blocked: Blocked
+) -> Iterator[FakeLLMServer | FakeGeminiServer | FakeAnthropicServer]:
     """The fake server of ``api`` (a provider kind's name), refusing any request with WORD."""
     rule = ContentFilter(words={WORD}, blocked=blocked)
-    server = FakeGeminiServer(filter=rule) if api == "gemini" else FakeLLMServer(filter=rule)
+    fakes = {"gemini": FakeGeminiServer, "anthropic": FakeAnthropicServer}
+    server = fakes.get(api, FakeLLMServer)(filter=rule)
     with server:
         yield server
 
@@ -92,7 +102,8 @@ def test_one_refused_paragraph_of_forty_is_left_with_the_filter_as_its_reason(
     # Given a provider whose filter refuses any request holding one paragraph of the part
     with filtering(api, blocked) as server:
         # When the part is translated
-        model = ModelChoice("fake-model", server.url, protocol=protocol, provider=api)
+        name = MODELS.get(api, "fake-model")
+        model = ModelChoice(name, server.url, protocol=protocol, provider=api)
         events = run(honyaku, book_id, model)
 
     # Then 39 paragraphs and the title are translated, in one run, and one is left, with why

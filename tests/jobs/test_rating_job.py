@@ -174,7 +174,7 @@ def test_unassigned_or_repeated_ids_and_scores_off_the_scale_save_nothing(
     }
     assert {p["paragraph_id"] for p in wrong_ids["problems"]} == {ids[0], other}
     assert ended_early["error_code"] == "WORK_INCOMPLETE"
-    assert context.stores.ratings.rated(book_id) == []
+    assert context.records.stores.ratings.rated(book_id) == []
 
 
 def test_once_every_paragraph_is_rated_the_task_ends(library: Library, book_id: str) -> None:
@@ -194,4 +194,4 @@ def test_once_every_paragraph_is_rated_the_task_ends(library: Library, book_id: 
         'update_task_status("end")',
     )
     assert ended["status"] == "end"
-    assert [r.paragraph_id for r in context.stores.ratings.rated(book_id)] == ids
+    assert [r.paragraph_id for r in context.records.stores.ratings.rated(book_id)] == ids

@@ -158,6 +158,7 @@ def test_presets_fill_in_the_usual_servers_and_the_page_offers_them(local) -> No
         "openai",
         "deepseek",
         "gemini",
+        "anthropic",
         "openrouter",
         "siliconflow",
         "dashscope",
@@ -173,6 +174,10 @@ def test_presets_fill_in_the_usual_servers_and_the_page_offers_them(local) -> No
         "deepseek-chat",
     )
     assert presets["gemini"]["provider"] == "gemini"
+    assert (presets["anthropic"]["provider"], presets["anthropic"]["key_name"]) == (
+        "anthropic",
+        "ANTHROPIC_API_KEY",
+    )
     assert (presets["ollama"]["key_name"], presets["ollama"]["local"]) == (None, True)
     for preset in presets.values():
         assert f'<option value="{preset["id"]}"' in page

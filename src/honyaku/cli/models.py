@@ -50,8 +50,8 @@ ApiKeyEnv = Annotated[
     str | None,
     typer.Option(
         "--api-key-env",
-        help="Environment variable that holds the API key. Default: OPENAI_API_KEY, or "
-        "GEMINI_API_KEY (else GOOGLE_API_KEY) for Gemini.",
+        help="Environment variable that holds the API key. Default: OPENAI_API_KEY, "
+        "GEMINI_API_KEY (else GOOGLE_API_KEY) for Gemini, ANTHROPIC_API_KEY for Anthropic.",
         show_default=False,
     ),
 ]
@@ -61,7 +61,8 @@ Provider = Annotated[
         "--provider",
         help="The model's API: "
         + "; ".join(f"{kind.name} ({kind.summary})" for kind in PROVIDER_KINDS.values())
-        + ". Default: gemini for a gemini-… model without --base-url, else openai.",
+        + ". Default: gemini for a gemini-… model and anthropic for a claude-… model without "
+        "--base-url, else openai.",
         show_default=False,
     ),
 ]
@@ -276,7 +277,8 @@ def add_model(
 ) -> None:
     """Save a model under a name (replacing a profile of the same name), with the name of its
     key, what it costs and how fast it may be asked, if you say. An --api-key-env given wins
-    over --key; with neither, the provider's usual variable (OPENAI_API_KEY, GEMINI_API_KEY)."""
+    over --key; with neither, the provider's usual variable (OPENAI_API_KEY, GEMINI_API_KEY,
+    ANTHROPIC_API_KEY)."""
     try:
         profile = ModelProfile(
             name=name,

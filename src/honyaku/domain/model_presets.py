@@ -25,8 +25,9 @@ class ModelPreset:
     """Short and stable, e.g. ``deepseek``: also the profile name suggested."""
     label: str
     """The service's own name, e.g. ``DeepSeek`` (a name, never translated)."""
-    provider: Literal["openai", "gemini"]
-    """How honyaku speaks to it: Chat Completions, or Google's own Gemini API."""
+    provider: Literal["openai", "gemini", "anthropic"]
+    """How honyaku speaks to it: Chat Completions, Google's own Gemini API, or Anthropic's
+    Messages API."""
     base_url: str | None
     """``None``: the provider's own server."""
     key_name: str | None
@@ -64,6 +65,15 @@ MODEL_PRESETS: tuple[ModelPreset, ...] = (
         None,
         "GEMINI_API_KEY",
         ("gemini-2.5-flash", "gemini-2.5-pro"),
+        "native",
+    ),
+    ModelPreset(
+        "anthropic",
+        "Claude",
+        "anthropic",
+        None,
+        "ANTHROPIC_API_KEY",
+        ("claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1"),
         "native",
     ),
     ModelPreset(

@@ -58,6 +58,7 @@ def cost_of(usage: Usage) -> JobCost:
         reasoning_tokens=usage.reasoning_tokens or 0,
         estimated_input_tokens=usage.estimated_input_tokens,
         estimated_output_tokens=usage.estimated_output_tokens,
+        cache_write_tokens=usage.cache_write_tokens or 0,
     )
 
 

@@ -57,11 +57,15 @@ class Usage:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_tokens: int | None = None
+    """Of ``input_tokens``, those read from the provider's prompt cache."""
     reasoning_tokens: int | None = None
     """Of ``output_tokens``, those spent reasoning, where the provider reports them."""
     estimated_input_tokens: int = 0
     """honyaku's own estimate of the request's tokens (``domain.tokens``)."""
     estimated_output_tokens: int = 0
+    cache_write_tokens: int | None = None
+    """Of ``input_tokens``, those written to an explicit prompt cache (Anthropic's), billed at
+    a price of their own."""
 
 
 @dataclass(frozen=True, slots=True)

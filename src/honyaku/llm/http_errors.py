@@ -123,7 +123,8 @@ def filtered_categories(results: Any) -> list[str]:
 
 
 _OVERFLOW_WORDS = re.compile(
-    r"context[ _](length|size|window)|maximum number of tokens allowed|exceed_context_size",
+    r"context[ _](length|size|window)|maximum number of tokens allowed|exceed_context_size"
+    r"|prompt is too long",
     re.IGNORECASE,
 )
 _WINDOW_PATTERNS = (
@@ -131,11 +132,13 @@ _WINDOW_PATTERNS = (
     re.compile(r"exceeds? context window of (\d+)"),  # llama-cpp-python
     re.compile(r"context length of only (\d+)"),  # LM Studio
     re.compile(r"maximum number of tokens allowed \((\d+)\)"),  # Gemini
+    re.compile(r"tokens > (\d+) maximum"),  # Anthropic
 )
 _PROMPT_PATTERNS = (
     re.compile(r"(?:resulted in|requested|request has) (\d+)(?: input)? tokens"),
     re.compile(r"Requested tokens \((\d+)\)"),
     re.compile(r"input token count \((\d+)\)"),
+    re.compile(r"prompt is too long: (\d+) tokens"),  # Anthropic
 )
 
 
@@ -143,7 +146,8 @@ def context_overflow(status: int, detail: str, body: Any = None) -> ContextOverf
     """The error for a request its model's context window cannot hold, if that is what the
     server said: llama.cpp's ``exceed_context_size_error`` (with ``n_ctx`` and
     ``n_prompt_tokens``), OpenAI's ``context_length_exceeded`` and the wordings of vLLM,
-    llama-cpp-python, LM Studio and Gemini, which name the window in their message."""
+    llama-cpp-python, LM Studio, Gemini and Anthropic, which name the window in their
+    message."""
     error = body.get("error", body) if isinstance(body, dict) else {}
     error = error if isinstance(error, dict) else {}
     said = " ".join(str(part) for part in (detail, error.get("type"), error.get("code")) if part)

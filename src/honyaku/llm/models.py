@@ -30,7 +30,12 @@ from honyaku.domain.addresses import check_base_url, printable_url
 from honyaku.domain.keys import missing_key
 from honyaku.domain.model_profile import Endpoint, ModelProfile
 from honyaku.domain.pace import Pace
-from honyaku.domain.pricing import Prices, RateLimits
+from honyaku.domain.pricing import (
+    ANTHROPIC_CACHE_WRITE_FACTOR,
+    Prices,
+    RateLimits,
+    batch_prices,
+)
 from honyaku.errors import ConfigError, ModelUnavailableError
 from honyaku.llm.degeneration import DegenerationGuard
 from honyaku.llm.demo import DEMO_MODEL, DemoProvider
@@ -47,7 +52,7 @@ from honyaku.llm.rate_limit import (
 )
 from honyaku.llm.reply_cap import CAPPED_SERVERS, ReplyCap
 from honyaku.llm.retry import RETRY_BASE_S, RetryingProvider, RetryPolicy
-from honyaku.llm.server_info import ServerInfo, ask_server
+from honyaku.llm.server_info import ServerInfo, ask_anthropic, ask_server
 from honyaku.llm.timeouts import Timeouts
 from honyaku.llm.tokenizers import token_counter
 from honyaku.llm.tool_support import calls_tools_natively
@@ -90,7 +95,8 @@ class ModelChoice:
     protocol: ToolProtocol = ToolProtocol.AUTO
     provider: str | None = None
     """A name in ``PROVIDER_KINDS``. By default ``demo`` for the demo model, Gemini for a
-    ``gemini-…`` model without a base URL, else Chat Completions."""
+    ``gemini-…`` model and Anthropic for a ``claude-…`` one without a base URL, else Chat
+    Completions."""
     headers: tuple[str, ...] = ()
     """Extra HTTP headers as ``Name: value``, for gateways; never printed."""
     replay_reasoning: bool = False
@@ -138,7 +144,23 @@ class ModelChoice:
         )
         if choice.prices is None and (listed := choice.listed_prices()):
             return replace(choice, prices=listed.prices, prices_source=listed.source)
+        prices = choice.prices
+        if prices is not None and prices.cache_write is None and choice.kind.name == "anthropic":
+            # Its cache writes cost more than input.
+            written = prices.input * ANTHROPIC_CACHE_WRITE_FACTOR
+            return replace(choice, prices=replace(prices, cache_write=written))
         return choice
+
+    def batch_prices(self) -> Prices | None:
+        """The model's prices through its provider's Batch API: the list's batch prices where
+        the prices came from the list, else the typed ones halved (``domain.pricing``)."""
+        if self.prices is None:
+            return None
+        if self.prices_source is not None and (
+            listed := listed_prices(self.model, self.base_url or self.kind.default_url, batch=True)
+        ):
+            return listed.prices
+        return batch_prices(self.prices)
 
     def listed_prices(self) -> ListedPrices | None:
         """The model's prices at its server (its own, or its provider's) as the price list
@@ -165,8 +187,11 @@ class ModelChoice:
             return PROVIDER_KINDS[self.provider]
         if self.model == DEMO_MODEL:
             return PROVIDER_KINDS["demo"]
-        gemini = (self.model or "").startswith("gemini") and self.base_url is None
-        return PROVIDER_KINDS["gemini" if gemini else "openai"]
+        if self.base_url is None:
+            for prefix, kind in (("gemini", "gemini"), ("claude", "anthropic")):
+                if (self.model or "").startswith(prefix):
+                    return PROVIDER_KINDS[kind]
+        return PROVIDER_KINDS["openai"]
 
     @property
     def header_map(self) -> dict[str, str]:
@@ -421,7 +446,11 @@ def _named(choice: ModelChoice) -> str:
 
 async def _ask_server(choice: ModelChoice, kind: ProviderKind) -> ServerInfo:
     """What a Chat Completions server at a chosen URL says of itself and the model (a local
-    one says much, a hosted API nothing)."""
+    one says much, a hosted API nothing; Anthropic's says the model's window)."""
+    if kind.name == "anthropic" and choice.model is not None:
+        api_key = await asyncio.to_thread(lambda: choice.api_key)
+        url = choice.endpoint or kind.default_url or ""
+        return await ask_anthropic(url, choice.model, api_key=api_key)
     if kind.name != "openai" or not choice.endpoint or choice.model is None:
         return ServerInfo()
     api_key = await asyncio.to_thread(lambda: choice.api_key)
@@ -542,6 +571,20 @@ def _gemini(choice: ModelChoice, pace: ServerPace, _limiter: RateLimiter | None)
     )
 
 
+def _anthropic(choice: ModelChoice, pace: ServerPace, limiter: RateLimiter | None) -> ChatProvider:
+    from honyaku.llm.anthropic import AnthropicProvider
+
+    assert choice.model is not None
+    return AnthropicProvider(
+        model=choice.model,
+        api_key=choice.api_key,
+        base_url=choice.endpoint,
+        headers=choice.header_map,
+        pace=pace,
+        on_headers=limiter.observe if limiter else None,
+    )
+
+
 def _demo(_choice: ModelChoice, _pace: ServerPace, _limiter: RateLimiter | None) -> ChatProvider:
     return DemoProvider()
 
@@ -562,6 +605,15 @@ register_provider_kind(
         "https://generativelanguage.googleapis.com",
         ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
         _gemini,
+    )
+)
+register_provider_kind(
+    ProviderKind(
+        "anthropic",
+        "Anthropic's own Messages API (Claude), with prompt caching",
+        "https://api.anthropic.com",
+        ("ANTHROPIC_API_KEY",),
+        _anthropic,
     )
 )
 register_provider_kind(

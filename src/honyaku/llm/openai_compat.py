@@ -144,7 +144,7 @@ class OpenAICompatibleProvider:
         for delta in assembler.finish():
             yield delta
         message = assembler.message(request.turn)
-        usage = _usage(request, message, assembler.usage, self.tokens)
+        usage = chat_usage(request, message, assembler.usage, self.tokens)
         # The prompt as honyaku counts it, as that is what the next request's bounds are set from.
         timing = clock.timing(prompt_tokens, usage.output_tokens or usage.estimated_output_tokens)
         await self.pace.observe(timing)
@@ -257,9 +257,10 @@ def _body(provider: OpenAICompatibleProvider, request: ChatRequest) -> dict[str,
     return body
 
 
-def _usage(
+def chat_usage(
     request: ChatRequest, message: AssistantMessage, usage: Any, tokens: TokenCounter
 ) -> Usage:
+    """A Chat Completions ``usage`` object as honyaku's, beside honyaku's own counts."""
     return Usage(
         input_chars=request_chars(request),
         output_chars=message_chars(message),

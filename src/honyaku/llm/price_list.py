@@ -13,7 +13,10 @@ The list is richer than a profile's three prices, so it is read plainly: the sta
 changes with the length of the prompt, its base tier (Gemini Pro's prices past 200k tokens
 are not counted); one that changed over time, the one in force today; one that changes with
 the time of day (DeepSeek's off-peak discount), the dearest of the day, so that an estimate or
-a cap never counts on a discount. Prices are in US dollars per million tokens.
+a cap never counts on a discount. Prices are in US dollars per million tokens. A cache write
+is read where the list has one (Anthropic's five-minute write). The list knows batch prices
+too (its ``processing: batch`` variants): ``batch=True`` reads those, which halve cache reads
+for Anthropic but not for OpenAI or Gemini.
 
 The list takes half a second to load: it is loaded the first time a price is looked up.
 """
@@ -28,7 +31,7 @@ from functools import cache
 from importlib.metadata import version
 from typing import TYPE_CHECKING
 
-from honyaku.domain.pricing import Prices
+from honyaku.domain.pricing import BATCH_PRICE_FACTOR, Prices
 
 if TYPE_CHECKING:
     from genai_prices.data_snapshot import DataSnapshot
@@ -53,26 +56,28 @@ class ListedPrices:
 
 
 def listed_prices(
-    model: str | None, url: str | None, service_tier: str | None = None
+    model: str | None, url: str | None, service_tier: str | None = None, *, batch: bool = False
 ) -> ListedPrices | None:
-    """The list's prices for ``model`` served at ``url``; ``None`` for a model or a server it
-    does not know, or a model it knows no input or output price of."""
+    """The list's prices for ``model`` served at ``url`` (``batch``: through its Batch API);
+    ``None`` for a model or a server it does not know, or a model it knows no input or output
+    price of."""
     if not model or not url:
         return None
     try:
         provider, info = _snapshot().find_provider_model(model, None, None, url)
     except LookupError:
         return None
-    price = _dearest_today(info)
+    price = _dearest_today(info, batch=batch)
     input_price, output_price = _base(price.input_mtok), _base(price.output_mtok)
     if input_price is None or output_price is None:
         return None
-    cached = _base(price.cache_read_mtok)
+    cached, written = _base(price.cache_read_mtok), _base(price.cache_write_mtok)
     prices = Prices(
         float(input_price),
         float(output_price),
         None if cached is None else float(cached),
-        service_tier,
+        None if batch else service_tier,
+        None if written is None else float(written),
     )
     return ListedPrices(prices, price_list_source(), provider.id, info.id)
 
@@ -93,8 +98,9 @@ def _snapshot() -> DataSnapshot:
     return DataSnapshot(providers=providers, from_auto_update=False)
 
 
-def _dearest_today(info: ModelInfo) -> ModelPrice:
-    """The prices in force today; where they change with the time of day, the dearest."""
+def _dearest_today(info: ModelInfo, *, batch: bool = False) -> ModelPrice:
+    """The prices in force today; where they change with the time of day, the dearest. A model
+    the list knows no batch prices of is billed half its standard ones in a batch."""
     from genai_prices.types import TimeOfDateConstraint
 
     now = datetime.now(UTC)
@@ -105,10 +111,25 @@ def _dearest_today(info: ModelInfo) -> ModelPrice:
             for price in info.prices
             if isinstance(price.constraint, TimeOfDateConstraint)
         ]
-    return max(
-        (info.get_prices(moment) for moment in moments),
+    context = {"processing": "batch"} if batch else None
+    dearest = max(
+        (info.get_prices(moment, context) for moment in moments),
         key=lambda p: (_base(p.input_mtok) or 0, _base(p.output_mtok) or 0),
     )
+    listed = any(v.when.get("processing") == "batch" for v in info.price_variants or ())
+    if batch and not listed:
+        return _halved(dearest)
+    return dearest
+
+
+def _halved(price: ModelPrice) -> ModelPrice:
+    from copy import copy
+
+    halved = copy(price)
+    for name in ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok"):
+        value = _base(getattr(price, name))
+        setattr(halved, name, None if value is None else value * Decimal(BATCH_PRICE_FACTOR))
+    return halved
 
 
 def _base(price: object) -> Decimal | None:

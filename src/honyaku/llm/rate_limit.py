@@ -11,7 +11,9 @@ together than the profile allows.
 
 The server has the last word: a 429's ``Retry-After`` holds every request back until then, and
 so do ``x-ratelimit-remaining-requests`` or ``-tokens`` at 0, until their ``x-ratelimit-reset-…``
-time. A request's tokens are honyaku's estimate of its prompt (``domain.tokens``).
+time, and Anthropic's ``anthropic-ratelimit-…-remaining`` (of requests, tokens, input or
+output tokens) at 0, until their ``-reset`` (an RFC 3339 time). A request's tokens are
+honyaku's estimate of its prompt (``domain.tokens``).
 
 The clock and the sleep are injectable, so a test can run a real rate in no time.
 """
@@ -24,6 +26,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import partial
 from typing import Protocol
 
@@ -130,10 +133,16 @@ class RateLimiter:
         self.log.hold(self.clock() + seconds)
 
     def observe(self, headers: Mapping[str, str]) -> None:
-        """Read a response's ``x-ratelimit-*`` headers: none left means wait for the reset."""
+        """Read a response's ``x-ratelimit-*`` (OpenAI's) or ``anthropic-ratelimit-*``
+        headers: none left means wait for the reset."""
         for kind in ("requests", "tokens"):
             remaining = headers.get(f"x-ratelimit-remaining-{kind}")
             reset = _seconds(headers.get(f"x-ratelimit-reset-{kind}", ""))
+            if remaining is not None and remaining.strip() == "0" and reset:
+                self.hold(reset)
+        for kind in ANTHROPIC_LIMITS:
+            remaining = headers.get(f"anthropic-ratelimit-{kind}-remaining")
+            reset = _seconds_until(headers.get(f"anthropic-ratelimit-{kind}-reset", ""))
             if remaining is not None and remaining.strip() == "0" and reset:
                 self.hold(reset)
 
@@ -161,6 +170,20 @@ class RateLimiter:
             if excess <= 0:
                 return sent_at + self.period_s - now
         return 0.0
+
+
+ANTHROPIC_LIMITS = ("requests", "tokens", "input-tokens", "output-tokens")
+
+
+def _seconds_until(moment: str) -> float:
+    """Seconds from now until an RFC 3339 time (``2026-01-12T05:59:14Z``); 0 if unreadable."""
+    try:
+        until = datetime.fromisoformat(moment.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return 0.0
+    if until.tzinfo is None:
+        return 0.0
+    return max(0.0, (until - datetime.now(UTC)).total_seconds())
 
 
 def _seconds(text: str) -> float:

@@ -16,7 +16,10 @@ on Ollama, is cut without a word), so honyaku asks before it plans a job:
 ``ServerInfo.absence`` turns a model that cannot answer into one line that says what to do, so
 a job refuses to start rather than retrying a server that will never answer.
 
-Hosted APIs answer none of these: nothing is learned and nothing is lost, and a request that
+Anthropic's API says it too: ``GET /v1/models/{model}`` answers the model's
+``max_input_tokens``, or 404 for a name it does not serve (``ask_anthropic``).
+
+Other hosted APIs answer none of these: nothing is learned and nothing is lost, and a request that
 does not fit says so in its error (``http_errors.context_overflow``). Each question is one
 quick request; one that fails, times out or answers something else is passed over.
 """
@@ -40,6 +43,9 @@ OLLAMA_DEFAULT_CONTEXT = 4096
 """What Ollama gives a model whose context no setting names (since 0.6; 2048 before, which
 only a model loaded since would show in ``/api/ps``)."""
 LLAMA_CPP, OLLAMA, VLLM, OPENAI_COMPATIBLE = "llama.cpp", "Ollama", "vLLM", "OpenAI-compatible"
+ANTHROPIC = "Anthropic"
+ANTHROPIC_VERSION = "2023-06-01"
+"""The ``anthropic-version`` header every request to Anthropic's API carries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +71,8 @@ class ServerInfo:
         others = ", ".join(self.served) or "none"
         if self.loading:
             return f"{where} is still loading its model: try again once it has"
+        if not self.known and self.server == ANTHROPIC:
+            return f"{where} has no model {model!r}: is the name right (e.g. claude-sonnet-4-5)?"
         if not self.known:
             return f"{where} has no model {model!r} (loaded: {others}): ollama pull {model}"
         if self.server == VLLM and model not in self.served:
@@ -89,6 +97,25 @@ async def ask_server(
             with contextlib.suppress(httpx2.HTTPError, ValueError, TypeError, asyncio.TimeoutError):
                 if (found := await ask(http, root, base_url.rstrip("/"), model)) is not None:
                     return found
+    return ServerInfo()
+
+
+async def ask_anthropic(base_url: str, model: str, *, api_key: str | None) -> ServerInfo:
+    """What Anthropic's API at ``base_url`` says of ``model``: its context window, or that it
+    has no such model; nothing where it does not answer (a refused key is for the request)."""
+    headers = {"anthropic-version": ANTHROPIC_VERSION} | ({"x-api-key": api_key} if api_key else {})
+    client = partial(
+        httpx2.AsyncClient, timeout=ASK_TIMEOUT_S, headers=headers, follow_redirects=False
+    )
+    async with await asyncio.to_thread(client) as http:
+        with contextlib.suppress(httpx2.HTTPError, ValueError, TypeError, asyncio.TimeoutError):
+            answered = await http.get(f"{base_url.rstrip('/')}/v1/models/{model}")
+            if answered.status_code == 404:
+                return ServerInfo(ANTHROPIC, known=False)
+            info = answered.json() if answered.status_code == 200 else None
+            if isinstance(info, dict) and info.get("id"):
+                name = str(info["id"])
+                return ServerInfo(ANTHROPIC, _positive(info.get("max_input_tokens")), name, (name,))
     return ServerInfo()
 
 

@@ -14,6 +14,7 @@ memory.py         the translation memory of a book's series, and references impo
 quality_flags.py  the quality checks' warnings on translation versions, kept or dismissed
 ratings.py        a rating job's scores of translation versions
 jobs.py           jobs, their running cost, and the actions of their conversations
+batches.py        the batches a job sent through a provider's Batch API, and their handles
 chunks.py         a job's plan as rows: chunks a process claims, runs and finishes
 leases.py         who holds a piece of work, and whether they are still alive
 questions.py      questions of queued jobs waiting for a person; their chunks parked meanwhile
@@ -38,6 +39,7 @@ the database.
 """
 
 from honyaku.store.address_book import AddressBookStore, StoredForm
+from honyaku.store.batches import JobBatch, JobBatches
 from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
 from honyaku.store.chunks import (
     ChunkItem,
@@ -119,6 +121,8 @@ __all__ = [
     "GlossaryStore",
     "Heartbeat",
     "Job",
+    "JobBatch",
+    "JobBatches",
     "JobCost",
     "JobScope",
     "JobStatus",

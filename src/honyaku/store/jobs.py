@@ -120,6 +120,8 @@ class JobCost:
     each held: how many replies a conversation takes is learned from them."""
     conversation_paragraphs: int = 0
     """The work paragraphs those conversations held."""
+    cache_write_tokens: int = 0
+    """Of ``input_tokens``, those written to an explicit prompt cache (Anthropic's)."""
 
     def __add__(self, other: JobCost) -> JobCost:
         return JobCost(
@@ -147,7 +149,13 @@ class JobCost:
     def price(self, prices: Prices) -> float:
         """What these tokens cost at ``prices``."""
         cached = min(self.cached_tokens, self.billed_input_tokens)
-        return prices.cost(self.billed_input_tokens - cached, cached, self.billed_output_tokens)
+        written = min(self.cache_write_tokens, self.billed_input_tokens - cached)
+        return prices.cost(
+            self.billed_input_tokens - cached - written,
+            cached,
+            self.billed_output_tokens,
+            written,
+        )
 
 
 def _cost_values(cost: JobCost) -> tuple[int, ...]:

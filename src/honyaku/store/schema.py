@@ -242,6 +242,8 @@ class JobRow(Base):
     conversations: Mapped[int] = mapped_column(Integer, default=0)
     """Conversations run to an end, done or failed, and the work paragraphs they held."""
     conversation_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    cache_write_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    """Input tokens written to an explicit prompt cache, billed at a price of their own."""
     chunk_chars: Mapped[int | None] = mapped_column(Integer)
     """The size the job's chunks waiting to run were last planned with."""
     owner: Mapped[str | None] = mapped_column(Text)
@@ -314,6 +316,7 @@ class JobModelCostRow(Base):
     batched_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
     conversations: Mapped[int] = mapped_column(Integer, default=0)
     conversation_paragraphs: Mapped[int] = mapped_column(Integer, default=0)
+    cache_write_tokens: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class ActionRow(Base):
@@ -663,3 +666,22 @@ class SpendingRunRow(Base):
 
     run: Mapped[str] = mapped_column(String(80), primary_key=True)
     cap: Mapped[float] = mapped_column(Float)
+
+
+class JobBatchRow(Base):
+    """A batch a job sent through a provider's Batch API: the provider's id, its state and
+    counts as last polled, and the handle (``llm.batches.BatchHandle``) that finds it again,
+    custom ids and the conversations they belong to included."""
+
+    __tablename__ = "job_batches"
+
+    id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    provider: Mapped[str] = mapped_column(String(20))
+    model: Mapped[str] = mapped_column(Text)
+    batch_id: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(20))
+    handle: Mapped[dict[str, Any]] = mapped_column(JSON)
+    counts: Mapped[dict[str, Any]] = mapped_column(JSON)
+    submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

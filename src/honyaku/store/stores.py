@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from honyaku.store.batches import JobBatches
 from honyaku.store.chats import ChatStore
 from honyaku.store.chunks import ChunkStore
 from honyaku.store.database import Database
@@ -42,6 +43,7 @@ class Stores:
     spending: SpendingLedger
     trials: Trials
     memory: TranslationMemory
+    batches: JobBatches
 
     @property
     def shared_rate_log(self) -> RateLog | None:
@@ -70,4 +72,5 @@ class Stores:
             SpendingLedger(database),
             Trials(database),
             TranslationMemory(database, glossary),
+            JobBatches(database),
         )

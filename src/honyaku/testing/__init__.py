@@ -5,6 +5,9 @@ nothing beyond honyaku's own dependencies (``python -m honyaku.testing`` runs on
 
 fake_llm.py         FakeLLMServer: an OpenAI-compatible server, faults, thinking, rate limits
 fake_gemini.py      FakeGeminiServer: the Gemini API, as strict as Gemini 3
+fake_anthropic.py   FakeAnthropicServer: Anthropic's Messages API, its prompt cache checked as
+                    Anthropic checks it, thinking, refusals and overloads
+fake_batches.py     the Batch API endpoints of the three, driven by the same scripted models
 content_filter.py   ContentFilter: the requests a provider's filter refuses, and where
 silent_server.py    SilentServer: a server that goes quiet at the TCP level
 context_limit.py    a context window, refused and cut as local servers do, and said or not
@@ -26,6 +29,8 @@ from honyaku.llm.demo import (
 )
 from honyaku.testing.content_filter import Blocked, ContentFilter
 from honyaku.testing.context_limit import ContextLimit, Introspection, Refusal
+from honyaku.testing.fake_anthropic import FakeAnthropicServer
+from honyaku.testing.fake_batches import BatchScript
 from honyaku.testing.fake_gemini import FakeGeminiServer
 from honyaku.testing.fake_llm import (
     MODEL_NAME,
@@ -49,9 +54,11 @@ from honyaku.testing.silent_server import Silence, SilentServer
 __all__ = [
     "DRAFT_MARK",
     "MODEL_NAME",
+    "BatchScript",
     "Blocked",
     "ContentFilter",
     "ContextLimit",
+    "FakeAnthropicServer",
     "FakeCall",
     "FakeGeminiServer",
     "FakeLLMServer",

@@ -50,6 +50,7 @@ from starlette.routing import Route
 
 from honyaku.llm.demo import FakeCall, Reply, Turn
 from honyaku.testing.content_filter import Blocked, ContentFilter
+from honyaku.testing.fake_batches import BatchScript, GeminiBatches
 from honyaku.testing.fake_llm import DELTA_CHARS, Fault, FaultKind
 from honyaku.testing.scripted_models import Mistake, ScriptedTranslator
 from honyaku.testing.server import BackgroundServer, Served
@@ -129,7 +130,13 @@ class FakeGeminiServer(Served):
     port: int = 0
     faults: deque[Fault] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    batch_script: BatchScript = field(default_factory=BatchScript)
+    """How its batch mode (``:batchGenerateContent``, ``batches/…``) behaves."""
+    batches: GeminiBatches = field(init=False)
     _server: BackgroundServer | None = None
+
+    def __post_init__(self) -> None:
+        self.batches = GeminiBatches(self.batch_script, self.answer, _request_problem)
 
     @property
     def url(self) -> str:
@@ -142,7 +149,30 @@ class FakeGeminiServer(Served):
 
     def app(self) -> Starlette:
         route = Route("/{version}/models/{target}", self._generate, methods=["POST"])
-        return Starlette(routes=[route])
+        batch = Route("/{version}/batches/{name}", self._batch, methods=["GET", "POST"])
+        return Starlette(routes=[route, batch])
+
+    async def _batch(self, request: Request) -> Response:
+        if self.api_key is not None and request.headers.get("x-goog-api-key") != self.api_key:
+            return _bad_key()
+        name, _, action = request.path_params["name"].partition(":")
+        return self.batches.answer_batch(name, cancel=action == "cancel")
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The whole reply ``body`` gets, as ``generateContent`` answers it (a batch line's)."""
+        model = str(body.get("model") or MODEL_NAME).removeprefix("models/")
+        filtered = self._filters(body)
+        if filtered is Blocked.PROMPT:
+            prompt = len(json.dumps(body.get("contents", []), ensure_ascii=False))
+            feedback = {"blockReason": "SAFETY", "safetyRatings": _ratings()}
+            usage = {"promptTokenCount": prompt // CHARS_PER_TOKEN}
+            return {"promptFeedback": feedback, "usageMetadata": usage, "modelVersion": model}
+        reply = self.translator.reply(*_conversation(body), _offered(body))
+        parts = self._parts(reply, body)
+        usage = _usage(body, reply)
+        if filtered is Blocked.REPLY:
+            return _merged(_stopped_by_filter(parts, model, usage))
+        return _response(parts, model, usage, finished=True)
 
     async def _generate(self, request: Request) -> Response:
         # The latency counts from arrival, as a model's time to first byte includes its work.
@@ -150,6 +180,10 @@ class FakeGeminiServer(Served):
         body = await request.json()
         self.requests.append(body)
         model, _, method = request.path_params["target"].partition(":")
+        if method == "batchGenerateContent":
+            if self.api_key is not None and request.headers.get("x-goog-api-key") != self.api_key:
+                return _bad_key()
+            return await self.batches.create(body, f"models/{model}")
         fault = self.faults.popleft() if self.faults else None
         if refusal := self._refusal(request, body, method, fault):
             return refusal

@@ -74,6 +74,7 @@ from honyaku.testing.billing import (
 )
 from honyaku.testing.content_filter import Blocked, ContentFilter
 from honyaku.testing.context_limit import ContextLimit, Introspection
+from honyaku.testing.fake_batches import BatchScript, OpenAIBatches
 from honyaku.testing.scripted_models import Mistake, ScriptedTranslator, drafted_calls
 from honyaku.testing.server import BackgroundServer, Served
 
@@ -115,6 +116,11 @@ class FaultKind(StrEnum):
     UNCLOSED_THINKING = "unclosed_thinking"
     """The reply opens a think block in its text, drafts calls in it and never closes it, so
     it has no answer (``FakeLLMServer`` only)."""
+    OVERLOADED = "overloaded"
+    """529 ``overloaded_error`` with ``retry-after`` (``FakeAnthropicServer`` only)."""
+    STREAM_ERROR = "stream_error"
+    """An ``error`` event (``overloaded_error``) halfway through the stream
+    (``FakeAnthropicServer`` only)."""
     LOOPING = "looping"
     """The reply degenerates: its first translation (in a call's arguments, or in the text
     where it makes no batch) repeats one sentence ``LOOP_REPEATS`` times."""
@@ -209,10 +215,14 @@ class FakeLLMServer(Served):
     _answered: list[float] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
     """Each answered request and its reply as text, to bill again in another tokenizer."""
+    batch_script: BatchScript = field(default_factory=BatchScript)
+    """How its Batch API (``/v1/files``, ``/v1/batches``) behaves."""
+    batches: OpenAIBatches = field(init=False)
     _server: BackgroundServer | None = None
 
     def __post_init__(self) -> None:
         self.cache = PromptCache(self.tokens)
+        self.batches = OpenAIBatches(self.batch_script, self.answer, self._line_problem)
 
     def expire_cache(self) -> None:
         """Forget every prompt seen, as a provider's cache does after some minutes."""
@@ -248,8 +258,39 @@ class FakeLLMServer(Served):
                 Route("/v1/chat/completions", self._chat, methods=["POST"]),
                 Route("/props", self._props),
                 Route("/api/ps", self._ollama_running),
+                *self.batches.routes(self._refused_key),
             ]
         )
+
+    def _refused_key(self, request: Request) -> Response | None:
+        authorization = request.headers.get("authorization", "")
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            return _error(401, "Incorrect API key provided", "invalid_request_error")
+        return None
+
+    def _line_problem(self, body: dict[str, Any]) -> str | None:
+        if body.get("tools") and self.tool_support is ToolSupport.REJECTED:
+            return "This model does not support tools"
+        return None
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The whole reply ``body`` gets, not streamed, as a batch line gets it; billed with
+        the cache, its filter applied (a refused prompt is answered ``content_filter``)."""
+        offered = tuple(t["function"]["name"] for t in body.get("tools") or ())
+        reply = self.translator.reply(*read_conversation(body.get("messages", [])), offered)
+        written = _written(reply, self.thinking, xml=not body.get("tools"), unclosed=False)
+        exchange = Exchange(
+            request_parts(body), written.output, written.reasoning + written.thought
+        )
+        bill = bill_for(self.cache, exchange)
+        self.exchanges.append(exchange)
+        self.bills.append(bill)
+        if self._filters(body) is not None:
+            chunks = _chunks(written, body, bill.usage(), delta_chars=self.delta_chars)
+            kept, output = _cut_by_filter(chunks, body)
+            bill = self._billed_again(bill, output)
+            return _filtered_completion(kept[:-2], body, bill.usage())
+        return _completion(written, body, bill.usage())
 
     async def _models(self, _request: Request) -> Response:
         entry: dict[str, Any] = {"id": MODEL_NAME, "object": "model"}
@@ -549,7 +590,7 @@ def _written(reply: Reply, thinking: Thinking | None, *, xml: bool, unclosed: bo
         return _Written(answer=answer, calls=calls, output=output)
     thinking = thinking or Thinking()
     drafts = drafted_calls(reply.calls)
-    thought = _thought(drafts)
+    thought = thought_text(drafts)
     native_drafts = () if xml else drafts
     if unclosed:
         thought = f"<{thinking.element}>{thought}"
@@ -561,7 +602,8 @@ def _written(reply: Reply, thinking: Thinking | None, *, xml: bool, unclosed: bo
     return _Written("", block, native_drafts, answer, calls, block + output)
 
 
-def _thought(drafts: tuple[FakeCall, ...]) -> str:
+def thought_text(drafts: tuple[FakeCall, ...]) -> str:
+    """What a thinking model thinks before a reply: its ``drafts``, written as XML blocks."""
     if not drafts:
         return "\nNothing to call yet; a short answer will do.\n"
     calls = "".join(render_xml_call(call) for call in drafts)

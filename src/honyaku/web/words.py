@@ -71,6 +71,7 @@ TOOL_WORDS = {
 PROVIDER_WORDS = {
     "openai": N_("Chat Completions: OpenAI, DeepSeek, Ollama, vLLM, llama.cpp, LM Studio…"),
     "gemini": N_("Google's own Gemini API"),
+    "anthropic": N_("Anthropic's own Messages API (Claude), with prompt caching"),
     "demo": N_("the built-in demo model, inside honyaku"),
 }
 

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0027"
-down_revision = "0023"
+down_revision = "0026"
 
 
 def upgrade() -> None:
