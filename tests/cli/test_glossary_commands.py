@@ -66,7 +66,7 @@ def test_galtransl_dictionaries_import_and_export(tmp_path):
     assert "2 added, 0 changed, 0 unchanged" in imported_once
     assert "0 added, 0 changed, 2 unchanged" in imported_again
     csv_lines = (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()
-    assert csv_lines[0] == "source,target,note,kind,aliases,gender,reading"
+    assert csv_lines[0] == "source,target,note,kind,aliases,gender,reading,pronoun,speech"
     assert (tmp_path / "out.txt").read_text(
         encoding="utf-8"
     ) == "下人\t仆人\t主人公\n老婆\t老妪\t\n"

@@ -12,11 +12,15 @@ from .conftest import Workbench, serious_violations
 
 @pytest.fixture(scope="module")
 def book(workbench: Workbench) -> str:
-    """A book translated by the demo model (flagged paragraphs), with a glossary entry."""
-    book = workbench.add_book("アリスは森へ行った。", "ボブは笑った。", chapters=2)
+    """A book translated by the demo model (flagged paragraphs), with two characters and a
+    form of address between them."""
+    book = workbench.add_book("アリスは森へ行った。", "「ボブさん」とアリスは笑った。", chapters=2)
     workbench.wait_for(workbench.start(book, "demo"))
-    entry = {"source": "アリス", "target": "爱丽丝", "kind": "character"}
-    workbench.api("POST", f"/api/books/{book}/glossary", json={"entry": entry})
+    for source, target in (("アリス", "爱丽丝"), ("ボブ", "鲍勃")):
+        entry = {"source": source, "target": target, "kind": "character", "gender": "female"}
+        workbench.api("POST", f"/api/books/{book}/glossary", json={"entry": entry})
+    form = {"speaker": "アリス", "listener": "ボブ", "source_form": "ボブさん", "rendering": "鲍勃"}
+    workbench.api("POST", f"/api/books/{book}/cast/forms", json=form)
     return book
 
 
@@ -25,6 +29,7 @@ def book(workbench: Workbench) -> str:
     [
         "books/{book}",
         "books/{book}/glossary",
+        "books/{book}/cast",
         "books/{book}/quality",
         "models",
         "books/{book}/chapters/1",

@@ -1,4 +1,5 @@
-"""A book's glossary in the browser: extraction, proposals, entries, files and series."""
+"""A book's glossary in the browser: extraction, proposals, entries, files and series; its
+cast and address book."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from honyaku.testing import FakeLLMServer
+from honyaku.testing import FakeLLMServer, ScriptedTranslator
+from honyaku.testing.series import CHARACTERS, FORMS_OF_ADDRESS, volumes
 
 from .conftest import Workbench, screenshot
 
@@ -149,3 +151,58 @@ def test_in_chinese_proposals_are_accepted_and_rejected_and_an_entry_added(
     form.get_by_role("button", name="保存").click()
     expect(page.locator("tr[data-source=森]")).to_contain_text("森林")
     screenshot(page, "glossary-entry-zh")
+
+
+def test_the_cast_and_its_address_book_are_approved_edited_and_read_in_english_and_chinese(
+    page: Page, chinese_page: Page, workbench: Workbench, fake_model: FakeLLMServer
+) -> None:
+    # Given a volume whose cast and forms of address a model extracted, waiting for approval
+    [first, _] = volumes()
+    paragraphs = [p for chapter in first.chapters for p in chapter.paragraphs]
+    book = workbench.add_book(*paragraphs, title="さくら荘 1", chapters=2)
+    fake_model.translator = ScriptedTranslator(
+        characters=CHARACTERS, forms_of_address=FORMS_OF_ADDRESS
+    )
+    model = workbench.add_model(f"cast-{fake_model.port}", fake_model)
+    workbench.wait_for(workbench.start(book, model, kind="extraction"))
+
+    # When the translator accepts one row in the address book, then all the rest
+    page.goto(f"books/{book}/cast")
+    notice = page.locator(".notice.proposals")
+    expect(notice).to_contain_text("Waiting for you: 5 character(s), 4 form(s) of address.")
+    senpai = page.locator(".address-form", has_text="美咲先輩 → 美咲学姐")
+    senpai.get_by_role("button", name="Accept").click()
+    expect(page.locator(".address-form.status-accepted")).to_have_count(1)
+    page.get_by_role("button", name="Accept all").click()
+    expect(page.locator(".notice.proposals")).to_have_count(0)
+    # and gives 真白 a way of speaking, and says how she addresses 空太
+    page.locator("tr[data-character=真白]").get_by_role("button", name="Edit").click()
+    characters = page.locator("#character-form")
+    characters.get_by_label("How they speak").fill("平淡、寡言")
+    characters.get_by_role("button", name="Save").click()
+    expect(page.locator("tr[data-character=真白]")).to_contain_text("平淡、寡言")
+    forms = page.locator("#form-form")
+    forms.get_by_label("Speaker").select_option("真白")
+    forms.get_by_label("Listener").select_option("空太")
+    forms.get_by_label("As the book writes it").fill("空太")
+    forms.get_by_label("Rendering").fill("空太")
+    forms.get_by_role("button", name="Save").click()
+
+    # Then the cast shows the variants the book writes and each character's pronoun
+    sorata = page.locator("tr[data-character=空太]")
+    expect(sorata).to_contain_text("空太くん ×2")
+    expect(sorata.locator("td").nth(3)).to_have_text("他")
+    # and the address book is a table of speakers by listeners, each row where it was seen
+    row = page.locator("table.address-book tr", has=page.locator("th", has_text="真白"))
+    expect(row.locator(".address-form")).to_contain_text("seen in chapters 1, 2")
+    expect(page.locator(".address-form.status-accepted")).to_have_count(5)
+    expect(page.locator(".address-form", has_text="千尋先生 → 千寻老师")).to_contain_text("(您)")
+    page.goto(f"books/{book}/cast")
+    screenshot(page, "cast-address-book-en")
+
+    # And a Chinese reader reads the same page in Chinese
+    chinese_page.goto(f"books/{book}/cast")
+    expect(chinese_page.get_by_role("heading", level=1)).to_have_text("角色")
+    expect(chinese_page.get_by_role("heading", name="称呼表")).to_be_visible()
+    expect(chinese_page.locator(".address-form").first).to_contain_text("出现于第 1, 2 章")
+    screenshot(chinese_page, "cast-address-book-zh")

@@ -141,6 +141,7 @@ def test_every_page_is_in_the_persons_language_accessible_and_photographed(
         "chat": "chat",
         "models": "models",
         "glossary": f"books/{book}/glossary",
+        "cast": f"books/{book}/cast",
         "quality": f"books/{book}/quality",
         "not-found": "books/ffffffff",
     }

@@ -6,6 +6,8 @@ editions.py     a book's new edition imported over it; its editions so far
 versions.py     a paragraph's versions: read, written by hand, selected
 jobs.py         jobs estimated, run, started, stopped, resumed, followed; their logs
 glossary.py     a book's glossary and the shared ones, as the translator edits them
+cast.py         a book's cast and address book: characters, variants, forms of address
+memory.py       the series' translation memory: read, imported into, written from
 models.py       model profiles, their prices, and choosing the model a command or page
                 talks to
 keys.py         API keys in this user's key store: set, listed (masked), removed
@@ -33,6 +35,7 @@ from honyaku.application.books import (
     ImportedBook,
     Leftover,
 )
+from honyaku.application.cast import AddressRow, Cast, CastMember, CastView
 from honyaku.application.chats import Chats
 from honyaku.application.database import database_schema, upgrade_database
 from honyaku.application.editions import BookHistory, Editions, UpdatedBook
@@ -40,6 +43,7 @@ from honyaku.application.glossary import EntryChange, Glossary, ImportSummary
 from honyaku.application.honyaku import Honyaku
 from honyaku.application.jobs import Jobs
 from honyaku.application.keys import Keys
+from honyaku.application.memory import MEMORY_MODEL, Memory, MemoryMatch, MemoryReport
 from honyaku.application.models import DEMO, Models, ProfilePrices
 from honyaku.application.plans import Plans
 from honyaku.application.questions import Questions
@@ -74,6 +78,7 @@ from honyaku.store import (
     RecordedAction,
     SchemaState,
     StoredEntry,
+    StoredForm,
     StoredQuestion,
     Version,
     resolve_home,
@@ -84,16 +89,21 @@ __all__ = [
     "DEMO",
     "DEMO_MODEL",
     "LISTED_CURRENCY",
+    "MEMORY_MODEL",
     "PAGE_BOOKS",
     "PAGE_PARAGRAPHS",
     "PROVIDER_KINDS",
     "QUEUE_VARIABLE",
     "TOOL_NAMES",
     "ActionKind",
+    "AddressRow",
     "BookDetail",
     "BookHistory",
     "BookSummary",
     "Books",
+    "Cast",
+    "CastMember",
+    "CastView",
     "ChapterProgress",
     "ChapterView",
     "ChatEntry",
@@ -117,6 +127,9 @@ __all__ = [
     "Leftover",
     "ListedPrices",
     "LocatedParagraph",
+    "Memory",
+    "MemoryMatch",
+    "MemoryReport",
     "ModelChoice",
     "ModelOptions",
     "ModelStatus",
@@ -133,6 +146,7 @@ __all__ = [
     "SearchResult",
     "Settings",
     "StoredEntry",
+    "StoredForm",
     "StoredKey",
     "StoredQuestion",
     "ToolProtocol",

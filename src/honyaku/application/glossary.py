@@ -3,7 +3,9 @@
 Every operation names a book and, with ``series``, a shared glossary instead of the book's
 own: adding to (or importing into) a shared glossary creates it and attaches the book to it.
 A person's additions are accepted at once; what a model proposed waits for ``accept`` (or
-``reject``, which removes it as a version). Every change is a new version of the entry
+``reject``, which removes it as a version): a model proposes into the book's series' glossary
+where it has one, so without ``series`` the proposals of every glossary the book sees are
+accepted or rejected. Every change is a new version of the entry
 (``store.glossary``): nothing is lost.
 """
 
@@ -197,36 +199,47 @@ def _remove_entry(
 def _accept_entries(
     store: GlossaryStore, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
 ) -> list[GlossaryEntry]:
-    target, proposed = _proposed(store, book_id, sources, series)
-    accepted = [replace(entry, status=EntryStatus.ACCEPTED) for entry in proposed]
-    store.add(target, accepted, origin=MANUAL)
+    accepted = []
+    for glossary, proposed in _proposed(store, book_id, sources, series):
+        entries = [replace(entry, status=EntryStatus.ACCEPTED) for entry in proposed]
+        store.add(glossary, entries, origin=MANUAL)
+        accepted += entries
     return accepted
 
 
 def _reject_entries(
     store: GlossaryStore, book_id: str, sources: Sequence[str] = (), *, series: str | None = None
 ) -> list[GlossaryEntry]:
-    target, proposed = _proposed(store, book_id, sources, series)
-    store.remove(target, proposed, origin=MANUAL)
-    return proposed
+    rejected = []
+    for glossary, proposed in _proposed(store, book_id, sources, series):
+        store.remove(glossary, proposed, origin=MANUAL)
+        rejected += proposed
+    return rejected
 
 
 def _proposed(
     store: GlossaryStore, book_id: str, sources: Sequence[str], series: str | None
-) -> tuple[GlossaryRef, list[GlossaryEntry]]:
-    """The glossary, and its proposed entries for ``sources`` (all of them if none given)."""
-    target = _target(store, book_id, series, create=False)
-    proposed = {
-        key: stored.entry
-        for key, stored in _by_key(store.current([target])).items()
-        if stored.entry.status is EntryStatus.PROPOSED
-    }
-    wanted = [match_key(s) for s in sources] or list(proposed)
-    if unknown := [s for s, key in zip(sources, wanted, strict=False) if key not in proposed]:
+) -> list[tuple[GlossaryRef, list[GlossaryEntry]]]:
+    """The proposed entries for ``sources`` (all of them if none given), by glossary: the
+    shared glossary ``series``'s, else those of every glossary the book sees."""
+    glossaries = (
+        [_target(store, book_id, series, create=False)] if series else store.glossaries_of(book_id)
+    )
+    found: dict[str, tuple[GlossaryRef, GlossaryEntry]] = {}
+    for glossary in glossaries:
+        for key, stored in _by_key(store.current([glossary])).items():
+            if stored.entry.status is EntryStatus.PROPOSED:
+                found.setdefault(key, (glossary, stored.entry))
+    wanted = [match_key(s) for s in sources] or list(found)
+    if unknown := [s for s, key in zip(sources, wanted, strict=False) if key not in found]:
         raise NotFoundError(
             "no proposed entry for {sources}", sources=", ".join(map(repr, unknown))
         )
-    return target, [proposed[key] for key in wanted]
+    by_glossary: dict[int, tuple[GlossaryRef, list[GlossaryEntry]]] = {}
+    for key in dict.fromkeys(wanted):
+        glossary, entry = found[key]
+        by_glossary.setdefault(glossary.id, (glossary, []))[1].append(entry)
+    return list(by_glossary.values())
 
 
 def _entry_history(

@@ -13,11 +13,13 @@ from pathlib import Path
 
 from honyaku.agent.broker import Broker
 from honyaku.application.books import Books
+from honyaku.application.cast import Cast
 from honyaku.application.chats import Chats
 from honyaku.application.editions import Editions
 from honyaku.application.glossary import Glossary
 from honyaku.application.jobs import Jobs
 from honyaku.application.keys import Keys
+from honyaku.application.memory import Memory
 from honyaku.application.models import Models, model_opener
 from honyaku.application.plans import Plans
 from honyaku.application.questions import Questions
@@ -48,9 +50,11 @@ class Honyaku:
         self.versions = Versions(stores.library)
         self.search = Search(stores.library)
         self.glossary = Glossary(stores.glossary)
+        self.cast = Cast(stores)
+        self.memory = Memory(stores)
         self.settings = Settings(stores.library)
         self.plans = Plans(stores.plans)
-        self.jobs = Jobs(stores, self.engine, self.launcher, self.models)
+        self.jobs = Jobs(stores, self.engine, self.launcher, self.models, self.memory)
         self.trials = Trials(stores, self.jobs, self.models)
         self._chat_service = ChatService(self, stores.chats, self.broker, self.open_model)
         self.chats = Chats(self._chat_service, stores.chats, self.models)

@@ -5,6 +5,10 @@ queue later), stopped, resumed, followed, and their log read.
 Every figure a front end shows comes from ``JobProgress``. The rules a job must pass to run
 (a model that can work, a cap with prices) are the engine's, checked before its model is
 even connected.
+
+Before a new translation of a book whose ``write_from_memory`` is on is planned, the
+paragraphs the series' memory holds the very source of are written from it
+(``Memory.write_exact``): the job finds them done.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+from honyaku.application.memory import Memory
 from honyaku.application.models import Models
+from honyaku.domain.workflow import JobKind
 from honyaku.errors import UserError
 from honyaku.jobs import JobEvent, JobLauncher, JobProgress, JobRequest, JobService, JobUpdate
 from honyaku.jobs.estimate import Estimate, estimate_job
@@ -23,12 +29,18 @@ from honyaku.store import Job, Stores
 
 class Jobs:
     def __init__(
-        self, stores: Stores, service: JobService, launcher: JobLauncher, models: Models
+        self,
+        stores: Stores,
+        service: JobService,
+        launcher: JobLauncher,
+        models: Models,
+        memory: Memory,
     ) -> None:
         self._stores = stores
         self._service = service
         self._launcher = launcher
         self._models = models
+        self._memory = memory
         self._started_with: dict[str, str] = {}
         """The saved model each job started here runs with, to resume it with the same."""
 
@@ -52,16 +64,29 @@ class Jobs:
 
     async def run(self, request: JobRequest, model: ModelChoice) -> AsyncIterator[JobEvent]:
         """Run the job here, in the foreground: its events as they come."""
+        await self.from_memory(request)
         async for event in self._service.run(request, model):
             yield event
 
     async def start(self, request: JobRequest, model: ModelChoice) -> str:
         """Start the job in the background; its id once it is open, or why it cannot run (a
         bad model, a cap without prices), as the engine found when it opened it."""
+        await self.from_memory(request)
         job_id = await self._launcher.start(request, model)
         if model.profile or model.model:
             self._started_with[job_id] = model.profile or str(model.model)
         return job_id
+
+    async def from_memory(self, request: JobRequest) -> int:
+        """Before a new translation over a book whose ``write_from_memory`` is on: its
+        paragraphs without a translation that the memory holds the very source of, written
+        from it; how many. A retranslation, or a job resumed by id, writes none."""
+        if request.kind is not JobKind.TRANSLATION or request.retranslate or request.resume:
+            return 0
+        settings = await asyncio.to_thread(self._stores.library.settings, request.book_id)
+        if not settings.write_from_memory:
+            return 0
+        return await self._memory.write_exact(request.book_id, request.chapters, request.paragraphs)
 
     async def resume(self, job_id: str, model_name: str | None = None) -> str:
         """Run a stopped job again with ``model_name`` (by default the model it ran with):

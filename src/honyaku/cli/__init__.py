@@ -12,6 +12,8 @@ actions.py      a book's job log, one line per thing worth a translator's look
 dialog.py       the terminal as the broker's front end: questions and approvals
 questions.py    ``honyaku questions``: questions of queued jobs waiting for an answer
 glossary.py     ``honyaku glossary …``: a book's glossary and the shared ones
+cast.py         ``honyaku cast …``: a book's characters and how they address each other
+memory.py       ``honyaku memory …``: the translation memory of a book's series
 trial.py        ``honyaku trial``: saved models tried on the same sample, compared
 check.py        ``honyaku check``: what a book still needs: what is left, what is flagged
 models.py       the model a command talks to: its options, models saved under a name, checks
@@ -29,10 +31,12 @@ import typer
 
 from honyaku import __version__
 from honyaku.cli import chat, check, glossary, jobs, library, models, serve, trial, worker
+from honyaku.cli.cast import cast_app
 from honyaku.cli.console import error_boundary
 from honyaku.cli.database import db_app
 from honyaku.cli.job_control import jobs_app
 from honyaku.cli.keys import keys_app
+from honyaku.cli.memory import memory_app
 from honyaku.cli.questions import questions_app
 
 app = typer.Typer(
@@ -56,6 +60,8 @@ app.command("serve")(serve.serve)
 app.command()(chat.chat)
 app.command()(check.check)
 app.add_typer(glossary.glossary_app, name="glossary")
+app.add_typer(cast_app, name="cast")
+app.add_typer(memory_app, name="memory")
 app.add_typer(models.models_app, name="models")
 app.add_typer(keys_app, name="keys")
 app.add_typer(db_app, name="db")

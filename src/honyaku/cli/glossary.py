@@ -84,12 +84,28 @@ def add(
     ] = None,
     gender: Annotated[str, typer.Option(help="A character's gender.")] = "",
     reading: Annotated[str, typer.Option(help="How the source is read.")] = "",
+    pronoun: Annotated[
+        str, typer.Option(help="A character's pronoun in the target language: 他, 她, TA, il…")
+    ] = "",
+    speech: Annotated[
+        str, typer.Option(help="How a character speaks: register, verbal tics.")
+    ] = "",
     series: Series = None,
     home: Home = None,
 ) -> None:
     """Add an entry, or change the one for the same source (the old one stays a version)."""
     honyaku = open_honyaku(home)
-    entry = GlossaryEntry(source, target, note, kind, tuple(alias or ()), gender, reading)
+    entry = GlossaryEntry(
+        source,
+        target,
+        note,
+        kind,
+        tuple(alias or ()),
+        gender,
+        reading,
+        pronoun=pronoun,
+        speech=speech,
+    )
     book_id = run(honyaku.books.resolve(book))
     change = run(honyaku.glossary.add(book_id, entry, series=series))
     if change.previous is None:

@@ -310,6 +310,14 @@ def settings(
             "lost' in honyaku check) or leave (left to you)."
         ),
     ] = None,
+    write_from_memory: Annotated[
+        Switch | None,
+        typer.Option(
+            help="on: before a translation job, paragraphs whose very source the series' "
+            "translation memory holds are written from it (versions by 'memory', never over a "
+            "translation); see `honyaku memory`."
+        ),
+    ] = None,
     home: Home = None,
 ) -> None:
     """Print a book's settings, changing those given first."""
@@ -333,6 +341,8 @@ def settings(
         changes["ruby"] = ruby
     if lost_markup is not None:
         changes["lost_markup"] = lost_markup
+    if write_from_memory is not None:
+        changes["write_from_memory"] = write_from_memory is Switch.ON
     book_id = run(honyaku.books.resolve(book))
     current = run(honyaku.settings.change(book_id, **changes))
     for name, value in current.model_dump().items():

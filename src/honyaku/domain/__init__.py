@@ -17,6 +17,10 @@ placeholders.py   inline marks shown to a model as numbered placeholders, read b
 quality.py        the quality checks on a paragraph's translation, and their warnings
 chinese_scripts.py  Simplified and Traditional characters told apart, with OpenCC's data
 glossary.py       glossary entries, their matching in text, and contradicting proposals
+honorifics.py     names with honorifics (空太先輩, Sora-senpai) and the bare name they vary
+cast.py           the cast: who a name means, genders and pronouns, a pronoun of the other gender
+forms_of_address.py  how a speaker addresses a listener: the rows a chunk is given, the check
+memory.py         the translation memory's index: the same or nearly the same source, found
 text_search.py    words found in a book's text and replaced, as plain text or a regex
 selection.py      the chapters a job covers, as a person writes them (``1-3,7``)
 model_profile.py  a model saved under a name: where it is served, its key's variable, its costs

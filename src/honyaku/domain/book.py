@@ -118,6 +118,8 @@ class TranslationKind(StrEnum):
     POLISH = "polish"
     PROOFREADING = "proofreading"
     MANUAL = "manual"
+    MEMORY = "memory"
+    """Written from the translation memory: an earlier translation of the very same source."""
 
 
 CHUNK_CHARS = 6000
@@ -152,6 +154,9 @@ class BookSettings(BaseModel):
     """What becomes of a paragraph whose inline markup its models could not keep, once its
     rounds are spent: its translation kept without the markup (flagged), or the paragraph
     left to the translator."""
+    write_from_memory: bool = False
+    """Before a translation job, paragraphs whose very source the series' memory holds are
+    written from it (versions by "memory"), and the job does the rest."""
 
 
 @dataclass(frozen=True, slots=True)

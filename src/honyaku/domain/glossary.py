@@ -3,10 +3,12 @@ contradicts what the translator accepted.
 
 An entry is a term or a character: a source as the book writes it, its rendering in the
 target language, a note, and a kind (``character`` for a person, ``term`` by default, or any
-word a translator uses: place, organization, skill…). A character also has aliases and a
-gender. Entries are matched case- and width-insensitively: source, aliases and text are all
-NFKC-normalized and case-folded, so ``ＡＬＩＣＥ`` finds ``alice`` and half-width katakana
-find full-width ones.
+word a translator uses: place, organization, skill…). A character also has aliases, a gender,
+the pronoun the target language uses for it and a note on how it speaks (the cast:
+``domain.cast``). Entries are matched case- and width-insensitively: source, aliases and text
+are all NFKC-normalized and case-folded, so ``ＡＬＩＣＥ`` finds ``alice`` and half-width
+katakana find full-width ones. A character is also found by the base of each of its names
+(``domain.honorifics``): an entry for 空太先輩 reaches the chunks that say 空太 or 空太くん.
 
 ``GlossaryMatcher`` finds which entries occur in some texts with one Aho-Corasick automaton
 over every key (``pyahocorasick``): a chunk's glossary is found in time proportional to its
@@ -23,9 +25,13 @@ from enum import StrEnum
 
 import ahocorasick
 
+from honyaku.domain.honorifics import base_name
+
 CHARACTER = "character"
 DEFAULT_KIND = "term"
 MAX_SOURCE_CHARS = 200
+MAX_PRONOUN_CHARS = 40
+MAX_SPEECH_CHARS = 500
 
 
 class EntryStatus(StrEnum):
@@ -46,6 +52,10 @@ class GlossaryEntry:
     reading: str = ""
     """How the source is read (kana for Japanese names), where known."""
     status: EntryStatus = EntryStatus.ACCEPTED
+    pronoun: str = ""
+    """A character's pronoun in the target language (他, 她, TA; il, elle), where set."""
+    speech: str = ""
+    """How a character speaks (register, verbal tics), briefly."""
 
     @property
     def is_character(self) -> bool:
@@ -58,7 +68,12 @@ class GlossaryEntry:
 
     @property
     def match_keys(self) -> tuple[str, ...]:
-        keys = (match_key(s) for s in (self.source, *self.aliases))
+        """What finds the entry in text: its source and aliases, and for a character the
+        base of each (空太 for 空太先輩)."""
+        names = (self.source, *self.aliases)
+        keys = [match_key(name) for name in names]
+        if self.is_character:
+            keys += [match_key(base_name(name)) for name in names]
         return tuple(dict.fromkeys(k for k in keys if k))
 
 
@@ -87,6 +102,10 @@ def clean_entry(entry: GlossaryEntry) -> GlossaryEntry:
     if not target:
         raise ValueError(f"{source}: the target is blank")
     aliases = tuple(dict.fromkeys(a.strip() for a in entry.aliases if a.strip()))
+    if len(entry.pronoun.strip()) > MAX_PRONOUN_CHARS:
+        raise ValueError(f"{source}: the pronoun is longer than {MAX_PRONOUN_CHARS} characters")
+    if len(entry.speech.strip()) > MAX_SPEECH_CHARS:
+        raise ValueError(f"{source}: the speech note is longer than {MAX_SPEECH_CHARS} characters")
     return GlossaryEntry(
         source,
         target,
@@ -96,6 +115,8 @@ def clean_entry(entry: GlossaryEntry) -> GlossaryEntry:
         entry.gender.strip(),
         entry.reading.strip(),
         entry.status,
+        entry.pronoun.strip(),
+        " ".join(entry.speech.split()),
     )
 
 

@@ -24,6 +24,11 @@ source (together when both hold), else the other Chinese script, else a third la
 - ``QUOTE_LOST``: a source that opens with a quotation mark, translated without any.
 - ``GLOSSARY_TERM_MISSING``: an accepted entry occurs in the source, its rendering does not
   occur in the translation.
+- ``ADDRESS_FORM_MISSING``: the source writes a form of address the address book renders for
+  a pair of characters present, and the translation holds none of its renderings
+  (``domain.forms_of_address``).
+- ``WRONG_PRONOUN``: the only character the source names is called by the other gender's
+  pronoun, and never by its own (``domain.cast``).
 """
 
 from __future__ import annotations
@@ -36,7 +41,9 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Indel
 
+from honyaku.domain.cast import wrong_pronoun
 from honyaku.domain.chinese_scripts import chinese_script, tally_scripts, written_in_script
+from honyaku.domain.forms_of_address import FormOfAddress, address_forms_missing
 from honyaku.domain.glossary import GlossaryEntry, match_key
 from honyaku.domain.languages import is_chinese, script_of, scripts_written
 
@@ -106,15 +113,22 @@ def check_translation(
     source_lang: str,
     target_lang: str,
     terms: Iterable[GlossaryEntry] = (),
+    forms: Iterable[FormOfAddress] = (),
     paragraph_id: str = "",
 ) -> list[QualityWarning]:
     """Every problem the checks find in ``translation`` of ``source``; ``terms`` are the
-    accepted glossary entries that occur in the source."""
+    accepted glossary entries that occur in the source, ``forms`` the accepted forms of
+    address its chunk was given."""
+    terms = list(terms)
     problems = [
         *untranslated(source, translation, target_lang=target_lang),
         *length_out_of_band(source, translation, source_lang=source_lang, target_lang=target_lang),
         *punctuation(source, translation),
         *glossary_terms_missing(translation, terms),
+        *forms_of_address_missing(source, translation, forms),
+        *pronoun_of_the_other_gender(
+            source, translation, terms, source_lang=source_lang, target_lang=target_lang
+        ),
     ]
     return [QualityWarning(p.code, p.message, paragraph_id) for p in problems]
 
@@ -266,6 +280,28 @@ def glossary_terms_missing(
             "GLOSSARY_TERM_MISSING", f"the glossary's rendering is not in the translation: {listed}"
         )
     ]
+
+
+def forms_of_address_missing(
+    source: str, translation: str, forms: Iterable[FormOfAddress]
+) -> list[QualityWarning]:
+    message = address_forms_missing(source, translation, forms)
+    return [QualityWarning("ADDRESS_FORM_MISSING", message)] if message else []
+
+
+def pronoun_of_the_other_gender(
+    source: str,
+    translation: str,
+    terms: Iterable[GlossaryEntry],
+    *,
+    source_lang: str,
+    target_lang: str,
+) -> list[QualityWarning]:
+    named = [term for term in terms if term.is_character]
+    message = wrong_pronoun(
+        source, translation, named, source_lang=source_lang, target_lang=target_lang
+    )
+    return [QualityWarning("WRONG_PRONOUN", message)] if message else []
 
 
 def _base(language: str) -> str:

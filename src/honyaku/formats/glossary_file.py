@@ -2,9 +2,10 @@
 
 With a header row (a first row naming ``source`` and ``target``), columns are read by name:
 ``source``, ``target``, ``note``, ``kind``, ``aliases`` (separated by ``|``), ``gender``,
-``reading``; others are ignored. Without one, columns are ``source``, ``target``, ``note`` in
-that order, which is GalTransl's dictionary format: ``原文<TAB>译文<TAB>解释``, one entry a
-line, blank lines and ``//`` or ``#`` comments skipped, four spaces accepted for a tab.
+``reading``, ``pronoun`` and ``speech`` (a character's); others are ignored. Without one,
+columns are ``source``, ``target``, ``note`` in that order, which is GalTransl's dictionary
+format: ``原文<TAB>译文<TAB>解释``, one entry a line, blank lines and ``//`` or ``#``
+comments skipped, four spaces accepted for a tab.
 
 Written files have the header and every field: ``.csv`` as CSV, ``.tsv`` as TSV; ``.txt`` is
 GalTransl's three columns without a header. Files are read in any encoding ``decode_text``
@@ -24,7 +25,9 @@ from honyaku.domain.glossary import GlossaryEntry, clean_entry
 from honyaku.errors import BookFormatError
 from honyaku.formats.encoding import decode_text
 
-COLUMNS = ("source", "target", "note", "kind", "aliases", "gender", "reading")
+COLUMNS = (
+    "source", "target", "note", "kind", "aliases", "gender", "reading", "pronoun", "speech",
+)  # fmt: skip
 ALIAS_SEPARATOR = "|"
 _GALTRANSL_SPACES = re.compile(r" {4,}")
 _COMMENTS = ("//", "#", "\\\\")
@@ -111,6 +114,8 @@ def _entries(rows: list[list[str]], name: str) -> list[GlossaryEntry]:
                         aliases,
                         fields.get("gender", ""),
                         fields.get("reading", ""),
+                        pronoun=fields.get("pronoun", ""),
+                        speech=fields.get("speech", ""),
                     )
                 )
             )
@@ -128,6 +133,8 @@ def _row(entry: GlossaryEntry) -> list[str]:
         ALIAS_SEPARATOR.join(entry.aliases),
         entry.gender,
         entry.reading,
+        entry.pronoun,
+        entry.speech,
     ]
 
 

@@ -20,10 +20,13 @@ chunk_run.py    one chunk's conversation with the model, as events
 estimate.py     what a job will send and cost, before anything is sent
 spending.py     a run's spending cap: stop before the request that could pass it
 tools.py        the tools the model calls, and the context they work on
-glossary_tools.py   the glossary tools (propose, look up) and the tools of extraction
+glossary_tools.py   the glossary tools (propose terms, characters, forms of address; look up)
+                    and the tools of extraction
 batch_quality.py    the quality checks run on an accepted batch, their warnings in its result
 prompts.py      the system prompt and the chunk message
-glossary_prompts.py the glossary entries of a chunk's message, the extraction prompt
+glossary_prompts.py the glossary entries and forms of address of a chunk's message, the
+                    extraction prompt
+memory_prompts.py   the translation memory's references in a chunk's message
 action_log.py   the action log and the running cost, kept from the events
 events.py       the events a job reports
 log_lines.py    the job log as a translator reads it

@@ -7,10 +7,11 @@ result, so the model fixes them during review.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from honyaku.domain.book import Book, Paragraph
+from honyaku.domain.forms_of_address import FormOfAddress
 from honyaku.domain.glossary import GlossaryMatcher
 from honyaku.domain.quality import QualityWarning, check_translation
 
@@ -26,8 +27,10 @@ def batch_warnings(
     assigned: Mapping[str, Paragraph],
     texts: Mapping[str, str],
     glossary: GlossaryMatcher,
+    forms: Sequence[FormOfAddress] = (),
 ) -> dict[str, list[QualityWarning]]:
-    """Each paragraph's warnings, by id; paragraphs without any are left out."""
+    """Each paragraph's warnings, by id; paragraphs without any are left out. ``forms``: the
+    accepted forms of address the chunk was given."""
     found: dict[str, list[QualityWarning]] = {}
     for pid, text in texts.items():
         source = assigned[pid].text
@@ -37,6 +40,7 @@ def batch_warnings(
             source_lang=book.source_lang,
             target_lang=book.target_lang,
             terms=glossary.find([source]),
+            forms=forms,
             paragraph_id=pid,
         ):
             found[pid] = warnings

@@ -3,7 +3,9 @@
 Each chunk is a fresh conversation: the job's system prompt (the same bytes for every chunk,
 so provider caches serve it, with one more rule at its end in a chunk whose lines hold
 placeholders for inline markup) and the chunk's message, followed by the glossary entries that
-occur in the chunk, then the loop until the workflow ends. The tools it is offered are
+occur in the chunk, the forms of address between the characters it names and, for a
+translation of a book in a series, what the series' memory recalls of its sources; then the
+loop until the workflow ends. The tools it is offered are
 decided as it starts (``instructions.conversation_registry``) and sent alike with each of
 its requests; a conversation taken back up after a question decides again, hours later,
 when no cache holds it any more. Batches saved are sent back
@@ -48,8 +50,14 @@ from honyaku.jobs.events import (
     JobEvent,
     ParagraphsDone,
 )
-from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
+from honyaku.jobs.glossary_prompts import (
+    chunk_forms,
+    chunk_glossary,
+    forms_section,
+    glossary_section,
+)
 from honyaku.jobs.instructions import conversation_registry
+from honyaku.jobs.memory_prompts import chunk_references, memory_section
 from honyaku.jobs.prompts import chunk_message, with_placeholder_rule
 from honyaku.jobs.tools import ChunkContext, saved_text_left_out
 from honyaku.llm.events import ChatProvider, Response
@@ -144,16 +152,17 @@ async def run_chunk(
 
 
 async def _opening(context: ChunkContext, talk: ChunkTalk, chunks_in_chapter: int) -> list[Message]:
-    """The system prompt and the chunk's message, with the glossary entries found in it;
-    made in a thread, as a long chunk's lines and their placeholders take a while."""
+    """The system prompt and the chunk's message, with the glossary entries found in it, the
+    forms of address between its characters and the memory's references; made in a thread, as
+    a long chunk's lines and their placeholders take a while."""
 
     def opening() -> list[Message]:
         chunk, kind = context.chunk, context.workflow.kind
         book = context.book
         ruby = book.settings.ruby
         message = chunk_message(chunk, kind, chunks_in_chapter=chunks_in_chapter, ruby=ruby)
-        if glossary := _glossary_section(context):
-            message = f"{message}\n\n{glossary}"
+        for section in _sections(context):
+            message = f"{message}\n\n{section}"
         system = with_placeholder_rule(talk.system_prompt, chunk, kind, book.target_lang, ruby)
         return [SystemMessage(system), UserMessage(message)]
 
@@ -202,9 +211,23 @@ async def _learn_from_cut_reply(window: ContextWindow, response: Response) -> No
     await window.learn_from_cut_reply(held)
 
 
-def _glossary_section(context: ChunkContext) -> str:
-    """The entries that occur in the chunk: accepted ones to follow; for extraction, proposed
-    ones too, so the model does not propose them again."""
-    kind = context.workflow.kind
-    matcher = context.book_glossary().matcher(proposed=kind is JobKind.EXTRACTION)
-    return glossary_section(chunk_glossary(context.chunk, matcher), kind)
+def _sections(context: ChunkContext) -> list[str]:
+    """What follows the chunk's text, each where it has anything to say: the entries that
+    occur in the chunk and the forms of address between its characters (accepted ones to
+    follow; for extraction, proposed ones too, so the model does not propose them again),
+    and for a translation of a book in a series the memory's references."""
+    kind, chunk = context.workflow.kind, context.chunk
+    extraction = kind is JobKind.EXTRACTION
+    glossary = context.book_glossary()
+    matcher, cast = glossary.matcher(proposed=extraction), glossary.cast()
+    forms = chunk_forms(chunk, cast, matcher, proposed=extraction)
+    sections = [
+        glossary_section(chunk_glossary(chunk, matcher), kind),
+        forms_section(forms, kind, chapters=len(chunk.sections)),
+    ]
+    if kind is JobKind.TRANSLATION and cast.in_series:
+        memory, book_id = context.records.memory, context.book.id
+        references = chunk_references(chunk, book_id, memory)
+        if references:
+            sections.append(memory_section(references, book_id, memory.titles(book_id)))
+    return [section for section in sections if section]

@@ -3,9 +3,10 @@
 The job is planned exactly as it would run: at the chunk size the job would choose for the
 model (``sizing``), and each chunk's conversation is billed on paper as it would go
 (``domain.chunk_sizing.chunk_bill``): the fixed prefix (system prompt and tool schemas) and
-the chunk's message with its glossary entries, the replies the model takes, what each adds
-to the conversation, and the prompt cache of a provider, which serves every request's
-prefix that an earlier request sent.
+the chunk's message with its glossary entries and forms of address, the replies the model
+takes, what each adds to the conversation, and the prompt cache of a provider, which serves
+every request's prefix that an earlier request sent. The memory's references, which depend
+on what the job itself translates, are not counted.
 
 Tokens are counted with the model's own tokenizer where honyaku ships it, else by the
 per-script ratio (``llm.tokenizers``); the estimate says which. How many replies a chunk
@@ -30,7 +31,12 @@ from honyaku.domain.placeholders import without_hints
 from honyaku.domain.pricing import Prices
 from honyaku.domain.tokens import TokenCounter
 from honyaku.domain.workflow import JobKind
-from honyaku.jobs.glossary_prompts import chunk_glossary, glossary_section
+from honyaku.jobs.glossary_prompts import (
+    chunk_forms,
+    chunk_glossary,
+    forms_section,
+    glossary_section,
+)
 from honyaku.jobs.planning import split_book
 from honyaku.jobs.sizing import ChunkSizing, sizing_for, title_tokens
 from honyaku.store.glossary import BookGlossary
@@ -162,7 +168,8 @@ class _Paper:
     def bill(self, chunk_chars: int, behaviour: Behaviour) -> _Planned:
         """The plan at ``chunk_chars``, and its bill with a model that works so."""
         book, kind = self.book, self.kind
-        matcher = BookGlossary(self.stores.glossary, book.id).matcher()
+        glossary = BookGlossary(self.stores.glossary, book.id)
+        matcher, cast = glossary.matcher(), glossary.cast()
         planned = split_book(
             book,
             kind,
@@ -174,7 +181,10 @@ class _Paper:
         total: ChunkBill = NOTHING
         chunks = joined_chunks(planned, chunk_chars)
         for chunk in chunks:
-            glossary = glossary_section(chunk_glossary(chunk, matcher), kind)
+            forms = chunk_forms(chunk, cast, matcher)
+            sections = glossary_section(chunk_glossary(chunk, matcher), kind) + forms_section(
+                forms, kind, chapters=len(chunk.sections)
+            )
             title = sum(title_tokens(self.tokens, c.id, c.title) for c in chunk.titles)
             paragraphs = chunk.all_paragraphs
             # The work lines as the model reads them: placeholders are read and written back,
@@ -191,7 +201,7 @@ class _Paper:
                 chars,
                 len(paragraphs),
                 title=title * self.factor,
-                shown=self.tokens.count(glossary + hints) * self.factor,
+                shown=self.tokens.count(sections + hints) * self.factor,
                 cached_prefix=total.requests > 0,
             )
         # Parts as the job plans them, each chapter's own; billed as the conversations go.

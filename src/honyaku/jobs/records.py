@@ -20,6 +20,7 @@ from honyaku.agent.broker import ApprovalPolicy, Broker
 from honyaku.domain.book import Book, Chapter, Paragraph, TranslationKind
 from honyaku.domain.chunking import REVISIONS, describe_failed_parts
 from honyaku.domain.failures import Coverage, Failure, Left
+from honyaku.domain.forms_of_address import FormOfAddress
 from honyaku.domain.glossary import GlossaryEntry
 from honyaku.domain.placeholders import PlacedMark
 from honyaku.domain.quality import QualityWarning
@@ -46,6 +47,7 @@ from honyaku.store.chunks import (
 from honyaku.store.glossary import BookGlossary
 from honyaku.store.jobs import Action, Job, JobCost, JobScope, JobStatus, ModelRecord, Opened
 from honyaku.store.library import Library
+from honyaku.store.memory import TranslationMemory
 from honyaku.store.questions import ParkedConversation
 from honyaku.store.stores import Stores
 
@@ -70,6 +72,11 @@ class JobRecords:
     def library(self) -> Library:
         """The book's paragraphs and versions, for a tool that reads around a paragraph."""
         return self.stores.library
+
+    @property
+    def memory(self) -> TranslationMemory:
+        """The series' translation memory, for the references a chunk is shown."""
+        return self.stores.memory
 
     def of(self, job: Job) -> JobRecords:
         return JobRecords(self.stores, job.id)
@@ -283,8 +290,16 @@ class JobRecords:
     def save_terms(
         self, book_id: str, entries: Sequence[GlossaryEntry], *, origin: str, claim: Held | None
     ) -> None:
+        """Into the book's home glossary: its series', else its own."""
         glossary = self.stores.glossary
-        glossary.add(glossary.book_glossary(book_id), entries, origin=origin, claim=claim)
+        glossary.add(glossary.home_glossary(book_id), entries, origin=origin, claim=claim)
+
+    def save_forms(
+        self, book_id: str, forms: Sequence[FormOfAddress], *, origin: str, claim: Held | None
+    ) -> None:
+        """Forms of address, into the book's home glossary's address book."""
+        glossary = self.stores.glossary
+        glossary.addresses.add(glossary.home_glossary(book_id), forms, origin=origin, claim=claim)
 
     # -- batch mode ------------------------------------------------------------------------
 

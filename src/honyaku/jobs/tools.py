@@ -30,10 +30,12 @@ from honyaku.domain.batch import MAX_BATCH_ITEMS, BatchItem, BatchTexts, read_ba
 from honyaku.domain.book import Book, TranslationKind
 from honyaku.domain.chunking import Chunk, marked_lines
 from honyaku.domain.placeholders import MarkedText, markup_lost, markup_refusals
+from honyaku.domain.quality import QualityWarning
 from honyaku.domain.workflow import ChunkWorkflow, JobKind, TaskStatus
 from honyaku.errors import ToolError
 from honyaku.jobs.batch_quality import batch_warnings, warnings_result
 from honyaku.jobs.events import Where
+from honyaku.jobs.glossary_prompts import chunk_forms
 from honyaku.jobs.records import JobRecords
 from honyaku.llm.messages import ToolCall
 from honyaku.store.chunks import Held
@@ -138,17 +140,9 @@ def add_translation_batch(
     # A text a paragraph already holds is not saved again (``Library.add_translations``): the
     # workflow tells the model which of its paragraphs were already saved.
     workflow = context.workflow
-    checked = {} if context.drop_markup_allowed else context.markup
-    try:
-        workflow.check_batch(paragraphs, _in_book(context, paragraphs), markup=checked)
-    except ToolError as refused:
-        context.markup_refused |= markup_refusals(refused)
-        raise
-    read = read_batch(paragraphs, workflow.assigned, context.markup)
+    read = _checked(context, paragraphs)
     texts = _new_texts(workflow, read)
-    warnings = batch_warnings(
-        context.book, workflow.assigned, texts, context.book_glossary().matcher()
-    )
+    warnings = _warnings(context, texts)
     for pid in read.lost & set(texts):
         warnings.setdefault(pid, []).append(markup_lost(pid))
     stored: set[str] = set()
@@ -169,6 +163,28 @@ def add_translation_batch(
         **warnings_result({pid: w for pid, w in warnings.items() if pid not in read.lost}),
         **lost,
     }
+
+
+def _checked(context: ChunkContext, paragraphs: list[BatchItem]) -> BatchTexts:
+    """The batch checked whole (ids, then placeholders, unless the part's last attempt may
+    drop markup), read into texts and marks; a paragraph refused for its placeholders is
+    remembered, so a conversation that ends on it fails for its markup."""
+    checked = {} if context.drop_markup_allowed else context.markup
+    try:
+        context.workflow.check_batch(paragraphs, _in_book(context, paragraphs), markup=checked)
+    except ToolError as refused:
+        context.markup_refused |= markup_refusals(refused)
+        raise
+    return read_batch(paragraphs, context.workflow.assigned, context.markup)
+
+
+def _warnings(context: ChunkContext, texts: Mapping[str, str]) -> dict[str, list[QualityWarning]]:
+    """What the quality checks say of the new texts: the glossary's terms and the agreed
+    forms of address between the chunk's characters."""
+    glossary = context.book_glossary()
+    matcher = glossary.matcher()
+    forms = [shown.form for shown in chunk_forms(context.chunk, glossary.cast(), matcher)]
+    return batch_warnings(context.book, context.workflow.assigned, texts, matcher, forms)
 
 
 def saved_text_left_out(context: ChunkContext) -> Shortening:

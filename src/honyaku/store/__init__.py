@@ -9,6 +9,8 @@ ids.py            fresh short ids for books, jobs, chats and plan tasks
 library.py        the library: books, their chapters and paragraphs, translation versions
 editions.py       a book's new edition written over it in one transaction; its editions so far
 glossary.py       glossaries, each book's own and shared ones, and their versioned entries
+address_book.py   each glossary's forms of address, versioned like its entries
+memory.py         the translation memory of a book's series, and references imported into it
 quality_flags.py  the quality checks' warnings on translation versions, kept or dismissed
 ratings.py        a rating job's scores of translation versions
 jobs.py           jobs, their running cost, and the actions of their conversations
@@ -36,6 +38,7 @@ or a sync tool, which the agent's registry runs in a thread. The event loop neve
 the database.
 """
 
+from honyaku.store.address_book import AddressBookStore, StoredForm
 from honyaku.store.batches import BatchConversations, JobBatch, JobBatches
 from honyaku.store.chats import ChatEntry, ChatSession, ChatStore, EntryKind
 from honyaku.store.chunks import (
@@ -49,7 +52,13 @@ from honyaku.store.chunks import (
 )
 from honyaku.store.database import Database, database_url, resolve_home
 from honyaku.store.editions import EditionFile, EditionRecord, EditionStore
-from honyaku.store.glossary import BookGlossary, GlossaryRef, GlossaryStore, StoredEntry
+from honyaku.store.glossary import (
+    BookCast,
+    BookGlossary,
+    GlossaryRef,
+    GlossaryStore,
+    StoredEntry,
+)
 from honyaku.store.jobs import (
     Action,
     ActionKind,
@@ -70,6 +79,7 @@ from honyaku.store.library import (
     LocatedParagraph,
     Version,
 )
+from honyaku.store.memory import MemorySummary, Point, TranslationMemory
 from honyaku.store.model_profiles import ModelProfiles
 from honyaku.store.plan import PlanStore
 from honyaku.store.quality_flags import FlaggedParagraph, QualityFlags
@@ -88,7 +98,9 @@ from honyaku.store.stores import Stores
 __all__ = [
     "Action",
     "ActionKind",
+    "AddressBookStore",
     "BatchConversations",
+    "BookCast",
     "BookGlossary",
     "BookSummary",
     "ChapterProgress",
@@ -121,12 +133,14 @@ __all__ = [
     "Ledger",
     "Library",
     "LocatedParagraph",
+    "MemorySummary",
     "Migration",
     "ModelProfiles",
     "ModelRecord",
     "ParkedConversation",
     "PlanStore",
     "PlannedChunk",
+    "Point",
     "QualityFlags",
     "QuestionStatus",
     "QuestionStore",
@@ -137,8 +151,10 @@ __all__ = [
     "SchemaState",
     "SpendingLedger",
     "StoredEntry",
+    "StoredForm",
     "StoredQuestion",
     "Stores",
+    "TranslationMemory",
     "Version",
     "database_url",
     "resolve_home",

@@ -5,8 +5,15 @@ updated or deleted. The entry as it stands is the latest row of its key (its nor
 source); a removal is a row with status ``removed``. A book sees its own glossary over the
 shared ones it is attached to: where both hold a key, the book's own entry wins.
 
-``BookGlossary`` is what a running job reads: the book's accepted entries as one matcher, built
-again only when an entry or an attachment changed (new terms accepted while the job runs
+Each glossary also keeps an address book (``store.address_book``), versioned the same way:
+a series' shared glossary carries its cast (its characters) and its forms of address. A
+model's proposals go to the book's **home** glossary: the series' it belongs to (the first
+shared glossary it is attached to), else its own, so that what one volume finds the next one
+sees.
+
+``BookGlossary`` is what a running job reads: the book's accepted entries as one matcher, and
+its cast (``BookCast``: characters, forms of address, the series' books in order), built again
+only when an entry, a row or an attachment changed (new terms accepted while the job runs
 reach its later chunks).
 """
 
@@ -20,8 +27,10 @@ from datetime import datetime
 from sqlalchemy import Select, func, insert, select
 from sqlalchemy.orm import Session
 
+from honyaku.domain.forms_of_address import FormOfAddress
 from honyaku.domain.glossary import EntryStatus, GlossaryEntry, GlossaryMatcher, match_key
 from honyaku.errors import NotFoundError, StoreError
+from honyaku.store.address_book import AddressBookStore
 from honyaku.store.chunks import Held, hold
 from honyaku.store.database import Database
 from honyaku.store.schema import (
@@ -61,6 +70,8 @@ class StoredEntry:
 class GlossaryStore:
     def __init__(self, database: Database) -> None:
         self.database = database
+        self.addresses = AddressBookStore(database)
+        """Each glossary's address book."""
 
     # -- glossaries ------------------------------------------------------------------------
 
@@ -137,15 +148,39 @@ class GlossaryStore:
             )
             return [own, *(GlossaryRef(row.id, row.name) for row in rows)]
 
+    def home_glossary(self, book_id: str) -> GlossaryRef:
+        """Where a model's proposals for the book go: the first shared glossary it is
+        attached to (its series'), else its own."""
+        glossaries = self.glossaries_of(book_id)
+        return glossaries[1] if len(glossaries) > 1 else glossaries[0]
+
+    def series_books(self, book_id: str) -> list[str]:
+        """The books of the book's series (those attached to a shared glossary it is
+        attached to), itself among them, in the order they were added to the library; only
+        the book itself when it belongs to none. A trial's copies are no volume."""
+        attached = select(GlossaryAttachmentRow.glossary_id).where(
+            GlossaryAttachmentRow.book_id == book_id
+        )
+        members = select(GlossaryAttachmentRow.book_id).where(
+            GlossaryAttachmentRow.glossary_id.in_(attached)
+        )
+        with self.database.transaction() as session:
+            found = session.scalars(
+                select(BookRow.id)
+                .where(BookRow.id.in_(members), BookRow.trial_of.is_(None))
+                .order_by(BookRow.created_at, BookRow.id)
+            ).all()
+        return list(found) or [book_id]
+
     def revision(self, glossaries: Sequence[GlossaryRef]) -> tuple[object, ...]:
-        """Changes whenever an entry of these glossaries changes."""
+        """Changes whenever an entry or a form of address of these glossaries changes."""
         with self.database.transaction() as session:
             latest = session.scalar(
                 select(func.max(GlossaryEntryRow.pk)).where(
                     GlossaryEntryRow.glossary_id.in_([g.id for g in glossaries])
                 )
             )
-        return (tuple(g.id for g in glossaries), latest)
+        return (tuple(g.id for g in glossaries), latest, self.addresses.latest_pk(glossaries))
 
     # -- entries ---------------------------------------------------------------------------
 
@@ -193,6 +228,8 @@ class GlossaryStore:
                         "aliases": list(entry.aliases),
                         "gender": entry.gender,
                         "reading": entry.reading,
+                        "pronoun": entry.pronoun,
+                        "speech": entry.speech,
                         "status": status,
                         "origin": origin,
                         "created_at": now,
@@ -254,6 +291,10 @@ class BookGlossary:
         """Every entry as it stands, proposed ones included."""
         return self._current().stored
 
+    def cast(self) -> BookCast:
+        """The book's cast and address book as they stand."""
+        return self._current().cast
+
     def _current(self) -> _Built:
         glossaries = self.store.glossaries_of(self.book_id)
         revision = self.store.revision(glossaries)
@@ -262,8 +303,39 @@ class BookGlossary:
                 stored = self.store.current(glossaries)
                 accepted = [s.entry for s in stored if s.entry.status is EntryStatus.ACCEPTED]
                 everything = GlossaryMatcher([s.entry for s in stored])
-                self._built = _Built(revision, GlossaryMatcher(accepted), everything, stored)
+                forms = self.store.addresses.current(glossaries)
+                books = self.store.series_books(self.book_id)
+                cast = BookCast(
+                    self.book_id,
+                    tuple(e for e in accepted if e.is_character),
+                    tuple(s.entry for s in stored if s.entry.is_character),
+                    tuple(f.form for f in forms),
+                    {book: n for n, book in enumerate(books)},
+                    in_series=len(glossaries) > 1,
+                )
+                self._built = _Built(revision, GlossaryMatcher(accepted), everything, stored, cast)
             return self._built
+
+
+@dataclass(frozen=True, slots=True)
+class BookCast:
+    """A book's cast as a job reads it: its characters, its forms of address, and the books
+    of its series in order (where a row's point of another volume falls)."""
+
+    book_id: str
+    characters: tuple[GlossaryEntry, ...]
+    """The accepted characters."""
+    everyone: tuple[GlossaryEntry, ...]
+    """Every character, proposed ones included."""
+    forms: tuple[FormOfAddress, ...]
+    """Every row as it stands, proposed ones included."""
+    order: dict[str, int]
+    in_series: bool = False
+    """The book is attached to a shared glossary: the series' memory speaks in its chunks."""
+
+    @property
+    def accepted_forms(self) -> tuple[FormOfAddress, ...]:
+        return tuple(f for f in self.forms if f.status is EntryStatus.ACCEPTED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +344,7 @@ class _Built:
     accepted: GlossaryMatcher
     everything: GlossaryMatcher
     stored: list[StoredEntry]
+    cast: BookCast
 
 
 def _stored(row: GlossaryEntryRow, glossary: GlossaryRef) -> StoredEntry:
@@ -285,6 +358,8 @@ def _stored(row: GlossaryEntryRow, glossary: GlossaryRef) -> StoredEntry:
         row.gender,
         row.reading,
         EntryStatus.ACCEPTED if removed else EntryStatus(row.status),
+        row.pronoun,
+        row.speech,
     )
     return StoredEntry(entry, glossary, row.origin, row.created_at, removed)
 

@@ -430,6 +430,29 @@ class Library:
                 )
             return set(new)
 
+    def fill_untranslated(
+        self, book_id: str, texts: Mapping[str, str], *, kind: TranslationKind, model: str
+    ) -> set[str]:
+        """Give each paragraph of ``texts`` that has no translation its text, as a selected
+        version, in one transaction; one that has a translation by then keeps it. The ids of
+        the paragraphs written."""
+        with self.database.transaction(exclusive=True) as session:
+            pks = _locked_paragraphs(session, book_id, texts)
+            if missing := set(texts) - set(pks):
+                raise _no_paragraphs(missing, book_id)
+            translated = set(
+                session.scalars(
+                    select(TranslationRow.paragraph_pk).where(
+                        TranslationRow.paragraph_pk.in_(list(pks.values())),
+                        TranslationRow.selected,
+                    )
+                )
+            )
+            new = {pid: text for pid, text in texts.items() if pks[pid] not in translated}
+            if new:
+                _insert_versions(session, pks, new, {}, kind=kind, model=model, job_id=None)
+            return set(new)
+
     def add_manual_version(self, book_id: str, paragraph_id: str, text: str) -> list[Version]:
         """Write a version by hand (``manual_version`` says what may be written, placeholders
         of the paragraph's markup included); it is selected and the others are kept, or, if

@@ -495,6 +495,51 @@ class GlossaryEntryRow(Base):
     origin: Mapped[str] = mapped_column(Text)
     """Who wrote this version: a person (``manual``, ``import``) or a job and its model."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    pronoun: Mapped[str] = mapped_column(String(40), default="", server_default="")
+    """A character's pronoun in the target language."""
+    speech: Mapped[str] = mapped_column(Text, default="", server_default="")
+    """How a character speaks."""
+
+
+class AddressFormRow(Base):
+    """One version of a row of a glossary's address book (``domain.forms_of_address``):
+    rows are only ever added, the latest of a key is the row as it stands, and a removal is
+    a version too, as for glossary entries."""
+
+    __tablename__ = "address_forms"
+    __table_args__ = (Index("ix_address_forms_key", "glossary_id", "key", "pk"),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    glossary_id: Mapped[int] = mapped_column(ForeignKey("glossaries.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(Text)
+    """Speaker, listener, form (normalized) and point: ``FormOfAddress.key``."""
+    speaker: Mapped[str] = mapped_column(Text)
+    listener: Mapped[str] = mapped_column(Text)
+    source_form: Mapped[str] = mapped_column(Text)
+    rendering: Mapped[str] = mapped_column(Text)
+    register: Mapped[str] = mapped_column(String(40))
+    note: Mapped[str] = mapped_column(Text)
+    since_book: Mapped[str | None] = mapped_column(String(8))
+    since_chapter: Mapped[int | None] = mapped_column(Integer)
+    since_index: Mapped[int | None] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(10))
+    origin: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class MemoryReferenceRow(Base):
+    """Another translator's translation of a paragraph, imported into the translation memory
+    (``store.memory``): never a version of the paragraph, only shown to models as a reference."""
+
+    __tablename__ = "memory_references"
+    __table_args__ = (Index("uq_memory_references_paragraph", "paragraph_pk", unique=True),)
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    paragraph_pk: Mapped[int] = mapped_column(ForeignKey("paragraphs.pk", ondelete="CASCADE"))
+    text: Mapped[str] = mapped_column(Text)
+    origin: Mapped[str] = mapped_column(Text)
+    """Where it came from: the file's name."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 
 class QualityFlagRow(Base):

@@ -13,6 +13,7 @@ from honyaku.store.glossary import GlossaryStore
 from honyaku.store.jobs import JobStore
 from honyaku.store.learned_models import LearnedModels
 from honyaku.store.library import Library
+from honyaku.store.memory import TranslationMemory
 from honyaku.store.model_profiles import ModelProfiles
 from honyaku.store.plan import PlanStore
 from honyaku.store.quality_flags import QualityFlags
@@ -41,6 +42,7 @@ class Stores:
     rate_log: RateLog
     spending: SpendingLedger
     trials: Trials
+    memory: TranslationMemory
     batches: JobBatches
     conversations: BatchConversations
 
@@ -52,13 +54,14 @@ class Stores:
 
     @classmethod
     def over(cls, database: Database) -> Stores:
+        glossary = GlossaryStore(database)
         return cls(
             database,
             Library(database),
             EditionStore(database),
             JobStore(database),
             ChunkStore(database),
-            GlossaryStore(database),
+            glossary,
             QualityFlags(database),
             Ratings(database),
             ModelProfiles(database),
@@ -69,6 +72,7 @@ class Stores:
             RateLog(database),
             SpendingLedger(database),
             Trials(database),
+            TranslationMemory(database, glossary),
             JobBatches(database),
             BatchConversations(database),
         )

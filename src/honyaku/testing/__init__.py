@@ -16,6 +16,7 @@ scripted_models.py  ScriptedTranslator, ScriptedAssistant: the demo model with a
                     Mistake, and the calls a thinking model drafts
 sloppy_drafts.py    the careless draft the quality checks catch, and its fix
 spoiled_markup.py   what models do to the placeholders of inline markup
+series.py           a synthetic two-volume series with its cast, for the cast's tests and bench
 server.py           BackgroundServer: an ASGI app served from a background thread
 """
 

@@ -3,8 +3,9 @@
 ``ScriptedTranslator`` is the demo translator told how to work and how to go wrong, the way
 real models do: one call a reply or several (a model of one call a reply makes the calls its
 instructions or a result invite "in one reply" together, and no others), batches of some
-size, ``review`` tried before the chapter title, questions asked first, glossary terms
-proposed, and scripted mistakes made once per conversation, so that a test can watch honyaku
+size, ``review`` tried before the chapter title, questions asked first, glossary terms,
+characters and forms of address proposed, first drafts it gets wrong until a warning says
+so, and scripted mistakes made once per conversation, so that a test can watch honyaku
 correct them. ``ScriptedAssistant`` is the demo assistant given the chats a test plays.
 
 A thinking model drafts calls before it makes them (``drafted_calls``): the same steps with a
@@ -152,6 +153,16 @@ class ScriptedTranslator(DemoTranslator):
     """Try ``review`` before translating the title, unless a result said it is missing."""
     proposals: tuple[dict[str, str], ...] = ()
     """Glossary terms proposed with the first batch of every translation chunk."""
+    characters: tuple[dict[str, str], ...] = ()
+    """Characters an extraction proposes (``add_characters``) in its first reply, instead of
+    the names the demo finds."""
+    forms_of_address: tuple[dict[str, str], ...] = ()
+    """Forms of address proposed (``add_forms_of_address``): by an extraction in its first
+    reply, by a translation with the first batch of every chunk that is offered the tool."""
+    first_drafts: Mapping[str, str] = field(default_factory=dict)
+    """Paragraphs it gets wrong first, by source text: the first batch that holds one sends
+    this text, and waits for the results before it ends; a paragraph a warning names is sent
+    again as ``translate`` renders it (unless not ``fixes_warnings``)."""
     fixes_warnings: bool = True
     """After a careless draft, fix what the quality warnings name (or leave it)."""
     gives_up_over: int | None = None
@@ -184,6 +195,8 @@ class ScriptedTranslator(DemoTranslator):
             return Reply("", (FakeCall("get_paragraph_position", {"paragraph_id": anchor}),))
         if Mistake.RAMBLE in self.mistakes:
             return Reply("\n".join(self.translate(line.text) for line in chunk.lines))
+        if chunk.kind == "extraction" and (self.characters or self.forms_of_address):
+            return self._cast_extraction(state)
         if chunk.kind in ("extraction", "rating"):
             return super().task_reply(chunk, state, system, offered)
         if self.asks and state.replies == 0:
@@ -204,6 +217,10 @@ class ScriptedTranslator(DemoTranslator):
         )
         if first and self.proposals and chunk.kind == "translation":
             calls.insert(1, FakeCall("add_glossary_terms", {"terms": list(self.proposals)}))
+        offers_forms = "add_forms_of_address" in offered or "add_forms_of_address" in system
+        if first and self.forms_of_address and chunk.kind == "translation" and offers_forms:
+            forms = list(self.forms_of_address)
+            calls.insert(1, FakeCall("add_forms_of_address", {"forms": forms}))
         if Mistake.FORGET_END in self.mistakes and not state.nudged:
             calls = [call for call in calls if call != status_call("end")]
             if not calls:
@@ -218,6 +235,18 @@ class ScriptedTranslator(DemoTranslator):
             calls = calls[: max(self.calls_per_reply, invited)]
         return Reply("Working on it." if first else "", tuple(calls))
 
+    def _cast_extraction(self, state: TaskState) -> Reply:
+        """Propose the characters and forms of address, then end."""
+        calls = [status_call("working")] if state.status == "planning" else []
+        if state.replies == 0:
+            if self.characters:
+                calls.append(FakeCall("add_characters", {"characters": list(self.characters)}))
+            if self.forms_of_address:
+                forms = list(self.forms_of_address)
+                calls.append(FakeCall("add_forms_of_address", {"forms": forms}))
+        calls.append(status_call("end"))
+        return Reply("", tuple(calls))
+
     def _lost_in(self, chunk: Chunk) -> bool:
         return self.gives_up_over is not None and len(chunk.lines) > self.gives_up_over
 
@@ -231,10 +260,22 @@ class ScriptedTranslator(DemoTranslator):
             draft = sloppy_draft(texts, chunk.glossary) if self._drafting(chunk, state) else None
             return texts_batch(missing, draft or _clean(missing, chunk.glossary))
         if missing:
-            return self._texts_of(missing[: self._batch_size(chunk, state)], chunk)
+            lines = missing[: self._batch_size(chunk, state)]
+            if self.first_drafts and chunk.kind == "translation":
+                drafts = self.first_drafts
+                texts = {
+                    line.paragraph_id: drafts.get(line.text) or self.translate(line.text)
+                    for line in lines
+                }
+                return texts_batch(lines, texts)
+            return self._texts_of(lines, chunk)
         warned = [line for line in chunk.lines if line.paragraph_id in state.warned]
         if sloppy and self.fixes_warnings and warned:
             return texts_batch(warned, _clean(warned, chunk.glossary))
+        if self.first_drafts and self.fixes_warnings and warned:
+            return texts_batch(
+                warned, {line.paragraph_id: self.translate(line.text) for line in warned}
+            )
         return None
 
     def _texts_of(self, lines: list[WorkLine], chunk: Chunk) -> FakeCall:
@@ -259,13 +300,13 @@ class ScriptedTranslator(DemoTranslator):
         )
 
     def _drafting(self, chunk: Chunk, state: TaskState) -> bool:
-        """Whether this reply is the careless first draft of a translation."""
-        return (
-            Mistake.SLOPPY_DRAFT in self.mistakes
-            and chunk.kind == "translation"
-            and bool(missing_lines(chunk, state))
-            and not state.accepted
-        )
+        """Whether this reply is the careless first draft of a translation, or sends a first
+        draft it gets wrong."""
+        if chunk.kind != "translation" or not (missing := missing_lines(chunk, state)):
+            return False
+        if self.first_drafts and any(line.text in self.first_drafts for line in missing):
+            return True
+        return Mistake.SLOPPY_DRAFT in self.mistakes and not state.accepted
 
     def _batch_size(self, chunk: Chunk, state: TaskState) -> int | None:
         missing = [line for line in chunk.lines if line.paragraph_id not in state.accepted]

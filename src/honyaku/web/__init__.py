@@ -16,6 +16,8 @@ application keeps the database off the event loop.
     questions.py    the model's questions and approvals waiting for the person, as events
     editions.py     a book's new edition (``import --update``), with a dry run
     glossary.py     a book's glossary and the shared glossaries attached to it
+    cast.py         a book's cast and its address book: characters, variants, forms of
+                    address, proposals
     quality.py      the paragraphs the quality checks flagged
     left.py         what a job left of a book, and why: the paragraphs that need the translator
     ratings.py      what a rating job scored, lowest first, by score and problem

@@ -32,6 +32,7 @@ from honyaku.errors import (
 )
 from honyaku.web import (
     books,
+    cast,
     chat,
     editions,
     glossary,
@@ -88,6 +89,7 @@ def create_app(
         editions,
         chat,
         glossary,
+        cast,
         quality,
         ratings,
         left,

@@ -18,7 +18,14 @@ from pydantic import BaseModel, Field
 from starlette.background import BackgroundTask
 
 from honyaku.application import Honyaku, StoredEntry
-from honyaku.domain.glossary import CHARACTER, DEFAULT_KIND, EntryStatus, GlossaryEntry
+from honyaku.domain.glossary import (
+    CHARACTER,
+    DEFAULT_KIND,
+    MAX_PRONOUN_CHARS,
+    MAX_SPEECH_CHARS,
+    EntryStatus,
+    GlossaryEntry,
+)
 from honyaku.errors import UserError
 from honyaku.web.schemas import ERROR_RESPONSES, Timestamp
 from honyaku.web.templating import page
@@ -41,6 +48,8 @@ class EntryIn(BaseModel):
     aliases: list[str] = Field(default_factory=list, max_length=50)
     gender: str = Field(default="", max_length=40)
     reading: str = Field(default="", max_length=200)
+    pronoun: str = Field(default="", max_length=MAX_PRONOUN_CHARS)
+    speech: str = Field(default="", max_length=MAX_SPEECH_CHARS)
 
     @classmethod
     def from_entry(cls, entry: GlossaryEntry) -> EntryIn:
@@ -52,6 +61,8 @@ class EntryIn(BaseModel):
             aliases=list(entry.aliases),
             gender=entry.gender,
             reading=entry.reading,
+            pronoun=entry.pronoun,
+            speech=entry.speech,
         )
 
     def entry(self) -> GlossaryEntry:
@@ -63,6 +74,8 @@ class EntryIn(BaseModel):
             tuple(self.aliases),
             self.gender,
             self.reading,
+            pronoun=self.pronoun,
+            speech=self.speech,
         )
 
 

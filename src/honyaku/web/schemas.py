@@ -220,9 +220,16 @@ class SettingsPatch(BaseModel):
         description="A paragraph whose markup its models could not keep: keep_text "
         "(without the markup, flagged) or leave (to the translator).",
     )
+    write_from_memory: StrictBool | SkipJsonSchema[None] = None
 
     @field_validator(
-        "chunk_chars", "skip_ask_user", "approve_tools", "always_allow", "ruby", "lost_markup"
+        "chunk_chars",
+        "skip_ask_user",
+        "approve_tools",
+        "always_allow",
+        "ruby",
+        "lost_markup",
+        "write_from_memory",
     )
     @classmethod
     def _given(cls, value: Any) -> Any:

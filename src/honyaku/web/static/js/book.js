@@ -70,6 +70,7 @@ document.getElementById("settings-form").addEventListener("submit", async (event
       max_cost: form.get("max_cost") ? Number(form.get("max_cost")) : null,
       ruby: form.get("ruby"),
       lost_markup: form.get("lost_markup"),
+      write_from_memory: form.get("write_from_memory") === "on",
     });
     saved.textContent = t("Saved.");
   } catch (failure) {

@@ -32,7 +32,7 @@ section.addEventListener("click", async (event) => {
 });
 
 function edit(entry) {
-  for (const name of ["source", "target", "kind", "reading", "gender", "note"]) form.elements[name].value = entry[name];
+  for (const name of ["source", "target", "kind", "reading", "gender", "pronoun", "speech", "note"]) form.elements[name].value = entry[name];
   form.elements.aliases.value = entry.aliases.join(" | ");
   form.elements.replaces.value = entry.source;
   form.dataset.series = entry.glossary === "book" ? "" : entry.glossary;
