@@ -190,11 +190,6 @@ class ModelProfile(BaseModel):
             raise _problem(f"{name!r} is a word the workbench keeps for itself: choose another")
         return name
 
-    @field_validator("fallbacks", mode="before")
-    @classmethod
-    def _fallbacks(cls, names: object) -> object:
-        return () if names is None else names  # saved before profiles had fallbacks
-
     @model_validator(mode="after")
     def _not_its_own_fallback(self) -> ModelProfile:
         if self.name in self.fallbacks:

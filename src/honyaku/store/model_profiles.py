@@ -79,9 +79,9 @@ class ModelProfiles:
 
 def _profile(row: ModelProfileRow) -> ModelProfile:
     try:
-        return ModelProfile.model_validate(
-            {name: getattr(row, name) for name in ModelProfile.model_fields}
-        )
+        saved = {name: getattr(row, name) for name in ModelProfile.model_fields}
+        saved["fallbacks"] = saved["fallbacks"] or ()  # saved before profiles had fallbacks
+        return ModelProfile.model_validate(saved)
     except ValidationError as exc:
         # Saved before honyaku checked what it checks now (e.g. half its prices).
         problem = exc.errors()[0]["msg"]
