@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import delete, func, insert, or_, select
+from sqlalchemy.orm import Session
 
 from honyaku.domain.book import TranslationKind
 from honyaku.domain.memory import MemoryIndex, Recall, Remembered
@@ -196,56 +197,8 @@ class TranslationMemory:
                         select(BookRow.id, BookRow.title).where(BookRow.id.in_(books))
                     ).all()
                 )
-            translations = session.execute(
-                select(
-                    ParagraphRow.book_id,
-                    ParagraphRow.id,
-                    ChapterRow.position,
-                    ParagraphRow.position,
-                    ParagraphRow.text,
-                    TranslationRow.text,
-                    TranslationRow.pk,
-                )
-                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
-                .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
-                .where(
-                    ParagraphRow.book_id.in_(books),
-                    TranslationRow.selected,
-                    TranslationRow.pk > series.translations_read,
-                    or_(
-                        TranslationRow.translated_from.is_(None),
-                        TranslationRow.translated_from == ParagraphRow.text,
-                    ),
-                )
-                .order_by(TranslationRow.pk)
-            )
-            remembered = [
-                Remembered(book, pid, chapter + 1, index, text, translation, order=pk)
-                for book, pid, chapter, index, text, translation, pk in translations
-            ]
-            references = session.execute(
-                select(
-                    ParagraphRow.book_id,
-                    ParagraphRow.id,
-                    ChapterRow.position,
-                    ParagraphRow.position,
-                    ParagraphRow.text,
-                    MemoryReferenceRow.text,
-                    MemoryReferenceRow.origin,
-                    MemoryReferenceRow.pk,
-                )
-                .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
-                .join(MemoryReferenceRow, MemoryReferenceRow.paragraph_pk == ParagraphRow.pk)
-                .where(
-                    ParagraphRow.book_id.in_(books),
-                    MemoryReferenceRow.pk > series.references_read,
-                )
-                .order_by(MemoryReferenceRow.pk)
-            )
-            imported = [
-                (Remembered(book, pid, chapter + 1, index, text, reference, origin), pk)
-                for book, pid, chapter, index, text, reference, origin, pk in references
-            ]
+            remembered = _translations_since(session, books, series.translations_read)
+            imported = _references_since(session, books, series.references_read)
         if remembered:
             series.translations_read = max(r.order for r in remembered)
             series.index.put(remembered)
@@ -256,6 +209,64 @@ class TranslationMemory:
                 r for r, _ in imported if (r.book_id, r.paragraph_id) not in series.translated
             )
         return series
+
+
+def _translations_since(session: Session, books: tuple[str, ...], read: int) -> list[Remembered]:
+    """The selected translations of the series' books written since the one numbered
+    ``read``, each of the source it was made from."""
+    rows = session.execute(
+        select(
+            ParagraphRow.book_id,
+            ParagraphRow.id,
+            ChapterRow.position,
+            ParagraphRow.position,
+            ParagraphRow.text,
+            TranslationRow.text,
+            TranslationRow.pk,
+        )
+        .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+        .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
+        .where(
+            ParagraphRow.book_id.in_(books),
+            TranslationRow.selected,
+            TranslationRow.pk > read,
+            or_(
+                TranslationRow.translated_from.is_(None),
+                TranslationRow.translated_from == ParagraphRow.text,
+            ),
+        )
+        .order_by(TranslationRow.pk)
+    )
+    return [
+        Remembered(book, pid, chapter + 1, index, text, translation, order=pk)
+        for book, pid, chapter, index, text, translation, pk in rows
+    ]
+
+
+def _references_since(
+    session: Session, books: tuple[str, ...], read: int
+) -> list[tuple[Remembered, int]]:
+    """The references imported into the series' books since the one numbered ``read``."""
+    rows = session.execute(
+        select(
+            ParagraphRow.book_id,
+            ParagraphRow.id,
+            ChapterRow.position,
+            ParagraphRow.position,
+            ParagraphRow.text,
+            MemoryReferenceRow.text,
+            MemoryReferenceRow.origin,
+            MemoryReferenceRow.pk,
+        )
+        .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+        .join(MemoryReferenceRow, MemoryReferenceRow.paragraph_pk == ParagraphRow.pk)
+        .where(ParagraphRow.book_id.in_(books), MemoryReferenceRow.pk > read)
+        .order_by(MemoryReferenceRow.pk)
+    )
+    return [
+        (Remembered(book, pid, chapter + 1, index, text, reference, origin), pk)
+        for book, pid, chapter, index, text, reference, origin, pk in rows
+    ]
 
 
 def _before(books: tuple[str, ...], book_id: str, point: Point) -> Callable[[Remembered], bool]:
