@@ -84,7 +84,7 @@ def test_batch_mode_is_refused_in_one_line_where_it_cannot_run(fake_model):
     )
 
     assert demo.returncode == 2
-    assert "has no Batch API" in demo.stderr
+    assert "error: demo has no Batch API: batch mode needs" in demo.stderr
     assert xml.returncode == 2
     assert "batch mode needs native tool calls" in xml.stderr
     for done in (demo, xml):

@@ -37,9 +37,10 @@ def batch_provider(choice: ModelChoice) -> str:
     kind = choice.check()
     if kind.name in ("anthropic", "gemini", "openai"):
         return kind.name
+    where = f" at {choice.printable_endpoint}" if choice.printable_endpoint else ""
     raise ConfigError(
-        f"{choice.model or kind.name} at {choice.printable_endpoint} has no Batch API: batch "
-        "mode needs OpenAI's, Anthropic's or Gemini's own API; run without it"
+        f"{choice.model or kind.name}{where} has no Batch API: batch mode needs OpenAI's, "
+        "Anthropic's or Gemini's own API; run without it"
     )
 
 
