@@ -125,3 +125,20 @@ def test_the_memory_shows_what_it_recalls_writes_it_and_imports_a_reference(seri
     assert "the reference has 1 paragraphs and the sample 8" in refused.stderr
     after = honyaku("memory", "show", second).stdout
     assert "written from memory: 1 paragraph(s); write-from-memory is on" in after
+
+
+def test_a_book_after_cast_or_memory_lists_what_it_holds_and_a_mistyped_command_is_named(series):
+    first, _ = series
+    honyaku("glossary", "add", first, "空太", "空太", "--kind", "character", "--series", SERIES)
+
+    # When the book is given without a command
+    cast = honyaku("cast", first).stdout
+    memory = honyaku("memory", first).stdout
+    mistyped = honyaku("cast", "lst", first, check=False)
+
+    # Then it is listed as `list` and `show` list it, and a mistyped command is not a book
+    assert cast == honyaku("cast", "list", first).stdout
+    assert "空太" in cast
+    assert memory == honyaku("memory", "show", first).stdout
+    assert mistyped.returncode == 2
+    assert "No such command 'lst'" in mistyped.stderr

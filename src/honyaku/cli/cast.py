@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from honyaku.application import CastView, Honyaku
 from honyaku.cli.console import out
+from honyaku.cli.default_command import runs_by_default
 from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.domain.forms_of_address import FormOfAddress, Since
 from honyaku.domain.glossary import EntryStatus
@@ -24,6 +25,7 @@ cast_app = typer.Typer(
     "The cast and the address book of a series are shared by its books.",
     no_args_is_help=True,
     rich_markup_mode=None,
+    cls=runs_by_default("list"),
 )
 
 Name = Annotated[str, typer.Argument(help="A character's name, as any variant of it.")]

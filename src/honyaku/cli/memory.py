@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 
 from honyaku.cli.console import out
+from honyaku.cli.default_command import runs_by_default
 from honyaku.cli.jobs import Chapters, chosen_chapters
 from honyaku.cli.options import BookRef, Home, open_honyaku, run
 from honyaku.errors import UserError
@@ -23,6 +24,7 @@ memory_app = typer.Typer(
     "on`, a translation job first writes the paragraphs whose very source the memory holds.",
     no_args_is_help=True,
     rich_markup_mode=None,
+    cls=runs_by_default("show"),
 )
 
 
