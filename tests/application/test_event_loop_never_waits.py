@@ -1,5 +1,5 @@
 """The event loop never waits on the database: a chat's stream and a job's stream run under
-asyncio's debug mode, which reports every callback that holds the loop for 100 ms or more,
+asyncio's debug mode, which reports every callback that holds the loop for 250 ms or more,
 and not one SQL statement runs on the loop's thread."""
 
 from __future__ import annotations
@@ -24,7 +24,10 @@ from honyaku.testing import FakeCall, FakeLLMServer, Reply, ScriptedAssistant, S
 # The database has no part in this.
 pytestmark = pytest.mark.backends("sqlite")
 
-SLOW_CALLBACK_S = 0.1
+SLOW_CALLBACK_S = 0.25
+"""Wall-clock time: on two cores shared by three test processes, a callback of a few ms is
+sometimes preempted for over 100 ms; the work this test guards against (a query, chrF++,
+a whole export) holds the loop far longer."""
 
 
 def slow_callbacks(
