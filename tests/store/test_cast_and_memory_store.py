@@ -72,3 +72,26 @@ def test_the_memory_recalls_an_earlier_volume_and_what_was_translated_since_it_w
     [[found]] = memory.recall(second, asked)
     assert found.remembered.translation == "樱花在风中飞舞。"
     assert memory.summary(second).remembered == {first: 1, second: 1}
+
+
+def test_the_memory_recalls_the_version_a_translator_selected_again_not_the_one_it_read(stores):
+    first, second = series(stores)
+    library, memory = stores.library, stores.memory
+    book = library.whole_book(first)
+    repeated = next(p for c in book.chapters for p in c.paragraphs if p.text == REPEATED)
+    later = library.whole_book(second).chapters[1]
+    [again] = [p for p in later.paragraphs if p.text == REPEATED]
+    asked = [(REPEATED, Point(later.order, again.index))]
+    library.add_translations(first, {repeated.id: "樱花飞舞。"}, kind=TranslationKind.TRANSLATION)
+    library.add_translations(first, {repeated.id: "樱花在风中飞舞。"}, kind=TranslationKind.POLISH)
+    [[found]] = memory.recall(second, asked)
+    assert found.remembered.translation == "樱花在风中飞舞。"
+
+    # When the translator selects the first version again
+    older = library.versions(first, repeated.id)[0]
+    library.select_version(first, repeated.id, older.id)
+
+    # Then the memory recalls it, not the one its index read last
+    [[found]] = memory.recall(second, asked)
+    assert found.remembered.translation == "樱花飞舞。"
+    assert memory.summary(second).remembered == {first: 1, second: 0}

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, func, insert, or_, select
+from sqlalchemy import ColumnElement, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from honyaku.domain.book import TranslationKind
@@ -60,6 +60,9 @@ class _Series:
     references_read: int = 0
     translated: set[tuple[str, str]] = field(default_factory=set)
     """The paragraphs remembered by their translation, which no reference displaces."""
+    selected: dict[tuple[str, str], int] = field(default_factory=dict)
+    """The version read of each paragraph (by number): what the database must still select
+    for the index to hold (``_selection``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +185,18 @@ class TranslationMemory:
         return len(texts)
 
     def _fresh(self, books: tuple[str, ...]) -> _Series:
-        """The series' index, made if new and brought up to date."""
+        """The series' index, made if new and brought up to date; made again where a
+        translator selected an older version, or a new edition changed a source, since."""
+        series = self._read(books)
+        with self.database.transaction() as session:
+            now = _selection(session, books)
+        if now != (len(series.selected), sum(series.selected.values())):
+            self._series.pop(books)
+            series = self._read(books)
+        return series
+
+    def _read(self, books: tuple[str, ...]) -> _Series:
+        """The series' index with what was written since it last read."""
         series = self._series.get(books)
         if series is None:
             series = _Series(books, {})
@@ -203,12 +217,38 @@ class TranslationMemory:
             series.translations_read = max(r.order for r in remembered)
             series.index.put(remembered)
             series.translated.update((r.book_id, r.paragraph_id) for r in remembered)
+            series.selected.update(((r.book_id, r.paragraph_id), r.order) for r in remembered)
         if imported:
             series.references_read = max(pk for _, pk in imported)
             series.index.put(
                 r for r, _ in imported if (r.book_id, r.paragraph_id) not in series.translated
             )
         return series
+
+
+def _remembered(books: tuple[str, ...]) -> tuple[ColumnElement[bool], ...]:
+    """The translations the memory holds: each book's selected ones, of the source they were
+    made from."""
+    return (
+        ParagraphRow.book_id.in_(books),
+        TranslationRow.selected.is_(True),
+        or_(
+            TranslationRow.translated_from.is_(None),
+            TranslationRow.translated_from == ParagraphRow.text,
+        ),
+    )
+
+
+def _selection(session: Session, books: tuple[str, ...]) -> tuple[int, int]:
+    """How many translations the memory should hold and the sum of their numbers: a version
+    selected again, or one whose source changed, changes it."""
+    count, total = session.execute(
+        select(func.count(), func.coalesce(func.sum(TranslationRow.pk), 0))
+        .select_from(TranslationRow)
+        .join(ParagraphRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
+        .where(*_remembered(books))
+    ).one()
+    return count, total
 
 
 def _translations_since(session: Session, books: tuple[str, ...], read: int) -> list[Remembered]:
@@ -226,15 +266,7 @@ def _translations_since(session: Session, books: tuple[str, ...], read: int) -> 
         )
         .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
         .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
-        .where(
-            ParagraphRow.book_id.in_(books),
-            TranslationRow.selected,
-            TranslationRow.pk > read,
-            or_(
-                TranslationRow.translated_from.is_(None),
-                TranslationRow.translated_from == ParagraphRow.text,
-            ),
-        )
+        .where(*_remembered(books), TranslationRow.pk > read)
         .order_by(TranslationRow.pk)
     )
     return [
