@@ -274,6 +274,15 @@ def add_model(
             show_default=False,
         ),
     ] = None,
+    thinking_tokens: Annotated[
+        int | None,
+        typer.Option(
+            min=1024,
+            help="Claude through Anthropic's API: let it think first, in at most this many "
+            "tokens (billed as output); its thinking is kept apart and never taken for the answer.",
+            show_default=False,
+        ),
+    ] = None,
     fallback: Fallback = None,
     home: Home = None,
 ) -> None:
@@ -300,6 +309,7 @@ def add_model(
             requests_per_minute=rpm,
             tokens_per_minute=tpm,
             context_window=context_window,
+            thinking_tokens=thinking_tokens,
             more_endpoints=tuple(Endpoint.parse(text) for text in endpoint or ()),
             fallbacks=fallback_names(fallback),
         )
@@ -458,4 +468,6 @@ def _limits(profile: ModelProfile) -> str:
         parts.append(f"{profile.tokens_per_minute} tpm")
     if profile.context_window:
         parts.append(f"{profile.context_window:,}-token context")
+    if profile.thinking_tokens:
+        parts.append(f"thinks in {profile.thinking_tokens:,} tokens at most")
     return ", ".join(parts) or "-"

@@ -44,6 +44,8 @@ LARGEST_KEPT = 2**31 - 1
 """The largest whole number either database keeps in an integer column."""
 _PerMinute = Annotated[int, Field(ge=1, le=LARGEST_KEPT), BeforeValidator(whole_number)]
 _ContextTokens = Annotated[int, Field(ge=512, le=LARGEST_KEPT), BeforeValidator(whole_number)]
+_ThinkingTokens = Annotated[int, Field(ge=1024, le=LARGEST_KEPT), BeforeValidator(whole_number)]
+"""Anthropic's smallest budget for extended thinking is 1,024 tokens."""
 
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 # Words the workbench's addresses beside a profile's own use (``/api/models/check``).
@@ -126,6 +128,11 @@ class ModelProfile(BaseModel):
     context_window: _ContextTokens | None = Field(
         default=None,
         description="Tokens the model's context holds; learned from the server where it says.",
+    )
+    thinking_tokens: _ThinkingTokens | None = Field(
+        default=None,
+        description="Claude through Anthropic's API: the budget of its extended thinking, in "
+        "tokens (1,024 or more), billed as output; none: Claude answers without thinking.",
     )
     more_endpoints: tuple[Endpoint, ...] = Field(
         default=(),

@@ -115,6 +115,8 @@ class ModelChoice:
     """Sent as ``service_tier`` with every Chat Completions request, e.g. ``flex``."""
     context_window: int | None = None
     """Tokens the model's context holds, as the profile says."""
+    thinking_tokens: int | None = None
+    """Claude's budget of extended thinking (Anthropic's API); ``None``: no thinking."""
     more_endpoints: tuple[Endpoint, ...] = ()
     """Where else the model is served, each with its URL and key variable filled in:
     requests spread over all (``endpoint_pool``)."""
@@ -150,6 +152,7 @@ class ModelChoice:
             rate_limits=profile.rate_limits,
             service_tier=profile.service_tier,
             context_window=profile.context_window,
+            thinking_tokens=profile.thinking_tokens,
             more_endpoints=profile.endpoints[1:],
             fallbacks=tuple(
                 cls.from_profile(fallback, key_bindings=bound) for fallback in fallbacks
@@ -643,6 +646,7 @@ def _anthropic(choice: ModelChoice, pace: ServerPace, limiter: RateLimiter | Non
         headers=choice.header_map,
         pace=pace,
         on_headers=limiter.observe if limiter else None,
+        thinking_tokens=choice.thinking_tokens,
     )
 
 

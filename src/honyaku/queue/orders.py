@@ -55,6 +55,7 @@ def model_record(choice: ModelChoice) -> dict[str, Any]:
         "protocol": choice.protocol.value,
         "provider": choice.provider,
         "replay_reasoning": choice.replay_reasoning,
+        "thinking_tokens": choice.thinking_tokens,
         "key_name": choice.key_name,
         "fallbacks": [model_record(fallback) for fallback in choice.fallbacks],
     }
@@ -68,6 +69,7 @@ def choice_from_record(record: Mapping[str, Any]) -> ModelChoice:
         ToolProtocol(record["protocol"]),
         record["provider"],
         replay_reasoning=record["replay_reasoning"],
+        thinking_tokens=record.get("thinking_tokens"),
         key_name=record.get("key_name"),
         profile=record["profile"],
         fallbacks=tuple(choice_from_record(f) for f in record.get("fallbacks", ())),

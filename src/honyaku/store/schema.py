@@ -379,6 +379,7 @@ class ModelProfileRow(Base):
     requests_per_minute: Mapped[int | None] = mapped_column(Integer)
     tokens_per_minute: Mapped[int | None] = mapped_column(Integer)
     context_window: Mapped[int | None] = mapped_column(Integer)
+    thinking_tokens: Mapped[int | None] = mapped_column(Integer)
     more_endpoints: Mapped[list[dict[str, str | None]]] = mapped_column(JSON, default=list)
     """Where else the model is served: base URLs and key variables' names, never keys."""
     fallbacks: Mapped[list[str] | None] = mapped_column(JSON)

@@ -52,7 +52,11 @@ def batch_client(choice: ModelChoice) -> BatchClient:
         from honyaku.llm.batches.anthropic import AnthropicBatchClient
 
         return AnthropicBatchClient(
-            model=model, api_key=choice.api_key, base_url=choice.endpoint, headers=choice.header_map
+            model=model,
+            api_key=choice.api_key,
+            base_url=choice.endpoint,
+            headers=choice.header_map,
+            thinking_tokens=choice.thinking_tokens,
         )
     if provider == "gemini":
         from honyaku.llm.batches.gemini import GeminiBatchClient
