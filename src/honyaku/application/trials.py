@@ -148,14 +148,16 @@ class Trials:
     async def compare(self, trial_id: str) -> Comparison:
         """Each model's figures, as they stand now."""
         trial = await self.get(trial_id)
+        # The judge's status before its scores: a judge said to have finished has written
+        # every score read after (a page stops asking once it reads "finished").
+        judge = trial.judge_job_id
+        status = None if judge is None else (await self._jobs.progress(judge)).status
         scores = await asyncio.to_thread(self._judged, trial)
         chrf = await self._chrf(trial)
         results = []
         for entry, score in zip(trial.entries, chrf, strict=True):
             result = await self._result(entry, scores.get(entry.position, Scores()))
             results.append(replace(result, chrf=score))
-        judge = trial.judge_job_id
-        status = None if judge is None else (await self._jobs.progress(judge)).status
         return Comparison(trial, tuple(results), status)
 
     async def side_by_side(self, trial_id: str) -> list[SideBySide]:
