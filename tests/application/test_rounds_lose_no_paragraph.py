@@ -137,7 +137,7 @@ def translate(
 
 
 @settings(
-    max_examples=24,
+    max_examples=16,
     deadline=None,
     derandomize=True,
     database=None,
