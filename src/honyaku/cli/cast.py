@@ -29,6 +29,9 @@ cast_app = typer.Typer(
 )
 
 Name = Annotated[str, typer.Argument(help="A character's name, as any variant of it.")]
+OnlySpeaker = Annotated[str | None, typer.Argument(help="Only this speaker's row…")]
+OnlyListener = Annotated[str | None, typer.Argument(help="…to this listener…")]
+OnlyForm = Annotated[str | None, typer.Argument(help="…by this form.")]
 Speaker = Annotated[str, typer.Argument(help="The character who speaks.")]
 Listener = Annotated[str, typer.Argument(help="The character addressed.")]
 SourceForm = Annotated[
@@ -152,9 +155,9 @@ def remove(
 @cast_app.command()
 def accept(
     book: BookRef,
-    speaker: Annotated[str | None, typer.Argument(help="Only this speaker's row…")] = None,
-    listener: Annotated[str | None, typer.Argument(help="…to this listener…")] = None,
-    source_form: Annotated[str | None, typer.Argument(help="…by this form.")] = None,
+    speaker: OnlySpeaker = None,
+    listener: OnlyListener = None,
+    source_form: OnlyForm = None,
     home: Home = None,
 ) -> None:
     """Accept what a model proposed: characters and forms of address (one row, or every one).
@@ -172,9 +175,9 @@ def accept(
 @cast_app.command()
 def reject(
     book: BookRef,
-    speaker: Annotated[str | None, typer.Argument(help="Only this speaker's row…")] = None,
-    listener: Annotated[str | None, typer.Argument(help="…to this listener…")] = None,
-    source_form: Annotated[str | None, typer.Argument(help="…by this form.")] = None,
+    speaker: OnlySpeaker = None,
+    listener: OnlyListener = None,
+    source_form: OnlyForm = None,
     home: Home = None,
 ) -> None:
     """Reject forms of address a model proposed (one row, or every one); each stays in its

@@ -20,8 +20,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import ColumnElement, delete, func, insert, or_, select
+from sqlalchemy import ColumnElement, Select, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from honyaku.domain.book import TranslationKind
@@ -251,20 +252,23 @@ def _selection(session: Session, books: tuple[str, ...]) -> tuple[int, int]:
     return count, total
 
 
+def _places(*columns: Any) -> Select[Any]:
+    """Each paragraph's book, id, chapter, position in it and source, then ``columns``."""
+    return select(
+        ParagraphRow.book_id,
+        ParagraphRow.id,
+        ChapterRow.position,
+        ParagraphRow.position,
+        ParagraphRow.text,
+        *columns,
+    ).join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+
+
 def _translations_since(session: Session, books: tuple[str, ...], read: int) -> list[Remembered]:
     """The selected translations of the series' books written since the one numbered
     ``read``, each of the source it was made from."""
     rows = session.execute(
-        select(
-            ParagraphRow.book_id,
-            ParagraphRow.id,
-            ChapterRow.position,
-            ParagraphRow.position,
-            ParagraphRow.text,
-            TranslationRow.text,
-            TranslationRow.pk,
-        )
-        .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+        _places(TranslationRow.text, TranslationRow.pk)
         .join(TranslationRow, TranslationRow.paragraph_pk == ParagraphRow.pk)
         .where(*_remembered(books), TranslationRow.pk > read)
         .order_by(TranslationRow.pk)
@@ -280,17 +284,7 @@ def _references_since(
 ) -> list[tuple[Remembered, int]]:
     """The references imported into the series' books since the one numbered ``read``."""
     rows = session.execute(
-        select(
-            ParagraphRow.book_id,
-            ParagraphRow.id,
-            ChapterRow.position,
-            ParagraphRow.position,
-            ParagraphRow.text,
-            MemoryReferenceRow.text,
-            MemoryReferenceRow.origin,
-            MemoryReferenceRow.pk,
-        )
-        .join(ChapterRow, ChapterRow.pk == ParagraphRow.chapter_pk)
+        _places(MemoryReferenceRow.text, MemoryReferenceRow.origin, MemoryReferenceRow.pk)
         .join(MemoryReferenceRow, MemoryReferenceRow.paragraph_pk == ParagraphRow.pk)
         .where(ParagraphRow.book_id.in_(books), MemoryReferenceRow.pk > read)
         .order_by(MemoryReferenceRow.pk)
