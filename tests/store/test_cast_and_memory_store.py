@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from honyaku.domain import TranslationKind
+from honyaku.domain.book import Paragraph
 from honyaku.domain.forms_of_address import FormOfAddress
 from honyaku.domain.glossary import EntryStatus, GlossaryEntry
 from honyaku.store import BookGlossary, Point, Stores
@@ -22,6 +23,17 @@ def series(stores: Stores) -> tuple[str, str]:
     for book in (first, second):
         stores.glossary.attach(book, shared)
     return first, second
+
+
+def the_repeated_paragraph(
+    stores: Stores, first: str, second: str
+) -> tuple[Paragraph, Paragraph, list[tuple[str, Point]]]:
+    """The paragraph volume 2 repeats from volume 1: in each, and as the memory is asked of it."""
+    book = stores.library.whole_book(first)
+    repeated = next(p for c in book.chapters for p in c.paragraphs if p.text == REPEATED)
+    later = stores.library.whole_book(second).chapters[1]
+    [again] = [p for p in later.paragraphs if p.text == REPEATED]
+    return repeated, again, [(REPEATED, Point(later.order, again.index))]
 
 
 def test_a_row_is_versioned_shared_by_the_series_and_seen_by_a_running_jobs_view(stores):
@@ -53,11 +65,7 @@ def test_a_row_is_versioned_shared_by_the_series_and_seen_by_a_running_jobs_view
 def test_the_memory_recalls_an_earlier_volume_and_what_was_translated_since_it_was_read(stores):
     first, second = series(stores)
     library, memory = stores.library, stores.memory
-    book = library.whole_book(first)
-    repeated = next(p for c in book.chapters for p in c.paragraphs if p.text == REPEATED)
-    later = library.whole_book(second).chapters[1]
-    [again] = [p for p in later.paragraphs if p.text == REPEATED]
-    asked = [(REPEATED, Point(later.order, again.index))]
+    repeated, again, asked = the_repeated_paragraph(stores, first, second)
     assert memory.recall(second, asked) == [[]]
 
     library.add_translations(first, {repeated.id: "樱花飞舞。"}, kind=TranslationKind.TRANSLATION)
@@ -77,11 +85,7 @@ def test_the_memory_recalls_an_earlier_volume_and_what_was_translated_since_it_w
 def test_the_memory_recalls_the_version_a_translator_selected_again_not_the_one_it_read(stores):
     first, second = series(stores)
     library, memory = stores.library, stores.memory
-    book = library.whole_book(first)
-    repeated = next(p for c in book.chapters for p in c.paragraphs if p.text == REPEATED)
-    later = library.whole_book(second).chapters[1]
-    [again] = [p for p in later.paragraphs if p.text == REPEATED]
-    asked = [(REPEATED, Point(later.order, again.index))]
+    repeated, _, asked = the_repeated_paragraph(stores, first, second)
     library.add_translations(first, {repeated.id: "樱花飞舞。"}, kind=TranslationKind.TRANSLATION)
     library.add_translations(first, {repeated.id: "樱花在风中飞舞。"}, kind=TranslationKind.POLISH)
     [[found]] = memory.recall(second, asked)
